@@ -1,0 +1,220 @@
+import type { SerializedError } from "./serialize.js";
+
+/**
+ * Stable string codes for every error Cairn raises. Each maps to `docs/errors/<code>.md`.
+ */
+export type ErrorCode =
+  | "INVALID_INPUT"
+  | "RUN_NOT_FOUND"
+  | "RUN_CONFLICT"
+  | "RUN_FINISHED"
+  | "RUN_NOT_FAILED"
+  | "WORKFLOW_NOT_REGISTERED"
+  | "NON_DETERMINISM"
+  | "LEASE_LOST"
+  | "TIMEOUT"
+  | "STEP_TIMEOUT"
+  | "STEP_FAILED"
+  | "PAYLOAD_TOO_LARGE"
+  | "RUN_FAILED"
+  | "RUN_CANCELLED"
+  | "HUMAN_REQUEST_NOT_FOUND"
+  | "HUMAN_REQUEST_ANSWERED"
+  | "STORE_INVALID"
+  | "STORE_URL"
+  | "SCHEMA_TOO_NEW"
+  | "ENGINE_CLOSED";
+
+/** Base of every Cairn error: carries a stable {@link ErrorCode}. */
+export class CairnError extends Error {
+  /** Stable code; see `docs/errors/<code>.md`. */
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** True when `error` is a {@link CairnError}, also across module copies where `instanceof` fails. */
+export function isCairnError(error: unknown, code?: ErrorCode): error is CairnError {
+  if (typeof error !== "object" || error === null) return false;
+  const candidate = error as { code?: unknown; name?: unknown };
+  if (typeof candidate.code !== "string" || typeof candidate.name !== "string" || !candidate.name.endsWith("Error")) return false;
+  return code === undefined || candidate.code === code;
+}
+
+// ── Terminal failures ─────────────────────────────────────────────────────────
+
+/** Input to a public entry point was invalid. Nothing was written. */
+export class ValidationError extends CairnError {
+  constructor(message: string) {
+    super("INVALID_INPUT", message);
+  }
+}
+
+/** No run with this id exists in the store. */
+export class RunNotFoundError extends CairnError {
+  constructor(readonly runId: string) {
+    super("RUN_NOT_FOUND", `Run "${runId}" does not exist. Check the id with \`cairn runs\`.`);
+  }
+}
+
+/** `start` was called with a runId that exists with a different workflow or input. */
+export class RunConflictError extends CairnError {
+  constructor(readonly runId: string, detail: string) {
+    super("RUN_CONFLICT", `Run "${runId}" already exists ${detail}. Use a new runId, or start with exactly the same workflow and input to get the existing run.`);
+  }
+}
+
+/** The run has already finished; the operation needs a live run. */
+export class RunFinishedError extends CairnError {
+  constructor(readonly runId: string, readonly status: string, action: string) {
+    super("RUN_FINISHED", `Cannot ${action}: run "${runId}" is already ${status}.`);
+  }
+}
+
+/** `retry` was called on a run that has not failed. */
+export class RunNotFailedError extends CairnError {
+  constructor(readonly runId: string, readonly status: string) {
+    super("RUN_NOT_FAILED", `Cannot retry run "${runId}": it is ${status}, and only failed runs can be retried.`);
+  }
+}
+
+/** A workflow was named that this engine does not have registered. */
+export class WorkflowNotRegisteredError extends CairnError {
+  constructor(readonly workflow: string, known: string[]) {
+    super("WORKFLOW_NOT_REGISTERED", `Workflow "${workflow}" is not registered with this engine. Registered: ${known.length ? known.join(", ") : "(none)"}. Pass it in createEngine({ workflows }).`);
+  }
+}
+
+/** The workflow code no longer matches the run's journal. The run fails rather than diverging. */
+export class NonDeterminismError extends CairnError {
+  constructor(readonly opKey: string, readonly journaled: string, readonly issued: string) {
+    super(
+      "NON_DETERMINISM",
+      `Non-determinism at op "${opKey}": the journal has ${journaled}, but the code now ${issued}. ` +
+        "Workflow code must issue the same ops in the same order on replay; deploy changed code under a new workflow version.",
+    );
+  }
+}
+
+/** A step's result (or another payload) exceeded the configured size limit. */
+export class PayloadTooLargeError extends CairnError {
+  readonly nonRetryable = true;
+  constructor(what: string, bytes: number, limit: number) {
+    super("PAYLOAD_TOO_LARGE", `${what} is ${bytes} bytes, over the ${limit}-byte limit. Store large data elsewhere (a file or object store) and return a reference.`);
+  }
+}
+
+/** The store file or database is not a Cairn store, or is damaged. It was not modified. */
+export class StoreInvalidError extends CairnError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("STORE_INVALID", message, options);
+  }
+}
+
+/** A store URL could not be understood. */
+export class StoreUrlError extends CairnError {
+  constructor(url: string) {
+    super("STORE_URL", `Unknown store URL "${url}". Use "sqlite:<path>" (e.g. sqlite:.cairn/cairn.db) or "memory:".`);
+  }
+}
+
+/** The store was written by a newer Cairn than this one. */
+export class SchemaTooNewError extends CairnError {
+  constructor(found: number, known: number) {
+    super("SCHEMA_TOO_NEW", `The store has schema version ${found}, but this Cairn knows only up to ${known}. Upgrade Cairn; the store was not modified.`);
+  }
+}
+
+/** A human request id is unknown. */
+export class HumanRequestNotFoundError extends CairnError {
+  constructor(readonly requestId: string) {
+    super("HUMAN_REQUEST_NOT_FOUND", `Human request "${requestId}" does not exist.`);
+  }
+}
+
+/** A human request was already answered. */
+export class HumanRequestAnsweredError extends CairnError {
+  constructor(readonly requestId: string) {
+    super("HUMAN_REQUEST_ANSWERED", `Human request "${requestId}" has already been answered.`);
+  }
+}
+
+/** The engine was closed. */
+export class EngineClosedError extends CairnError {
+  constructor() {
+    super("ENGINE_CLOSED", "The engine is closed; create a new one with createEngine().");
+  }
+}
+
+/** What `run.result()` throws when the run failed; `cause` holds the workflow's error. */
+export class RunFailedError extends CairnError {
+  constructor(readonly runId: string, readonly error: SerializedError) {
+    super("RUN_FAILED", `Run "${runId}" failed: ${error.name}: ${error.message}`, { cause: deserializeError(error) });
+  }
+}
+
+/** What `run.result()` throws when the run was cancelled. */
+export class RunCancelledError extends CairnError {
+  constructor(readonly runId: string, readonly reason: string | undefined) {
+    super("RUN_CANCELLED", `Run "${runId}" was cancelled${reason ? `: ${reason}` : ""}.`);
+  }
+}
+
+// ── Retryable failures ────────────────────────────────────────────────────────
+
+/** A step attempt ran past its `timeout`. Retryable. */
+export class StepTimeoutError extends CairnError {
+  constructor(readonly opKey: string, ms: number) {
+    super("STEP_TIMEOUT", `Step "${opKey}" timed out after ${ms}ms.`);
+  }
+}
+
+/** Thrown by `waitForEvent` (and other waits) when their timeout elapses. Catchable. */
+export class TimeoutError extends CairnError {
+  constructor(readonly opKey: string, what: string) {
+    super("TIMEOUT", `Timed out waiting for ${what} (op "${opKey}").`);
+  }
+}
+
+/** A step's error as seen by workflow code: rebuilt from the journal, identical live and on replay. */
+export class StepFailedError extends CairnError {
+  constructor(readonly opKey: string, readonly failure: SerializedError, readonly attempts: number) {
+    super("STEP_FAILED", `Step "${opKey}" failed after ${attempts} attempt(s): ${failure.name}: ${failure.message}`, { cause: deserializeError(failure) });
+  }
+}
+
+/** Throw this (or set `nonRetryable: true` on an error) from a step to stop retries at once. */
+export class NonRetryableError extends Error {
+  readonly nonRetryable = true;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "NonRetryableError";
+  }
+}
+
+// ── Control flow (not failures) ───────────────────────────────────────────────
+
+/** The worker lost the lease on a run (another worker took it, or it was cancelled). It abandons the execution. */
+export class LeaseLostError extends CairnError {
+  constructor(readonly runId: string, readonly epoch: number) {
+    super("LEASE_LOST", `Lease on run "${runId}" (epoch ${epoch}) is lost; this worker abandons the execution.`);
+  }
+}
+
+/** Rebuilds an Error from its journaled form. */
+export function deserializeError(error: SerializedError): Error {
+  const out = new Error(error.message, error.cause ? { cause: deserializeError(error.cause) } : undefined) as Error & {
+    code?: string;
+    nonRetryable?: boolean;
+    data?: unknown;
+  };
+  out.name = error.name;
+  if (error.code) out.code = error.code;
+  if (error.stack) out.stack = error.stack;
+  if (error.nonRetryable) out.nonRetryable = true;
+  if (error.data !== undefined) out.data = error.data;
+  return out;
+}

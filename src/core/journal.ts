@@ -1,0 +1,126 @@
+import { encode, type SerializedError } from "./serialize.js";
+
+/**
+ * Every kind of journal entry, with the data it carries. The journal is the
+ * source of truth; the run row is a projection of it (see {@link projectEntry}).
+ */
+export interface EntryData {
+  /** seq 1 of every run. */
+  "run.created": { workflow: string; version: string; input: unknown; parentRunId?: string; parentOpKey?: string };
+  /** A worker took the run (from pending, suspended, or an expired lease). */
+  "run.claimed": { workerId: string; epoch: number; from: string };
+  /** A draining worker gave the run back without finishing it. */
+  "run.released": { workerId: string };
+  "run.suspended": { wakeAt: number | null; waitingFor: WaitDescriptor[] };
+  "run.completed": { output: unknown };
+  "run.failed": { error: SerializedError };
+  "run.cancelled": { reason?: string };
+  "run.retried": { failedSteps: string[] };
+  "step.started": { attempt: number; recovered?: boolean };
+  "step.completed": { result: unknown; attempt: number; via?: "reconcile" | "human" };
+  "step.failed": { attempt: number; error: SerializedError; final: boolean; retryAt?: number };
+  /** How an intent without an outcome was resolved after a crash. */
+  "step.reconciled": { action: "rerun" | "completed" | "failed"; via: "effect" | "reconcile" | "compensate" | "human"; attempt: number };
+  "sleep.started": { wakeAt: number };
+  "sleep.completed": Record<string, never>;
+  "event.waiting": { type: string; timeoutAt: number | null };
+  "event.received": { type: string; eventId: string; payload: unknown; inboxId: number };
+  "event.timedout": Record<string, never>;
+  "child.started": { childRunId: string; workflow: string; version: string; input: unknown };
+  "child.completed": { output: unknown };
+  "child.failed": { error: SerializedError; status: string };
+  /** A journaled `now()`, `random()` or `uuid()`. */
+  "value.recorded": { value: unknown };
+  "human.requested": { requestId: string; question: string; options: string[]; timeoutAt: number | null };
+  "human.answered": { requestId: string; answer: HumanAnswer; inboxId: number };
+}
+
+/** The kind of a journal entry. */
+export type EntryKind = keyof EntryData;
+
+/** What a suspended run waits for (shown by `cairn show` and the API). */
+export type WaitDescriptor =
+  | { kind: "timer"; opKey: string; wakeAt: number }
+  | { kind: "retry"; opKey: string; wakeAt: number }
+  | { kind: "event"; opKey: string; type: string; timeoutAt: number | null }
+  | { kind: "child"; opKey: string; childRunId: string }
+  | { kind: "human"; opKey: string; requestId: string; timeoutAt: number | null };
+
+/** An answer to a human request. For "did this happen?" requests: retry, skip (with the step's value) or fail. */
+export interface HumanAnswer {
+  action: "retry" | "skip" | "fail" | "answer";
+  value?: unknown;
+  message?: string;
+  by?: string;
+}
+
+/** A journal entry as stored. `payload` is the encoded {@link EntryData} for its kind. */
+export interface JournalEntry {
+  runId: string;
+  seq: number;
+  kind: EntryKind;
+  opKey: string | null;
+  payload: string;
+  /** The lease epoch of the writer. */
+  epoch: number;
+  /** Epoch milliseconds when it was written. */
+  at: number;
+}
+
+/** An entry about to be appended: data is kept decoded for projection, payload is encoded once. */
+export interface NewEntry<K extends EntryKind = EntryKind> {
+  kind: K;
+  opKey: string | null;
+  data: EntryData[K];
+  payload: string;
+}
+
+/** Builds a {@link NewEntry}, encoding its payload once. */
+export function newEntry<K extends EntryKind>(kind: K, opKey: string | null, data: EntryData[K]): NewEntry<K> {
+  return { kind, opKey, data, payload: encode(data) };
+}
+
+/** Op kinds, as determinism checks compare them. */
+export type OpKind = "step" | "sleep" | "event" | "child" | "value" | "human";
+
+/** The op kind an entry belongs to, or null for run-level entries. */
+export function opKindOf(kind: EntryKind): OpKind | null {
+  const prefix = kind.slice(0, kind.indexOf("."));
+  switch (prefix) {
+    case "step":
+    case "sleep":
+    case "event":
+    case "child":
+    case "human":
+      return prefix;
+    case "value":
+      return "value";
+    default:
+      return null;
+  }
+}
+
+/**
+ * Entries that deliver an outcome to workflow code. On replay they are delivered
+ * in journal order, one at a time, exactly as they were live.
+ */
+export function isOutcome(kind: EntryKind, data: unknown): boolean {
+  switch (kind) {
+    case "step.completed":
+    case "sleep.completed":
+    case "event.received":
+    case "event.timedout":
+    case "child.completed":
+    case "child.failed":
+      return true;
+    case "step.failed":
+      return (data as EntryData["step.failed"]).final;
+    default:
+      return false;
+  }
+}
+
+/** Builds an op key: `name#k`. */
+export function opKey(name: string, occurrence: number): string {
+  return `${name}#${occurrence}`;
+}

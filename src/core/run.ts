@@ -1,0 +1,82 @@
+import type { EntryData, EntryKind, NewEntry } from "./journal.js";
+import { encode } from "./serialize.js";
+
+/** Lifecycle states of a run. */
+export type RunStatus = "pending" | "running" | "suspended" | "completed" | "failed" | "cancelled";
+
+/** Every run status, in lifecycle order. */
+export const RUN_STATUSES: readonly RunStatus[] = ["pending", "running", "suspended", "completed", "failed", "cancelled"];
+
+/** True for completed, failed and cancelled. */
+export function isTerminal(status: RunStatus): boolean {
+  return status === "completed" || status === "failed" || status === "cancelled";
+}
+
+/** A run row as stored: a projection of the run's journal plus its lease. Payload fields are encoded. */
+export interface RunRecord {
+  runId: string;
+  workflow: string;
+  version: string;
+  status: RunStatus;
+  /** Encoded input. */
+  input: string;
+  /** Encoded output, once completed. */
+  output: string | null;
+  /** Encoded {@link SerializedError}, once failed or cancelled. */
+  error: string | null;
+  parentRunId: string | null;
+  parentOpKey: string | null;
+  /** When a suspended run becomes runnable again (epoch ms), or null to wait for an event, child or answer. */
+  wakeAt: number | null;
+  /** Encoded WaitDescriptor[] of a suspended run. */
+  waitingFor: string | null;
+  leaseOwner: string | null;
+  leaseExpiresAt: number | null;
+  leaseEpoch: number;
+  lastSeq: number;
+  /** Something arrived (event, child result, answer) while the run was held; its suspension must wake at once. */
+  wakePending: boolean;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+}
+
+/** The fields of a run row an entry changes. */
+export interface RunPatch {
+  status?: RunStatus;
+  output?: string | null;
+  error?: string | null;
+  wakeAt?: number | null;
+  waitingFor?: string | null;
+  /** Clear the lease (owner and expiry). */
+  releaseLease?: boolean;
+  finishedAt?: number | null;
+}
+
+/**
+ * The projection: what one journal entry does to the run row. Every store applies it,
+ * so the row is derived from the journal the same way everywhere.
+ */
+export function projectEntry(entry: NewEntry, now: number): RunPatch | null {
+  switch (entry.kind as EntryKind) {
+    case "run.suspended": {
+      const data = entry.data as EntryData["run.suspended"];
+      return { status: "suspended", wakeAt: data.wakeAt, waitingFor: encode(data.waitingFor), releaseLease: true };
+    }
+    case "run.completed":
+      return { status: "completed", output: encode((entry.data as EntryData["run.completed"]).output), wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: now };
+    case "run.failed":
+      return { status: "failed", error: encode((entry.data as EntryData["run.failed"]).error), wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: now };
+    case "run.cancelled": {
+      const reason = (entry.data as EntryData["run.cancelled"]).reason;
+      const error = { name: "CancelledError", message: reason ? `Cancelled: ${reason}` : "Cancelled", code: "RUN_CANCELLED", data: { reason } };
+      return { status: "cancelled", error: encode(error), wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: now };
+    }
+    case "run.retried":
+      return { status: "pending", error: null, wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: null };
+    case "run.released":
+      return { releaseLease: true };
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Journal payload codec. Plain JSON on the hot path; values JSON cannot carry
+ * (Date, undefined, bigint, Map, Set, non-finite numbers) are written as tagged
+ * objects `{ "$cairn": tag, v }` so they round-trip exactly.
+ */
+
+const TAG = "$cairn";
+
+/** The shape errors take in the journal. */
+export interface SerializedError {
+  name: string;
+  message: string;
+  code?: string;
+  stack?: string;
+  /** Set when the error is known not to be worth retrying. */
+  nonRetryable?: boolean;
+  /** The op key of the step whose failure this is, when it came from a step. */
+  opKey?: string;
+  cause?: SerializedError;
+  data?: unknown;
+}
+
+function needsTagging(value: unknown): boolean {
+  switch (typeof value) {
+    case "undefined":
+    case "bigint":
+      return true;
+    case "number":
+      return !Number.isFinite(value);
+    case "object":
+      return value instanceof Date || value instanceof Map || value instanceof Set;
+    default:
+      return false;
+  }
+}
+
+function replacer(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  const raw = this[key];
+  if (raw instanceof Date) return { [TAG]: "date", v: raw.getTime() };
+  if (raw === undefined && key !== "") return { [TAG]: "undef" };
+  if (typeof raw === "bigint") return { [TAG]: "bigint", v: raw.toString() };
+  if (typeof raw === "number" && !Number.isFinite(raw)) return { [TAG]: "num", v: String(raw) };
+  if (raw instanceof Map) return { [TAG]: "map", v: [...raw.entries()] };
+  if (raw instanceof Set) return { [TAG]: "set", v: [...raw.values()] };
+  return value;
+}
+
+function reviver(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== "object" || !(TAG in value)) return value;
+  const tagged = value as { [TAG]: string; v?: unknown };
+  switch (tagged[TAG]) {
+    case "date":
+      return new Date(tagged.v as number);
+    case "undef":
+      return undefined;
+    case "bigint":
+      return BigInt(tagged.v as string);
+    case "num":
+      return Number(tagged.v as string);
+    case "map":
+      return new Map(tagged.v as [unknown, unknown][]);
+    case "set":
+      return new Set(tagged.v as unknown[]);
+    default:
+      return value;
+  }
+}
+
+/** Encodes a value for the journal. `undefined` at the top level encodes as the empty string. */
+export function encode(value: unknown): string {
+  if (value === undefined) return "";
+  if (typeof value === "function" || typeof value === "symbol") {
+    throw new TypeError(`Cannot store a ${typeof value} in the journal: return plain data (JSON, Date, Map, Set, bigint).`);
+  }
+  return needsTagging(value) || typeof value === "object" ? JSON.stringify(value, replacer) : JSON.stringify(value);
+}
+
+/** Decodes a value written by {@link encode}. */
+export function decode<T = unknown>(text: string | null | undefined): T {
+  if (text === "" || text === null || text === undefined) return undefined as T;
+  return (text.includes(TAG) ? JSON.parse(text, reviver) : JSON.parse(text)) as T;
+}
+
+/** Turns any thrown value into a {@link SerializedError}. */
+export function serializeError(error: unknown, depth = 0): SerializedError {
+  if (error instanceof Error) {
+    const out: SerializedError = { name: error.name, message: error.message };
+    const extra = error as Error & { code?: unknown; nonRetryable?: unknown; opKey?: unknown; data?: unknown };
+    if (typeof extra.code === "string") out.code = extra.code;
+    if (error.stack) out.stack = error.stack;
+    if (extra.nonRetryable === true) out.nonRetryable = true;
+    if (typeof extra.opKey === "string") out.opKey = extra.opKey;
+    if (extra.data !== undefined) out.data = extra.data;
+    if (error.cause !== undefined && depth < 4) out.cause = serializeError(error.cause, depth + 1);
+    return out;
+  }
+  return { name: "Error", message: typeof error === "string" ? error : safeString(error) };
+}
+
+function safeString(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Byte length of an encoded payload, as stored (UTF-8). */
+export function byteLength(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}

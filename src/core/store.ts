@@ -1,0 +1,181 @@
+import type { HumanAnswer, JournalEntry, NewEntry } from "./journal.js";
+import type { RunRecord, RunStatus } from "./run.js";
+
+/**
+ * The Store port: everything the engine needs from storage, and nothing more.
+ * Implementations (memory, SQLite, PostgreSQL) pass one conformance suite
+ * (`src/store/conformance`). All times are epoch milliseconds passed in by the
+ * caller, so tests can drive the clock.
+ *
+ * Rules every implementation keeps:
+ * - `commit` applies each {@link RunWrite} atomically and only if the run's
+ *   `leaseEpoch` equals `write.epoch` and the run is not terminal (one writer per run).
+ * - entries get `seq = lastSeq + 1, …` with no gaps; the run row is updated with
+ *   {@link projectEntry} for every entry, in the same transaction.
+ * - entry side tables are projections too: `event.received` marks its inbox row
+ *   consumed, `child.started` creates the child run, `human.requested` /
+ *   `human.answered` maintain the human-request table, terminal run entries wake the parent.
+ */
+export interface Store {
+  /** A description of where the data lives, e.g. `sqlite:/abs/path.db`. */
+  readonly url: string;
+  /** Creates or upgrades the schema. Idempotent; safe to call from several processes. */
+  migrate(): Promise<void>;
+  /** Releases connections and file handles. */
+  close(): Promise<void>;
+
+  // ── runs ──
+  /**
+   * Creates a run with its `run.created` entry (seq 1), unless a run with that id exists:
+   * then returns the existing row and `created: false` without writing anything.
+   */
+  createRun(run: NewRun, now: number): Promise<{ run: RunRecord; created: boolean }>;
+  getRun(runId: string): Promise<RunRecord | undefined>;
+  /** Newest first (createdAt desc, runId desc), paginated by an opaque cursor. */
+  listRuns(query: ListRunsQuery): Promise<RunPage>;
+
+  // ── journal ──
+  /** Entries of one run in seq order, optionally after a seq and limited. */
+  readJournal(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<JournalEntry[]>;
+  /**
+   * Group commit: applies every write in one transaction where the backend allows.
+   * A write whose epoch is stale, or whose run is terminal, is skipped and reported
+   * `{ ok: false }`; the others still commit. Results are in the order of `writes`.
+   */
+  commit(writes: RunWrite[], now: number): Promise<CommitResult[]>;
+
+  // ── leases ──
+  /**
+   * Claims up to `limit` runnable runs of the given workflow versions: pending runs,
+   * suspended runs whose `wakeAt <= now`, and running runs whose lease expired.
+   * Each claimed run gets `leaseEpoch + 1`, the lease, status `running`,
+   * `wakePending = false` and a `run.claimed` entry. Oldest wake-up first.
+   */
+  claimRuns(request: ClaimRequest): Promise<RunRecord[]>;
+  /** Extends the leases still held (matching epoch, not terminal); returns the runIds whose lease is lost. */
+  renewLeases(request: RenewRequest): Promise<string[]>;
+  /**
+   * Operator action outside any lease (cancel, retry): if the run's status is in
+   * `allowed`, bumps its epoch (fencing out the current holder), clears the lease,
+   * appends `entry` and projects it. Returns the updated row, or the unchanged row and
+   * `applied: false` when its status is not allowed. Throws RunNotFoundError for unknown runs.
+   */
+  controlRun(runId: string, allowed: readonly RunStatus[], entry: NewEntry, now: number): Promise<{ run: RunRecord; applied: boolean }>;
+
+  // ── inbox ──
+  /**
+   * Buffers an event in the run's inbox and wakes the run (suspended → `wakeAt = now`;
+   * running/pending → `wakePending = true`). A duplicate `eventId` for the run is a no-op
+   * (`duplicate: true`). Throws RunNotFoundError, or RunFinishedError for terminal runs.
+   */
+  sendEvent(event: NewInboxEvent, now: number): Promise<{ duplicate: boolean }>;
+  /** Unconsumed inbox events of one type for a run, oldest first. */
+  pendingEvents(runId: string, type: string, limit?: number): Promise<InboxEvent[]>;
+  /** All inbox events of a run (for inspection), oldest first. */
+  listInbox(runId: string): Promise<InboxEvent[]>;
+
+  // ── human requests ──
+  getHumanRequest(requestId: string): Promise<HumanRequest | undefined>;
+  listHumanRequests(query: { status?: "pending" | "answered"; runId?: string; limit?: number }): Promise<HumanRequest[]>;
+  /**
+   * Records an answer for a pending request and delivers it to the run's inbox as
+   * event type `human:<requestId>` (eventId = requestId), waking the run.
+   * Throws HumanRequestNotFoundError, or HumanRequestAnsweredError if it already has an answer.
+   */
+  answerHuman(requestId: string, answer: HumanAnswer, now: number): Promise<void>;
+}
+
+/** A run to create. */
+export interface NewRun {
+  runId: string;
+  workflow: string;
+  version: string;
+  /** Encoded input. */
+  input: string;
+  parentRunId?: string | null;
+  parentOpKey?: string | null;
+}
+
+/** Filters for {@link Store.listRuns}. */
+export interface ListRunsQuery {
+  status?: RunStatus[];
+  workflow?: string;
+  parentRunId?: string;
+  createdAfter?: number;
+  createdBefore?: number;
+  /** Default 50, at most 1000. */
+  limit?: number;
+  /** From a previous page's `nextCursor`. */
+  cursor?: string;
+}
+
+/** A page of runs. */
+export interface RunPage {
+  runs: RunRecord[];
+  /** Present when more runs match. */
+  nextCursor?: string;
+}
+
+/** Appends for one run, fenced by the writer's lease epoch. */
+export interface RunWrite {
+  runId: string;
+  epoch: number;
+  entries: NewEntry[];
+}
+
+/** Outcome of one {@link RunWrite}. */
+export type CommitResult = { ok: true; firstSeq: number; lastSeq: number } | { ok: false; reason: "lease-lost" | "finished" | "not-found" };
+
+/** What a worker may claim. */
+export interface ClaimRequest {
+  workerId: string;
+  now: number;
+  leaseMs: number;
+  limit: number;
+  /** Only runs pinned to one of these (workflow, version) pairs are claimed. */
+  workflows: { name: string; version: string }[];
+}
+
+/** Leases to extend. */
+export interface RenewRequest {
+  workerId: string;
+  leases: { runId: string; epoch: number }[];
+  now: number;
+  leaseMs: number;
+}
+
+/** An event to deliver. */
+export interface NewInboxEvent {
+  runId: string;
+  type: string;
+  eventId: string;
+  /** Encoded payload. */
+  payload: string;
+}
+
+/** An event in a run's inbox. */
+export interface InboxEvent {
+  id: number;
+  runId: string;
+  type: string;
+  eventId: string;
+  payload: string;
+  /** Seq of the entry that consumed it, or null while buffered. */
+  consumedSeq: number | null;
+  receivedAt: number;
+}
+
+/** A question for a person, durable until answered. */
+export interface HumanRequest {
+  requestId: string;
+  runId: string;
+  opKey: string;
+  question: string;
+  options: string[];
+  status: "pending" | "answered";
+  /** Encoded {@link HumanAnswer}. */
+  answer: string | null;
+  timeoutAt: number | null;
+  createdAt: number;
+  answeredAt: number | null;
+}

@@ -1,0 +1,46 @@
+/**
+ * Named crash points at every commit boundary, off unless a test arms them with
+ * `CAIRN_CRASH_AT=<point>[:<n>]` (kill this process with SIGKILL on the n-th hit, default 1).
+ * Optional `CAIRN_CRASH_MATCH=<substring>` limits hits to op keys containing it.
+ */
+export type CrashPoint =
+  | "before-intent"
+  | "after-intent"
+  | "after-effect"
+  | "before-outcome"
+  | "after-outcome"
+  | "before-suspend"
+  | "after-suspend"
+  | "before-consume"
+  | "after-consume"
+  | "after-timer-armed"
+  | "before-complete";
+
+/** Every crash point, for tests that iterate over them. */
+export const CRASH_POINTS: readonly CrashPoint[] = [
+  "before-intent",
+  "after-intent",
+  "after-effect",
+  "before-outcome",
+  "after-outcome",
+  "before-suspend",
+  "after-suspend",
+  "before-consume",
+  "after-consume",
+  "after-timer-armed",
+  "before-complete",
+];
+
+const spec = process.env.CAIRN_CRASH_AT;
+const [armedPoint, countText] = spec ? spec.split(":") : [undefined, undefined];
+const crashOnHit = countText ? Number(countText) : 1;
+const match = process.env.CAIRN_CRASH_MATCH;
+let hits = 0;
+
+/** Kills the process here if a test armed this point. A no-op otherwise. */
+export function crashPoint(point: CrashPoint, opKey?: string | null): void {
+  if (armedPoint !== point) return;
+  if (match && !(opKey ?? "").includes(match)) return;
+  hits += 1;
+  if (hits >= crashOnHit) process.kill(process.pid, "SIGKILL");
+}

@@ -1,0 +1,329 @@
+import { randomUUID } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { z } from "zod";
+import {
+  CairnError,
+  EngineClosedError,
+  RunCancelledError,
+  RunConflictError,
+  RunFailedError,
+  RunFinishedError,
+  RunNotFailedError,
+  RunNotFoundError,
+  ValidationError,
+  WorkflowNotRegisteredError,
+} from "../core/errors.js";
+import { newEntry, type HumanAnswer, type WaitDescriptor } from "../core/journal.js";
+import { isTerminal, RUN_STATUSES, type RunRecord, type RunStatus } from "../core/run.js";
+import { decode, encode, type SerializedError } from "../core/serialize.js";
+import type { Store } from "../core/store.js";
+import { defaultStoreUrl, openStore } from "../store/open-store.js";
+import { Committer } from "./committer.js";
+import { isWorkflow } from "./define-workflow.js";
+import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
+import { consoleLogger } from "./logger.js";
+import { WorkerImpl } from "./worker.js";
+import type { Workflow } from "./workflow.js";
+
+const RUN_ID = z
+  .string()
+  .min(1, "must not be empty")
+  .max(256, "must be at most 256 characters")
+  .regex(/^[^\s]+$/, "must not contain whitespace");
+const EVENT_TYPE = z.string().min(1, "must not be empty").max(256);
+const answerSchema = z
+  .object({
+    action: z.enum(["retry", "skip", "fail", "answer"]),
+    value: z.unknown().optional(),
+    message: z.string().max(10_000).optional(),
+    by: z.string().max(256).optional(),
+  })
+  .strict();
+const statusSchema = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]);
+
+function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new ValidationError(`${what}: ${parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ")}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * Opens a store and returns an engine for the given workflows.
+ * @example
+ * const engine = await createEngine({ store: "sqlite:.cairn/cairn.db", workflows: [research] });
+ * const run = await engine.start(research, { topic: "batteries" }, { runId: "thread-42" });
+ * const worker = engine.startWorker({ concurrency: 64 });
+ * console.log(await run.result());
+ * await worker.stop({ drain: true });
+ */
+export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
+  const workflows = new Map<string, Workflow<any, any>>();
+  for (const [i, workflow] of (options.workflows ?? []).entries()) {
+    if (!isWorkflow(workflow)) throw new ValidationError(`createEngine: workflows[${i}] is not a workflow; make it with defineWorkflow().`);
+    workflows.set(`${workflow.name}@${workflow.version}`, workflow);
+  }
+  if (options.maxPayloadBytes !== undefined) check(z.number().int().positive(), options.maxPayloadBytes, "createEngine: maxPayloadBytes");
+  const store = typeof options.store === "object" && options.store !== null ? options.store : await openStore(options.store ?? defaultStoreUrl());
+  return new EngineImpl(store, workflows, options);
+}
+
+class EngineImpl implements Engine {
+  private readonly clock: () => number;
+  private readonly committer: Committer;
+  private readonly workers = new Set<WorkerImpl>();
+  private readonly finished = new EventEmitter();
+  private readonly maxPayloadBytes: number;
+  private readonly logger;
+  private closed = false;
+
+  constructor(
+    readonly store: Store,
+    private readonly workflows: Map<string, Workflow<any, any>>,
+    options: EngineOptions,
+  ) {
+    this.clock = options.clock ?? Date.now;
+    this.committer = new Committer(store, this.clock);
+    this.maxPayloadBytes = options.maxPayloadBytes ?? 4 * 1024 * 1024;
+    this.logger = options.logger ?? consoleLogger();
+    this.finished.setMaxListeners(0);
+  }
+
+  async start<I, O>(workflow: Workflow<I, O> | string, input: I, options: StartOptions = {}): Promise<RunHandle<O>> {
+    this.ensureOpen();
+    const definition = this.resolveWorkflow(workflow);
+    const runId = options.runId === undefined ? randomUUID() : check(RUN_ID, options.runId, "start: runId");
+    let encoded: string;
+    try {
+      encoded = encode(input);
+    } catch (error) {
+      throw new ValidationError(`start: input cannot be stored: ${(error as Error).message}`);
+    }
+    const { run, created } = await this.store.createRun({ runId, workflow: definition.name, version: definition.version, input: encoded }, this.clock());
+    if (!created) {
+      if (run.workflow !== definition.name) throw new RunConflictError(runId, `for workflow "${run.workflow}", not "${definition.name}"`);
+      if (run.input !== encoded) throw new RunConflictError(runId, "with a different input");
+    }
+    this.kickWorkers();
+    return this.makeHandle<O>(runId, created);
+  }
+
+  handle<O = unknown>(runId: string): RunHandle<O> {
+    return this.makeHandle<O>(check(RUN_ID, runId, "handle: runId"), false);
+  }
+
+  async sendEvent(runId: string, type: string, payload?: unknown, options: { eventId?: string } = {}): Promise<{ eventId: string; duplicate: boolean }> {
+    this.ensureOpen();
+    check(RUN_ID, runId, "sendEvent: runId");
+    check(EVENT_TYPE, type, "sendEvent: type");
+    const eventId = options.eventId === undefined ? randomUUID() : check(z.string().min(1).max(256), options.eventId, "sendEvent: eventId");
+    let encoded: string;
+    try {
+      encoded = encode(payload);
+    } catch (error) {
+      throw new ValidationError(`sendEvent: payload cannot be stored: ${(error as Error).message}`);
+    }
+    const { duplicate } = await this.store.sendEvent({ runId, type, eventId, payload: encoded }, this.clock());
+    if (!duplicate) this.notifyWorkers(runId);
+    return { eventId, duplicate };
+  }
+
+  async getRun(runId: string): Promise<RunInfo> {
+    return toRunInfo(await this.requireRun(runId));
+  }
+
+  async listRuns(options: ListRunsOptions = {}): Promise<{ runs: RunInfo[]; nextCursor?: string }> {
+    const statuses = options.status === undefined ? undefined : check(z.array(statusSchema), [options.status].flat(), "listRuns: status");
+    const limit = options.limit === undefined ? undefined : check(z.number().int().min(1).max(1000), options.limit, "listRuns: limit");
+    const page = await this.store.listRuns({
+      status: statuses,
+      workflow: options.workflow,
+      createdAfter: options.createdAfter === undefined ? undefined : +options.createdAfter,
+      createdBefore: options.createdBefore === undefined ? undefined : +options.createdBefore,
+      limit,
+      cursor: options.cursor,
+    });
+    return { runs: page.runs.map(toRunInfo), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  }
+
+  async journal(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntryView[]> {
+    await this.requireRun(runId);
+    const entries = await this.store.readJournal(runId, options);
+    return entries.map((e) => ({ seq: e.seq, kind: e.kind, opKey: e.opKey, data: decode(e.payload), epoch: e.epoch, at: new Date(e.at) }));
+  }
+
+  async cancel(runId: string, reason?: string): Promise<RunInfo> {
+    this.ensureOpen();
+    check(RUN_ID, runId, "cancel: runId");
+    const entry = newEntry("run.cancelled", null, reason === undefined ? {} : { reason: check(z.string().max(10_000), reason, "cancel: reason") });
+    const { run, applied } = await this.store.controlRun(runId, ["pending", "running", "suspended"], entry, this.clock());
+    if (!applied) throw new RunFinishedError(runId, run.status, "cancel");
+    for (const worker of this.workers) worker.abandonRun(runId, new RunCancelledError(runId, reason));
+    await this.cancelChildren(runId, reason);
+    this.finished.emit(runId);
+    return toRunInfo(run);
+  }
+
+  private async cancelChildren(runId: string, reason: string | undefined): Promise<void> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.store.listRuns({ parentRunId: runId, status: ["pending", "running", "suspended"], limit: 1000, cursor });
+      for (const child of page.runs) {
+        await this.cancel(child.runId, reason ?? `parent ${runId} cancelled`).catch((error) => {
+          if (!(error instanceof RunFinishedError)) throw error;
+        });
+      }
+      cursor = page.nextCursor;
+    } while (cursor);
+  }
+
+  async retry(runId: string): Promise<RunInfo> {
+    this.ensureOpen();
+    check(RUN_ID, runId, "retry: runId");
+    const journal = await this.store.readJournal(runId);
+    const failedSteps = [...new Set(journal.filter((e) => e.kind === "step.failed" && decode<{ final: boolean }>(e.payload).final).map((e) => e.opKey!))];
+    const { run, applied } = await this.store.controlRun(runId, ["failed"], newEntry("run.retried", null, { failedSteps }), this.clock());
+    if (!applied) throw new RunNotFailedError(runId, run.status);
+    this.kickWorkers();
+    return toRunInfo(run);
+  }
+
+  async result<O = unknown>(runId: string, options: { timeoutMs?: number } = {}): Promise<O> {
+    check(RUN_ID, runId, "result: runId");
+    const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+    for (;;) {
+      const run = await this.requireRun(runId);
+      if (run.status === "completed") return decode<O>(run.output);
+      if (run.status === "failed") throw new RunFailedError(runId, decode<SerializedError>(run.error));
+      if (run.status === "cancelled") throw new RunCancelledError(runId, (decode<SerializedError>(run.error)?.data as { reason?: string } | undefined)?.reason);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new CairnError("TIMEOUT", `Run "${runId}" is still ${run.status} after ${options.timeoutMs}ms.`);
+      await this.waitForChange(runId, Math.min(left, 100));
+    }
+  }
+
+  private waitForChange(runId: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.finished.off(runId, done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.finished.on(runId, done);
+    });
+  }
+
+  async respondToHuman(requestId: string, answer: HumanAnswer): Promise<void> {
+    this.ensureOpen();
+    check(z.string().min(1), requestId, "respondToHuman: requestId");
+    const parsed = check(answerSchema, answer, "respondToHuman: answer") as HumanAnswer;
+    await this.store.answerHuman(requestId, parsed, this.clock());
+    const request = await this.store.getHumanRequest(requestId);
+    if (request) this.notifyWorkers(request.runId);
+  }
+
+  listHumanRequests(options: { status?: "pending" | "answered"; runId?: string } = {}) {
+    return this.store.listHumanRequests(options);
+  }
+
+  startWorker(options?: WorkerOptions): Worker {
+    this.ensureOpen();
+    const worker = new WorkerImpl(
+      {
+        store: this.store,
+        committer: this.committer,
+        clock: this.clock,
+        logger: this.logger,
+        maxPayloadBytes: this.maxPayloadBytes,
+        workflows: this.workflows,
+        onExecutionEnd: (runId, end, parentRunId) => {
+          this.finished.emit(runId);
+          if (parentRunId && (end === "completed" || end === "failed")) this.notifyWorkers(parentRunId);
+        },
+      },
+      options,
+    );
+    this.workers.add(worker);
+    const stop = worker.stop.bind(worker);
+    worker.stop = async (opts) => {
+      await stop(opts);
+      this.workers.delete(worker);
+    };
+    return worker;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.workers].map((w) => w.stop({ drain: true })));
+    await this.store.close();
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new EngineClosedError();
+  }
+
+  private notifyWorkers(runId: string): void {
+    for (const worker of this.workers) {
+      worker.notify(runId);
+      worker.kick();
+    }
+  }
+
+  private kickWorkers(): void {
+    for (const worker of this.workers) worker.kick();
+  }
+
+  private resolveWorkflow(workflow: Workflow<any, any> | string): Workflow<any, any> {
+    if (typeof workflow === "string") {
+      let found: Workflow<any, any> | undefined;
+      for (const candidate of this.workflows.values()) if (candidate.name === workflow) found = candidate;
+      if (!found) throw new WorkflowNotRegisteredError(workflow, [...new Set([...this.workflows.values()].map((w) => w.name))]);
+      return found;
+    }
+    if (!isWorkflow(workflow)) throw new ValidationError("start: the first argument must be a workflow (from defineWorkflow) or a registered workflow name.");
+    return workflow;
+  }
+
+  private async requireRun(runId: string): Promise<RunRecord> {
+    check(RUN_ID, runId, "runId");
+    const run = await this.store.getRun(runId);
+    if (!run) throw new RunNotFoundError(runId);
+    return run;
+  }
+
+  private makeHandle<O>(runId: string, created: boolean): RunHandle<O> {
+    return {
+      runId,
+      created,
+      result: (options) => this.result<O>(runId, options),
+      info: () => this.getRun(runId),
+    };
+  }
+}
+
+function toRunInfo(run: RunRecord): RunInfo {
+  const info: RunInfo = {
+    runId: run.runId,
+    workflow: run.workflow,
+    version: run.version,
+    status: run.status,
+    input: decode(run.input),
+    parentRunId: run.parentRunId,
+    wakeAt: run.wakeAt === null ? null : new Date(run.wakeAt),
+    waitingFor: run.waitingFor ? decode<WaitDescriptor[]>(run.waitingFor) : [],
+    leaseOwner: run.leaseOwner,
+    leaseExpiresAt: run.leaseExpiresAt === null ? null : new Date(run.leaseExpiresAt),
+    leaseEpoch: run.leaseEpoch,
+    entries: run.lastSeq,
+    createdAt: new Date(run.createdAt),
+    updatedAt: new Date(run.updatedAt),
+    finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt),
+  };
+  if (run.output !== null) info.output = decode(run.output);
+  if (run.error !== null) info.error = decode<SerializedError>(run.error);
+  if (isTerminal(run.status)) info.waitingFor = [];
+  return info;
+}

@@ -1,0 +1,243 @@
+import { describe, expect, it } from "vitest";
+import { deferred, STORE_KINDS, testEngine } from "../../test/support/engines.js";
+import { isCairnError, RunConflictError, RunFinishedError, RunNotFoundError, ValidationError } from "../core/errors.js";
+import { waitFor } from "../testing/wait-for.js";
+import { defineWorkflow } from "./define-workflow.js";
+
+const fast = { pollInterval: 10 };
+
+describe.each(STORE_KINDS)("engine on %s", (kind) => {
+  it("runs steps in order, journals intent before effect and returns the output", async () => {
+    const calls: string[] = [];
+    const wf = defineWorkflow({
+      name: "basic",
+      async run(ctx, input: { n: number }) {
+        const a = await ctx.step("double", () => (calls.push("double"), input.n * 2));
+        const b = await ctx.step("inc", ({ idempotencyKey, attempt }) => (calls.push(`inc:${idempotencyKey}:${attempt}`), a + 1));
+        return { a, b, when: ctx.now() instanceof Date, r: typeof ctx.random(), id: ctx.uuid().length };
+      },
+    });
+    const engine = await testEngine(kind, { workflows: [wf] });
+    const run = await engine.start(wf, { n: 20 }, { runId: "r1" });
+    engine.startWorker(fast);
+    expect(await run.result({ timeoutMs: 5000 })).toEqual({ a: 40, b: 41, when: true, r: "number", id: 36 });
+    expect(calls).toEqual(["double", "inc:r1:inc#0:1"]);
+    const kinds = (await engine.journal("r1")).map((e) => `${e.kind}${e.opKey ? ` ${e.opKey}` : ""}`);
+    expect(kinds).toEqual([
+      "run.created",
+      "run.claimed",
+      "step.started double#0",
+      "step.completed double#0",
+      "step.started inc#0",
+      "step.completed inc#0",
+      "value.recorded now#0",
+      "value.recorded random#0",
+      "value.recorded uuid#0",
+      "run.completed",
+    ]);
+    const info = await engine.getRun("r1");
+    expect(info.status).toBe("completed");
+    expect(info.output).toEqual({ a: 40, b: 41, when: true, r: "number", id: 36 });
+  });
+
+  it("start is idempotent by runId and refuses a different input or workflow", async () => {
+    const wf = defineWorkflow({ name: "idem", run: async (_ctx, input: { x: number }) => input.x });
+    const other = defineWorkflow({ name: "other", run: async () => 0 });
+    const engine = await testEngine(kind, { workflows: [wf, other] });
+    const first = await engine.start(wf, { x: 1 }, { runId: "same" });
+    const second = await engine.start(wf, { x: 1 }, { runId: "same" });
+    expect(first.created).toBe(true);
+    expect(second.created).toBe(false);
+    await expect(engine.start(wf, { x: 2 }, { runId: "same" })).rejects.toBeInstanceOf(RunConflictError);
+    await expect(engine.start(other, undefined, { runId: "same" })).rejects.toThrow(/workflow "idem"/);
+    expect((await engine.journal("same")).length).toBe(1);
+  });
+
+  it("sleeps durably: the run suspends, holds no lease, and wakes when due", async () => {
+    let now = Date.UTC(2030, 0, 1);
+    const wf = defineWorkflow({
+      name: "sleeper",
+      async run(ctx) {
+        await ctx.sleep("nap", "2h");
+        return ctx.step("after", () => "woke");
+      },
+    });
+    const engine = await testEngine(kind, { workflows: [wf], clock: () => now });
+    const run = await engine.start(wf, undefined, { runId: "s1" });
+    engine.startWorker(fast);
+    const suspended = await waitFor(async () => {
+      const info = await engine.getRun("s1");
+      return info.status === "suspended" && info;
+    });
+    expect(suspended.leaseOwner).toBeNull();
+    expect(suspended.wakeAt?.getTime()).toBe(now + 2 * 3600_000);
+    expect(suspended.waitingFor).toEqual([{ kind: "timer", opKey: "nap#0", wakeAt: now + 2 * 3600_000 }]);
+    now += 2 * 3600_000;
+    expect(await run.result({ timeoutMs: 5000 })).toBe("woke");
+    const kinds = (await engine.journal("s1")).map((e) => e.kind);
+    expect(kinds.filter((k) => k === "sleep.completed")).toHaveLength(1);
+    expect(kinds).toContain("run.suspended");
+  });
+
+  it("delivers events sent before, during and twice, exactly once by eventId, and times out", async () => {
+    let now = Date.UTC(2030, 0, 1);
+    const wf = defineWorkflow({
+      name: "events",
+      async run(ctx) {
+        const early = await ctx.waitForEvent<number>("early");
+        const late = await ctx.waitForEvent<number>("late");
+        let timedOut = false;
+        try {
+          await ctx.waitForEvent("never", { timeout: "1h" });
+        } catch (error) {
+          timedOut = isCairnError(error, "TIMEOUT");
+        }
+        return { early, late, timedOut };
+      },
+    });
+    const engine = await testEngine(kind, { workflows: [wf], clock: () => now });
+    await engine.start(wf, undefined, { runId: "e1" });
+    expect(await engine.sendEvent("e1", "early", 1, { eventId: "a" })).toEqual({ eventId: "a", duplicate: false });
+    expect(await engine.sendEvent("e1", "early", 99, { eventId: "a" })).toEqual({ eventId: "a", duplicate: true });
+    engine.startWorker(fast);
+    await waitFor(async () => (await engine.getRun("e1")).waitingFor.some((w) => w.kind === "event" && w.type === "late"));
+    await engine.sendEvent("e1", "late", 2, { eventId: "b" });
+    await engine.sendEvent("e1", "late", 3, { eventId: "b" });
+    await waitFor(async () => (await engine.getRun("e1")).waitingFor.some((w) => w.kind === "event" && w.type === "never"));
+    now += 3600_000;
+    expect(await engine.result("e1", { timeoutMs: 5000 })).toEqual({ early: 1, late: 2, timedOut: true });
+    await expect(engine.sendEvent("e1", "late", 4)).rejects.toBeInstanceOf(RunFinishedError);
+    await expect(engine.sendEvent("nope", "late", 4)).rejects.toBeInstanceOf(RunNotFoundError);
+    const received = (await engine.journal("e1")).filter((e) => e.kind === "event.received");
+    expect(received.map((e) => (e.data as { eventId: string }).eventId)).toEqual(["a", "b"]);
+  });
+
+  it("runs a child workflow and hands its result or error to the parent", async () => {
+    const child = defineWorkflow({
+      name: "child",
+      async run(ctx, input: { fail: boolean }) {
+        return ctx.step("work", () => {
+          if (input.fail) throw new Error("child broke");
+          return "child-ok";
+        }, { retry: { maxAttempts: 1 } });
+      },
+    });
+    const parent = defineWorkflow({
+      name: "parent",
+      async run(ctx) {
+        const ok = await ctx.child(child, { fail: false });
+        const failed = await ctx.child(child, { fail: true }).catch((error: Error) => `caught: ${error.message}`);
+        return { ok, failed };
+      },
+    });
+    const engine = await testEngine(kind, { workflows: [parent, child] });
+    engine.startWorker(fast);
+    const run = await engine.start(parent, undefined, { runId: "p1" });
+    const result = (await run.result({ timeoutMs: 5000 })) as { ok: string; failed: string };
+    expect(result.ok).toBe("child-ok");
+    expect(result.failed).toMatch(/caught: .*child broke/);
+    const children = await engine.listRuns({ workflow: "child" });
+    expect(children.runs.map((r) => [r.runId, r.parentRunId, r.status]).sort()).toEqual([
+      ["p1/child#0", "p1", "completed"],
+      ["p1/child#1", "p1", "failed"],
+    ]);
+  });
+
+  it("cancel aborts the running step's signal and ends the run cancelled", async () => {
+    const aborted = deferred<string>();
+    const started = deferred();
+    const wf = defineWorkflow({
+      name: "cancellable",
+      async run(ctx) {
+        await ctx.step("long", ({ signal }) => {
+          started.resolve();
+          return new Promise((_, reject) => signal.addEventListener("abort", () => (aborted.resolve("aborted"), reject(new Error("aborted")))));
+        });
+      },
+    });
+    const engine = await testEngine(kind, { workflows: [wf] });
+    engine.startWorker(fast);
+    const run = await engine.start(wf, undefined, { runId: "c1" });
+    await started.promise;
+    const info = await engine.cancel("c1", "operator said so");
+    expect(info.status).toBe("cancelled");
+    expect(await aborted.promise).toBe("aborted");
+    await expect(run.result()).rejects.toThrow(/cancelled: operator said so/);
+    await expect(engine.cancel("c1")).rejects.toBeInstanceOf(RunFinishedError);
+    const kinds = (await engine.journal("c1")).map((e) => e.kind);
+    expect(kinds.at(-1)).toBe("run.cancelled");
+    expect(kinds).not.toContain("step.completed");
+  });
+
+  it("retry resumes a failed run: completed steps are not run again, the failed one is", async () => {
+    let failNext = true;
+    const counts = { a: 0, b: 0 };
+    const wf = defineWorkflow({
+      name: "flaky",
+      async run(ctx) {
+        await ctx.step("a", () => ++counts.a);
+        return ctx.step("b", () => {
+          counts.b += 1;
+          if (failNext) throw new Error("b is down");
+          return "b-ok";
+        }, { retry: { maxAttempts: 2, initialDelay: 1 } });
+      },
+    });
+    const engine = await testEngine(kind, { workflows: [wf] });
+    engine.startWorker(fast);
+    const run = await engine.start(wf, undefined, { runId: "f1" });
+    await expect(run.result({ timeoutMs: 5000 })).rejects.toThrow(/b is down/);
+    expect(counts).toEqual({ a: 1, b: 2 });
+    failNext = false;
+    const retried = await engine.retry("f1");
+    expect(retried.status).toBe("pending");
+    expect(await run.result({ timeoutMs: 5000 })).toBe("b-ok");
+    expect(counts).toEqual({ a: 1, b: 3 });
+    await expect(engine.retry("f1")).rejects.toThrow(/only failed runs can be retried/);
+  });
+
+  it("lists runs with filters and pagination, and rejects bad input with clear errors", async () => {
+    const wf = defineWorkflow({ name: "noop", run: async () => 1 });
+    const engine = await testEngine(kind, { workflows: [wf] });
+    for (let i = 0; i < 5; i++) await engine.start(wf, i, { runId: `n${i}` });
+    const first = await engine.listRuns({ limit: 2, status: "pending" });
+    expect(first.runs).toHaveLength(2);
+    expect(first.nextCursor).toBeTruthy();
+    const rest = await engine.listRuns({ limit: 10, cursor: first.nextCursor });
+    expect(new Set([...first.runs, ...rest.runs].map((r) => r.runId))).toEqual(new Set(["n0", "n1", "n2", "n3", "n4"]));
+    await expect(engine.listRuns({ status: "bogus" as never })).rejects.toBeInstanceOf(ValidationError);
+    await expect(engine.start("missing", {})).rejects.toThrow(/not registered.*noop/);
+    await expect(engine.start(wf, 1, { runId: "has space" })).rejects.toThrow(/runId: must not contain whitespace/);
+    await expect(engine.getRun("unknown")).rejects.toBeInstanceOf(RunNotFoundError);
+    await expect(engine.sendEvent("n0", "")).rejects.toThrow(/type/);
+  });
+
+  it("fails a step whose result exceeds the payload limit instead of bloating the journal", async () => {
+    const wf = defineWorkflow({
+      name: "big",
+      async run(ctx) {
+        return ctx.step("huge", () => "x".repeat(2000));
+      },
+    });
+    const engine = await testEngine(kind, { workflows: [wf], maxPayloadBytes: 1000 });
+    engine.startWorker(fast);
+    const run = await engine.start(wf, undefined, { runId: "big1" });
+    await expect(run.result({ timeoutMs: 5000 })).rejects.toThrow(/over the 1000-byte limit/);
+    const journal = await engine.journal("big1");
+    expect(journal.filter((e) => e.kind === "step.started")).toHaveLength(1);
+    expect(journal.every((e) => JSON.stringify(e.data).length < 2000)).toBe(true);
+  });
+
+  it("only claims runs whose pinned version is registered", async () => {
+    const v1 = defineWorkflow({ name: "pinned", version: "1", run: async () => "v1" });
+    const v2 = defineWorkflow({ name: "pinned", version: "2", run: async () => "v2" });
+    const engine = await testEngine(kind, { workflows: [v2] });
+    await engine.start(v1, undefined, { runId: "old" });
+    await engine.start(v2, undefined, { runId: "new" });
+    engine.startWorker(fast);
+    expect(await engine.result("new", { timeoutMs: 5000 })).toBe("v2");
+    const old = await engine.getRun("old");
+    expect(old.status).toBe("pending");
+    expect(old.version).toBe("1");
+  });
+});

@@ -1,0 +1,139 @@
+import type { HumanAnswer, EntryKind, WaitDescriptor } from "../core/journal.js";
+import type { RunStatus } from "../core/run.js";
+import type { SerializedError } from "../core/serialize.js";
+import type { HumanRequest, Store } from "../core/store.js";
+import type { Workflow } from "./workflow.js";
+
+/**
+ * Options of {@link createEngine}.
+ * @example
+ * const engine = await createEngine({ store: "sqlite:.cairn/cairn.db", workflows: [research] });
+ */
+export interface EngineOptions {
+  /** A store URL (`sqlite:<path>`, `memory:`) or a Store. Default: `CAIRN_STORE`, else `sqlite:.cairn/cairn.db`. */
+  store?: string | Store;
+  /** Workflows this engine can start and its workers can run. */
+  workflows?: Workflow<any, any>[];
+  /** Injectable clock (epoch ms) for tests. Default `Date.now`. */
+  clock?: () => number;
+  /** Step results and run outputs larger than this fail with PayloadTooLargeError. Default 4 MiB. */
+  maxPayloadBytes?: number;
+  /** Where `ctx.log` and engine diagnostics go. Default: JSON lines on stderr at `CAIRN_LOG_LEVEL` (default "warn"). */
+  logger?: EngineLogger;
+}
+
+/** A sink for log records. */
+export interface EngineLogger {
+  log(level: "debug" | "info" | "warn" | "error", message: string, fields: Record<string, unknown>): void;
+}
+
+/** Options of `engine.start`. */
+export interface StartOptions {
+  /** Caller-chosen id (e.g. a thread id). Starting again with the same id and input returns the existing run. */
+  runId?: string;
+}
+
+/** A handle on a run. */
+export interface RunHandle<O = unknown> {
+  readonly runId: string;
+  /** False when `start` found an existing run with this id. */
+  readonly created: boolean;
+  /** Waits until the run finishes; resolves with its output or throws RunFailedError / RunCancelledError. */
+  result(options?: { timeoutMs?: number }): Promise<O>;
+  /** The run as it is now. */
+  info(): Promise<RunInfo>;
+}
+
+/** A run as the API shows it (payloads decoded). */
+export interface RunInfo {
+  runId: string;
+  workflow: string;
+  version: string;
+  status: RunStatus;
+  input: unknown;
+  output?: unknown;
+  error?: SerializedError;
+  parentRunId: string | null;
+  wakeAt: Date | null;
+  waitingFor: WaitDescriptor[];
+  leaseOwner: string | null;
+  leaseExpiresAt: Date | null;
+  leaseEpoch: number;
+  /** Number of journal entries. */
+  entries: number;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+}
+
+/** A journal entry as the API shows it (payload decoded). */
+export interface JournalEntryView {
+  seq: number;
+  kind: EntryKind;
+  opKey: string | null;
+  data: unknown;
+  epoch: number;
+  at: Date;
+}
+
+/** Filters of `engine.listRuns`. */
+export interface ListRunsOptions {
+  status?: RunStatus | RunStatus[];
+  workflow?: string;
+  createdAfter?: Date | number;
+  createdBefore?: Date | number;
+  limit?: number;
+  cursor?: string;
+}
+
+/** Options of `engine.startWorker`. */
+export interface WorkerOptions {
+  /** Runs held at once. Default 16. */
+  concurrency?: number;
+  /** Idle poll interval, the safety net behind in-process wake-ups. Default 200 ms. */
+  pollInterval?: number;
+  /** Lease length. Default 30 s. */
+  leaseMs?: number;
+  /** Heartbeat period. Default leaseMs / 3. */
+  heartbeatMs?: number;
+  /** Default `${hostname}:${pid}:${random}`. */
+  workerId?: string;
+}
+
+/** A running worker. */
+export interface Worker {
+  readonly workerId: string;
+  /** Runs currently held. */
+  readonly active: number;
+  /**
+   * Stops claiming. With `drain: true` in-flight steps finish, their outcomes are journaled and
+   * leases released; otherwise in-flight steps are aborted (their intents are reconciled by the next worker).
+   */
+  stop(options?: { drain?: boolean }): Promise<void>;
+}
+
+/** The engine: starts runs, delivers events, inspects and controls runs, hosts workers. */
+export interface Engine {
+  readonly store: Store;
+  /** Starts a run (idempotent by runId). Throws RunConflictError if the id exists with another workflow or input. */
+  start<I, O>(workflow: Workflow<I, O> | string, input: I, options?: StartOptions): Promise<RunHandle<O>>;
+  /** A handle on an existing run. */
+  handle<O = unknown>(runId: string): RunHandle<O>;
+  /** Delivers an event (buffered until a wait consumes it; idempotent by eventId). */
+  sendEvent(runId: string, type: string, payload?: unknown, options?: { eventId?: string }): Promise<{ eventId: string; duplicate: boolean }>;
+  getRun(runId: string): Promise<RunInfo>;
+  listRuns(options?: ListRunsOptions): Promise<{ runs: RunInfo[]; nextCursor?: string }>;
+  journal(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<JournalEntryView[]>;
+  /** Cancels a live run: its running step's signal is aborted and it ends `cancelled`. */
+  cancel(runId: string, reason?: string): Promise<RunInfo>;
+  /** Resumes a failed run from its journal; completed steps are not run again, failed ones are. */
+  retry(runId: string): Promise<RunInfo>;
+  /** Waits for a run to finish. */
+  result<O = unknown>(runId: string, options?: { timeoutMs?: number }): Promise<O>;
+  /** Answers a human request (e.g. "did this happen?" for an `unsafe` step). */
+  respondToHuman(requestId: string, answer: HumanAnswer): Promise<void>;
+  listHumanRequests(options?: { status?: "pending" | "answered"; runId?: string }): Promise<HumanRequest[]>;
+  startWorker(options?: WorkerOptions): Worker;
+  /** Stops workers (draining) and closes the store. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,19 @@
+import type { CommitResult, RunWrite, Store } from "../core/store.js";
+import type { EngineLogger } from "./engine.js";
+
+/** What an execution needs from the worker that hosts it. */
+export interface ExecutionHost {
+  readonly store: Store;
+  readonly workerId: string;
+  readonly maxPayloadBytes: number;
+  readonly logger: EngineLogger;
+  clock(): number;
+  /** Group-committed write, fenced by the run's lease epoch. */
+  commit(write: RunWrite): Promise<CommitResult>;
+  /** Renew this run's lease now (a step called `heartbeat()`). */
+  heartbeat(runId: string): void;
+  /** New runnable work may exist (a child was started): poll soon. */
+  kick(): void;
+  /** A suspended run wants to wake at this time: poll then. */
+  scheduleWake(at: number): void;
+}

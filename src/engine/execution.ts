@@ -1,0 +1,636 @@
+import { randomUUID } from "node:crypto";
+import { toMs, type Duration } from "../core/duration.js";
+import {
+  LeaseLostError,
+  NonDeterminismError,
+  PayloadTooLargeError,
+  RunCancelledError,
+  RunFailedError,
+  StepFailedError,
+  TimeoutError,
+  ValidationError,
+  isCairnError,
+} from "../core/errors.js";
+import { isOutcome, newEntry, opKey as makeOpKey, opKindOf, type EntryData, type EntryKind, type JournalEntry, type NewEntry, type OpKind, type WaitDescriptor } from "../core/journal.js";
+import type { RunRecord } from "../core/run.js";
+import { byteLength, decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
+import { crashPoint } from "./crash-points.js";
+import type { ExecutionHost } from "./execution-host.js";
+import { resolveRetryPolicy } from "./retry-policy.js";
+import { runStep, type StepHistory } from "./step-runner.js";
+import type { ChildOptions, StepOptions, WaitOptions, Workflow, WorkflowContext, WorkflowLogger } from "./workflow.js";
+
+/** How an execution ended. */
+export type ExecutionEnd = "completed" | "failed" | "suspended" | "released" | "abandoned";
+
+/** A journal entry with its payload decoded. */
+export interface DecodedEntry {
+  seq: number;
+  kind: EntryKind;
+  data: any;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+interface Delivery {
+  seq: number;
+  opKey: string;
+  outcome: Outcome;
+}
+
+interface Waiter {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+const noop = () => {};
+
+/**
+ * One worker's execution of one run: replays the journal through the workflow
+ * function, then runs new ops live, until the run completes, fails, suspends,
+ * or the lease is lost.
+ *
+ * Outcomes reach workflow code one at a time, in journal order, each followed by a
+ * full drain of the microtask queue — live and on replay alike — so that
+ * `Promise.all`/`Promise.race` observe the same order after a crash.
+ */
+export class Execution {
+  readonly runId: string;
+  readonly epoch: number;
+  /** Resolves once the execution has ended; never rejects. */
+  readonly done: Promise<ExecutionEnd>;
+
+  private readonly history = new Map<string, DecodedEntry[]>();
+  private readonly invalidatedFailures = new Set<string>();
+  private readonly counters = new Map<string, number>();
+  private readonly issued = new Set<string>();
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly deliveries: Delivery[] = [];
+  private readonly deferred: (() => void)[] = [];
+  private readonly blocked = new Map<string, WaitDescriptor>();
+  private readonly launches = new Map<string, () => void>();
+  private wakeTimer: NodeJS.Timeout | null = null;
+  private readonly reservedInbox = new Set<number>();
+  private readonly abortController = new AbortController();
+  private replayRemaining = 0;
+  private inflight = 0;
+  private pumping = false;
+  private checkScheduled = false;
+  private settled = false;
+  private ended = false;
+  private draining = false;
+  private finish!: (end: ExecutionEnd) => void;
+  private readonly ctx: WorkflowContext;
+
+  constructor(
+    private readonly host: ExecutionHost,
+    private readonly run: RunRecord,
+    private readonly workflow: Workflow<any, any>,
+  ) {
+    this.runId = run.runId;
+    this.epoch = run.leaseEpoch;
+    this.done = new Promise((resolve) => (this.finish = resolve));
+    this.ctx = this.makeContext();
+  }
+
+  /** Aborted when the execution is abandoned (lease lost, cancelled, hard stop). */
+  get signal(): AbortSignal {
+    return this.abortController.signal;
+  }
+
+  /** Loads the journal and runs the workflow. */
+  async start(): Promise<void> {
+    try {
+      const entries = await this.host.store.readJournal(this.runId);
+      this.index(entries);
+    } catch (error) {
+      this.host.logger.log("error", "could not load the journal; abandoning the execution", { runId: this.runId, error: serializeError(error) });
+      this.abandon(error);
+      return;
+    }
+    Promise.resolve()
+      .then(() => this.workflow.run(this.ctx, decode(this.run.input)))
+      .then(
+        (output) => this.onWorkflowSettled({ ok: true, value: output }),
+        (error) => this.onWorkflowSettled({ ok: false, error }),
+      );
+    void this.pump();
+  }
+
+  /** Stop making progress; journal in-flight outcomes, then give the lease back. */
+  drain(): void {
+    this.draining = true;
+    this.scheduleCheck();
+  }
+
+  /** Abandon at once: abort running steps, write nothing more. */
+  abandon(reason?: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.settled = true;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.abortController.abort(reason ?? new LeaseLostError(this.runId, this.epoch));
+    this.finish("abandoned");
+  }
+
+  // ── journal index ─────────────────────────────────────────────────────────
+
+  private index(entries: JournalEntry[]): void {
+    const outcomes: { key: string; entry: DecodedEntry }[] = [];
+    for (const raw of entries) {
+      if (raw.kind === "run.retried") {
+        // A retry forgets the terminal step failures before it, so those steps run again.
+        for (let i = outcomes.length - 1; i >= 0; i--) {
+          const { key, entry } = outcomes[i]!;
+          if (entry.kind !== "step.failed") continue;
+          outcomes.splice(i, 1);
+          this.invalidatedFailures.add(key);
+        }
+        continue;
+      }
+      if (raw.opKey === null) continue;
+      const entry: DecodedEntry = { seq: raw.seq, kind: raw.kind, data: decode(raw.payload) };
+      let list = this.history.get(raw.opKey);
+      if (!list) this.history.set(raw.opKey, (list = []));
+      list.push(entry);
+      if (isOutcome(raw.kind, entry.data)) outcomes.push({ key: raw.opKey, entry });
+    }
+    for (const { key, entry } of outcomes) {
+      this.deliveries.push({ seq: entry.seq, opKey: key, outcome: this.outcomeOf(key, entry) });
+    }
+    this.replayRemaining = this.deliveries.length;
+  }
+
+  /** The value or error an outcome entry delivers to workflow code (the same live and on replay). */
+  private outcomeOf(key: string, entry: DecodedEntry): Outcome {
+    switch (entry.kind) {
+      case "step.completed":
+        return { ok: true, value: (entry.data as EntryData["step.completed"]).result };
+      case "step.failed": {
+        const data = entry.data as EntryData["step.failed"];
+        return { ok: false, error: new StepFailedError(key, data.error, data.attempt) };
+      }
+      case "sleep.completed":
+        return { ok: true, value: undefined };
+      case "event.received":
+        return { ok: true, value: (entry.data as EntryData["event.received"]).payload };
+      case "event.timedout": {
+        const waiting = this.history.get(key)?.[0]?.data as EntryData["event.waiting"] | undefined;
+        return { ok: false, error: new TimeoutError(key, `event "${waiting?.type ?? key}"`) };
+      }
+      case "child.completed":
+        return { ok: true, value: (entry.data as EntryData["child.completed"]).output };
+      case "child.failed": {
+        const data = entry.data as EntryData["child.failed"];
+        const started = this.history.get(key)?.[0]?.data as EntryData["child.started"] | undefined;
+        const childRunId = started?.childRunId ?? key;
+        const reason = (data.error.data as { reason?: string } | undefined)?.reason;
+        return { ok: false, error: data.status === "cancelled" ? new RunCancelledError(childRunId, reason) : new RunFailedError(childRunId, data.error) };
+      }
+      default:
+        throw new Error(`not an outcome: ${entry.kind}`);
+    }
+  }
+
+  // ── issuing ops ──────────────────────────────────────────────────────────
+
+  private issue(name: unknown, kind: OpKind): string {
+    if (this.settled) throw new LeaseLostError(this.runId, this.epoch);
+    if (typeof name !== "string" || name.length === 0) {
+      throw new ValidationError(`Op names must be non-empty strings (got ${JSON.stringify(name)} for a ${kind}).`);
+    }
+    const occurrence = this.counters.get(name) ?? 0;
+    this.counters.set(name, occurrence + 1);
+    const key = makeOpKey(name, occurrence);
+    const first = this.history.get(key)?.[0];
+    if (first) {
+      const journaled = opKindOf(first.kind);
+      if (journaled !== kind) {
+        const error = new NonDeterminismError(key, `a ${journaled} (${first.kind} at seq ${first.seq})`, `issues a ${kind} with that key`);
+        this.failNonDeterminism(error);
+        throw error;
+      }
+    }
+    this.issued.add(key);
+    return key;
+  }
+
+  /** Registers the op's promise; starts it now, defers it until replay catches up, or waits for its journaled outcome. */
+  private awaitOp<T>(key: string, start: () => Promise<void>): Promise<T> {
+    const promise = new Promise<T>((resolve, reject) => {
+      this.waiters.set(key, { resolve: resolve as (value: unknown) => void, reject });
+    });
+    // A race loser may fail after nobody listens any more: that must not crash the process.
+    promise.catch(noop);
+    if (this.deliveries.some((d) => d.opKey === key)) {
+      if (this.deliveries[0]!.opKey === key) void this.pump();
+      return promise;
+    }
+    const launch = () => {
+      if (this.ended) return;
+      this.inflight += 1;
+      start()
+        .catch((error) => this.onInternalError(key, error))
+        .finally(() => {
+          this.inflight -= 1;
+          this.scheduleCheck();
+        });
+    };
+    this.launches.set(key, launch);
+    if (this.replayRemaining > 0 && !this.history.has(key)) {
+      // A new op while journaled outcomes are still undelivered: run its effect only once replay
+      // proves the code still matches the journal.
+      this.deferred.push(launch);
+      this.scheduleCheck();
+    } else {
+      launch();
+    }
+    return promise;
+  }
+
+  // ── delivering outcomes ──────────────────────────────────────────────────
+
+  /** Queues a live outcome (already durable) for delivery in journal order. */
+  deliver(key: string, seq: number, outcome: Outcome): void {
+    this.deliveries.push({ seq, opKey: key, outcome });
+    void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping || this.ended) return;
+    this.pumping = true;
+    try {
+      while (!this.ended && !this.draining) {
+        const next = this.deliveries[0];
+        if (!next || !this.issued.has(next.opKey)) break;
+        this.deliveries.shift();
+        const waiter = this.waiters.get(next.opKey);
+        this.waiters.delete(next.opKey);
+        this.blocked.delete(next.opKey);
+        if (this.replayRemaining > 0) this.replayRemaining -= 1;
+        if (waiter) {
+          if (next.outcome.ok) waiter.resolve(next.outcome.value);
+          else waiter.reject(next.outcome.error);
+        }
+        // Let workflow code run to its next await before the next outcome, as it did live.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.replayRemaining === 0 && this.deferred.length > 0) {
+          for (const launch of this.deferred.splice(0)) launch();
+        }
+      }
+    } finally {
+      this.pumping = false;
+    }
+    this.scheduleCheck();
+  }
+
+  // ── quiescence: suspend, release, or detect divergence ───────────────────
+
+  scheduleCheck(): void {
+    if (this.checkScheduled || this.ended) return;
+    this.checkScheduled = true;
+    setImmediate(() => {
+      this.checkScheduled = false;
+      this.checkQuiescent();
+    });
+  }
+
+  private checkQuiescent(): void {
+    if (this.ended || this.settled || this.inflight > 0 || this.pumping) return;
+    if (this.draining) {
+      void this.release();
+      return;
+    }
+    const next = this.deliveries[0];
+    if (next) {
+      if (this.issued.has(next.opKey)) {
+        void this.pump();
+        return;
+      }
+      const entry = this.history.get(next.opKey)?.at(-1);
+      const instead = this.deferredDescription();
+      this.failNonDeterminism(new NonDeterminismError(next.opKey, `${entry?.kind ?? "an outcome"} at seq ${next.seq}`, instead));
+      return;
+    }
+    if (this.blocked.size > 0) void this.suspend();
+  }
+
+  private deferredDescription(): string {
+    const fresh = [...this.issued].filter((key) => !this.history.has(key));
+    return fresh.length > 0 ? `issues ${fresh.map((k) => `"${k}"`).join(", ")} instead and never reaches it` : "never issues that op";
+  }
+
+  /** Marks an op as waiting on something outside the worker; {@link recheckWaits} relaunches it. */
+  block(descriptor: WaitDescriptor): void {
+    this.blocked.set(descriptor.opKey, descriptor);
+    const at = "wakeAt" in descriptor ? descriptor.wakeAt : "timeoutAt" in descriptor ? descriptor.timeoutAt : null;
+    if (at !== null) this.armWakeTimer(at);
+  }
+
+  /** While the run is live, a timer that falls due is noticed without waiting for suspension. */
+  private armWakeTimer(at: number): void {
+    const delay = at - this.host.clock();
+    if (delay > 2_147_000_000) return;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      this.recheckWaits();
+    }, Math.max(0, delay) + 1);
+    this.wakeTimer.unref();
+  }
+
+  /**
+   * Something may have arrived (an event, a child's result, an answer, a due time):
+   * relaunch blocked ops so they look again. Ops whose wait is still open block again.
+   */
+  recheckWaits(): void {
+    if (this.ended || this.settled || this.draining) return;
+    for (const [key, descriptor] of [...this.blocked]) {
+      this.blocked.delete(key);
+      const launch = this.launches.get(descriptor.opKey);
+      if (launch) launch();
+    }
+  }
+
+  /** True when some op waits for something other than time. */
+  get waitsOnOthers(): boolean {
+    for (const descriptor of this.blocked.values()) if (descriptor.kind !== "timer" && descriptor.kind !== "retry") return true;
+    return false;
+  }
+
+  private async suspend(): Promise<void> {
+    this.settled = true;
+    const waitingFor = [...this.blocked.values()];
+    let wakeAt: number | null = null;
+    for (const wait of waitingFor) {
+      const at = "wakeAt" in wait ? wait.wakeAt : "timeoutAt" in wait ? wait.timeoutAt : null;
+      if (at !== null && (wakeAt === null || at < wakeAt)) wakeAt = at;
+    }
+    crashPoint("before-suspend");
+    const ok = await this.tryWrite([newEntry("run.suspended", null, { wakeAt, waitingFor })]);
+    crashPoint("after-suspend");
+    if (!ok) return;
+    if (wakeAt !== null) this.host.scheduleWake(wakeAt);
+    this.end("suspended");
+  }
+
+  private async release(): Promise<void> {
+    this.settled = true;
+    const ok = await this.tryWrite([newEntry("run.released", null, { workerId: this.host.workerId })]);
+    if (ok) this.end("released");
+  }
+
+  // ── workflow end ─────────────────────────────────────────────────────────
+
+  private async onWorkflowSettled(result: Outcome): Promise<void> {
+    if (this.settled) return;
+    if (!result.ok && isCairnError(result.error, "NON_DETERMINISM")) {
+      this.failNonDeterminism(result.error as NonDeterminismError);
+      return;
+    }
+    if (!result.ok && isCairnError(result.error, "LEASE_LOST")) {
+      this.abandon(result.error);
+      return;
+    }
+    this.settled = true;
+    const missing = this.deliveries[0]?.opKey ?? [...this.history.keys()].find((key) => !this.issued.has(key));
+    if (missing !== undefined) {
+      const entry = this.history.get(missing)?.at(-1);
+      await this.writeFailure(new NonDeterminismError(missing, `${entry?.kind ?? "an op"}`, "finishes without issuing it"));
+      return;
+    }
+    this.abortController.abort(new Error("workflow finished"));
+    crashPoint("before-complete");
+    if (result.ok) {
+      let output: string;
+      try {
+        output = encode(result.value);
+        const bytes = byteLength(output);
+        if (bytes > this.host.maxPayloadBytes) throw new PayloadTooLargeError("The workflow's output", bytes, this.host.maxPayloadBytes);
+      } catch (error) {
+        await this.writeFailure(error);
+        return;
+      }
+      const ok = await this.tryWrite([newEntry("run.completed", null, { output: decode(output) })]);
+      if (ok) this.end("completed");
+    } else {
+      await this.writeFailure(result.error);
+    }
+  }
+
+  private failNonDeterminism(error: NonDeterminismError): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.abortController.abort(error);
+    void this.writeFailure(error);
+  }
+
+  private async writeFailure(error: unknown): Promise<void> {
+    const serialized: SerializedError = serializeError(error);
+    const ok = await this.tryWrite([newEntry("run.failed", null, { error: serialized })]);
+    if (ok) this.end("failed");
+  }
+
+  private onInternalError(key: string, error: unknown): void {
+    if (this.ended) return;
+    if (isCairnError(error, "LEASE_LOST")) {
+      this.abandon(error);
+      return;
+    }
+    this.host.logger.log("error", "engine error while running an op; abandoning the execution", { runId: this.runId, opKey: key, error: serializeError(error) });
+    this.abandon(error);
+  }
+
+  private end(end: ExecutionEnd): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.finish(end);
+  }
+
+  // ── writes ───────────────────────────────────────────────────────────────
+
+  /** Appends entries durably; throws LeaseLostError (and abandons) if the lease is gone. */
+  async write(entries: NewEntry[]): Promise<number> {
+    if (this.ended) throw new LeaseLostError(this.runId, this.epoch);
+    const result = await this.host.commit({ runId: this.runId, epoch: this.epoch, entries });
+    if (!result.ok) {
+      const error = new LeaseLostError(this.runId, this.epoch);
+      this.abandon(error);
+      throw error;
+    }
+    // Keep the per-op history current, so an op relaunched after a wait sees what it wrote.
+    entries.forEach((entry, i) => {
+      if (entry.opKey === null) return;
+      let list = this.history.get(entry.opKey);
+      if (!list) this.history.set(entry.opKey, (list = []));
+      list.push({ seq: result.firstSeq + i, kind: entry.kind, data: entry.data });
+    });
+    return result.lastSeq;
+  }
+
+  private async tryWrite(entries: NewEntry[]): Promise<boolean> {
+    try {
+      await this.write(entries);
+      return true;
+    } catch (error) {
+      if (!isCairnError(error, "LEASE_LOST")) {
+        this.host.logger.log("error", "write failed; abandoning the execution", { runId: this.runId, error: serializeError(error) });
+        this.abandon(error);
+      }
+      return false;
+    }
+  }
+
+  // ── the context ──────────────────────────────────────────────────────────
+
+  private makeContext(): WorkflowContext {
+    const self = this;
+    const log = (level: "debug" | "info" | "warn" | "error") => (message: string, fields?: Record<string, unknown>) => {
+      if (self.replayRemaining === 0) self.host.logger.log(level, message, { runId: self.runId, workflow: self.workflow.name, ...fields });
+    };
+    const logger: WorkflowLogger = { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
+    return {
+      runId: this.runId,
+      workflow: this.workflow.name,
+      version: this.workflow.version,
+      get replaying() {
+        return self.replayRemaining > 0;
+      },
+      log: logger,
+      step: (name, fn, options) => this.step(name, fn, options),
+      sleep: (name, duration) => this.sleep(name, duration, undefined),
+      sleepUntil: (name, until) => this.sleep(name, undefined, until),
+      waitForEvent: (type, options) => this.waitForEvent(type, options),
+      child: (workflow, input, options) => this.child(workflow, input, options),
+      now: (name = "now") => new Date(this.value(name, () => this.host.clock()) as number),
+      random: (name = "random") => this.value(name, () => Math.random()) as number,
+      uuid: (name = "uuid") => this.value(name, () => randomUUID()) as string,
+    };
+  }
+
+  private step<T>(name: string, fn: (info: any) => Promise<T> | T, options: StepOptions<T> = {}): Promise<T> {
+    if (typeof fn !== "function") throw new ValidationError(`ctx.step("${name}") needs a function to run.`);
+    // Bad options fail the workflow code at the call, before anything is journaled.
+    const policy = resolveRetryPolicy(name, options.retry);
+    const timeoutMs = options.timeout === undefined ? undefined : toMs(options.timeout);
+    const key = this.issue(name, "step");
+    return this.awaitOp<T>(key, () => runStep(this, key, fn, options, policy, timeoutMs));
+  }
+
+  private sleep(name: string, duration: Duration | undefined, until: Date | number | undefined): Promise<void> {
+    const ms = duration === undefined ? undefined : toMs(duration);
+    const untilMs = until === undefined ? undefined : until instanceof Date ? until.getTime() : until;
+    if (until !== undefined && !Number.isFinite(untilMs)) throw new ValidationError(`ctx.sleepUntil("${name}") needs a valid Date or epoch ms.`);
+    const key = this.issue(name, "sleep");
+    return this.awaitOp<void>(key, async () => {
+      const started = this.history.get(key)?.[0]?.data as EntryData["sleep.started"] | undefined;
+      let wakeAt = started?.wakeAt;
+      if (wakeAt === undefined) {
+        wakeAt = untilMs ?? this.host.clock() + (ms ?? 0);
+        await this.write([newEntry("sleep.started", key, { wakeAt })]);
+        crashPoint("after-timer-armed", key);
+      }
+      if (wakeAt <= this.host.clock()) {
+        const seq = await this.write([newEntry("sleep.completed", key, {})]);
+        this.deliver(key, seq, { ok: true, value: undefined });
+      } else {
+        this.block({ kind: "timer", opKey: key, wakeAt });
+      }
+    });
+  }
+
+  private waitForEvent<T>(type: string, options: WaitOptions = {}): Promise<T> {
+    if (typeof type !== "string" || type.length === 0) throw new ValidationError("ctx.waitForEvent needs a non-empty event type.");
+    const timeoutMs = options.timeout === undefined ? undefined : toMs(options.timeout);
+    const key = this.issue(options.name ?? type, "event");
+    return this.awaitOp<T>(key, async () => {
+      const waiting = this.history.get(key)?.[0]?.data as EntryData["event.waiting"] | undefined;
+      let timeoutAt = waiting ? waiting.timeoutAt : null;
+      if (!waiting) {
+        timeoutAt = timeoutMs === undefined ? null : this.host.clock() + timeoutMs;
+        await this.write([newEntry("event.waiting", key, { type, timeoutAt })]);
+      }
+      const event = await this.takeEvent(type);
+      if (event) {
+        crashPoint("before-consume", key);
+        const payload = decode(event.payload);
+        const seq = await this.write([newEntry("event.received", key, { type, eventId: event.eventId, payload, inboxId: event.id })]);
+        crashPoint("after-consume", key);
+        this.deliver(key, seq, { ok: true, value: decode(event.payload) });
+      } else if (timeoutAt !== null && timeoutAt <= this.host.clock()) {
+        const seq = await this.write([newEntry("event.timedout", key, {})]);
+        this.deliver(key, seq, { ok: false, error: new TimeoutError(key, `event "${type}"`) });
+      } else {
+        this.block({ kind: "event", opKey: key, type, timeoutAt });
+      }
+    });
+  }
+
+  /** The oldest unconsumed inbox event of this type that no other wait in this execution has taken. */
+  async takeEvent(type: string): Promise<{ id: number; eventId: string; payload: string } | undefined> {
+    const events = await this.host.store.pendingEvents(this.runId, type, 16);
+    const event = events.find((e) => !this.reservedInbox.has(e.id));
+    if (event) this.reservedInbox.add(event.id);
+    return event;
+  }
+
+  private child<I, O>(workflow: Workflow<I, O>, input: I, options: ChildOptions & { name?: string } = {}): Promise<O> {
+    if (!workflow || typeof workflow.name !== "string" || typeof workflow.run !== "function") {
+      throw new ValidationError("ctx.child needs a workflow made with defineWorkflow.");
+    }
+    const key = this.issue(options.name ?? workflow.name, "child");
+    return this.awaitOp<O>(key, async () => {
+      const started = this.history.get(key)?.[0]?.data as EntryData["child.started"] | undefined;
+      const childRunId = started?.childRunId ?? options.runId ?? `${this.runId}/${key}`;
+      if (!started) {
+        const encoded = encode(input);
+        await this.write([newEntry("child.started", key, { childRunId, workflow: workflow.name, version: workflow.version, input: decode(encoded) })]);
+        this.host.kick();
+      }
+      const child = await this.host.store.getRun(childRunId);
+      if (child && (child.status === "completed" || child.status === "failed" || child.status === "cancelled")) {
+        if (child.status === "completed") {
+          const output = decode(child.output);
+          const seq = await this.write([newEntry("child.completed", key, { output })]);
+          this.deliver(key, seq, { ok: true, value: decode(child.output) });
+        } else {
+          const error = decode<SerializedError>(child.error) ?? { name: "Error", message: child.status };
+          const entry = newEntry("child.failed", key, { error, status: child.status });
+          const seq = await this.write([entry]);
+          this.deliver(key, seq, this.outcomeOf(key, { seq, kind: "child.failed", data: entry.data }));
+        }
+      } else {
+        this.block({ kind: "child", opKey: key, childRunId });
+      }
+    });
+  }
+
+  private value(name: string, make: () => unknown): unknown {
+    const key = this.issue(name, "value");
+    const recorded = this.history.get(key)?.[0]?.data as EntryData["value.recorded"] | undefined;
+    if (recorded) return recorded.value;
+    const value = make();
+    this.write([newEntry("value.recorded", key, { value })]).catch(noop);
+    return value;
+  }
+
+  // ── accessors for the step runner ────────────────────────────────────────
+
+  /** What the journal holds for a step key. */
+  stepHistory(key: string): StepHistory {
+    return { entries: this.history.get(key) ?? [], retried: this.invalidatedFailures.has(key) };
+  }
+
+  get hostRef(): ExecutionHost {
+    return this.host;
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+}

@@ -1,0 +1,262 @@
+import { PayloadTooLargeError, StepFailedError, StepTimeoutError } from "../core/errors.js";
+import { newEntry, type EntryData, type HumanAnswer, type NewEntry } from "../core/journal.js";
+import { byteLength, decode, encode, serializeError } from "../core/serialize.js";
+import { crashPoint } from "./crash-points.js";
+import type { DecodedEntry, Execution } from "./execution.js";
+import { backoffDelay, isNonRetryable, type ResolvedRetryPolicy } from "./retry-policy.js";
+import type { StepInfo, StepOptions } from "./workflow.js";
+
+/** What the journal holds for one step key. */
+export interface StepHistory {
+  entries: DecodedEntry[];
+  /** A `run.retried` forgot this step's terminal failure: it gets a fresh retry budget. */
+  retried: boolean;
+}
+
+/** Retry back-off up to this long waits in process; longer back-off is a durable timer. */
+const IN_PROCESS_BACKOFF_MS = 1_000;
+
+type Attempt = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * Runs one step op to its outcome: recovers an unconfirmed intent per the step's
+ * `effect`, then attempts with retries. Every attempt's intent is durable before
+ * `fn` runs; every outcome is durable before it is delivered.
+ */
+export async function runStep<T>(
+  execution: Execution,
+  key: string,
+  fn: (info: StepInfo) => Promise<T> | T,
+  options: StepOptions<T>,
+  policy: ResolvedRetryPolicy,
+  timeoutMs: number | undefined,
+): Promise<void> {
+  const host = execution.hostRef;
+  const idempotencyKey = `${execution.runId}:${key}`;
+  const { entries, retried } = execution.stepHistory(key);
+  const last = entries.at(-1);
+  let attempt = lastAttempt(entries);
+  let budgetBase = retried ? attempt : 0;
+  let prefix: NewEntry[] = [];
+
+  if (last) {
+    switch (last.kind) {
+      case "step.started":
+      case "human.requested":
+      case "human.answered": {
+        const next = await recover(execution, key, options, idempotencyKey, attempt, entries);
+        if (next === "stop") return;
+        prefix = next;
+        break;
+      }
+      case "step.reconciled":
+        break; // reconciled as "rerun" and crashed before the next intent
+      case "step.failed": {
+        const data = last.data as EntryData["step.failed"];
+        if (!data.final && data.retryAt !== undefined && data.retryAt > host.clock()) {
+          execution.block({ kind: "retry", opKey: key, wakeAt: data.retryAt });
+          return;
+        }
+        if (data.final) budgetBase = attempt;
+        break;
+      }
+    }
+  }
+
+  for (;;) {
+    if (execution.isDraining || execution.isEnded) return;
+    attempt += 1;
+    crashPoint("before-intent", key);
+    await execution.write([...prefix, newEntry("step.started", key, prefix.length > 0 ? { attempt, recovered: true } : { attempt })]);
+    prefix = [];
+    crashPoint("after-intent", key);
+    const result = await runAttempt(execution, key, fn, { idempotencyKey, attempt, timeoutMs });
+    if (execution.isEnded) return;
+    crashPoint("after-effect", key);
+    if (result.ok) {
+      let encoded: string;
+      try {
+        encoded = encode(result.value);
+        const bytes = byteLength(encoded);
+        if (bytes > host.maxPayloadBytes) throw new PayloadTooLargeError(`The result of step "${key}"`, bytes, host.maxPayloadBytes);
+      } catch (error) {
+        await fail(execution, key, attempt, error);
+        return;
+      }
+      crashPoint("before-outcome", key);
+      const seq = await execution.write([newEntry("step.completed", key, { result: decode(encoded), attempt })]);
+      crashPoint("after-outcome", key);
+      execution.deliver(key, seq, { ok: true, value: decode(encoded) });
+      return;
+    }
+    if (isNonRetryable(result.error, policy) || attempt - budgetBase >= policy.maxAttempts) {
+      await fail(execution, key, attempt, result.error);
+      return;
+    }
+    const delay = backoffDelay(policy, attempt - budgetBase);
+    const retryAt = host.clock() + delay;
+    await execution.write([newEntry("step.failed", key, { attempt, error: serializeError(result.error), final: false, retryAt })]);
+    if (delay > IN_PROCESS_BACKOFF_MS) {
+      execution.block({ kind: "retry", opKey: key, wakeAt: retryAt });
+      return;
+    }
+    await waitUnlessStopped(execution, delay);
+  }
+}
+
+async function fail(execution: Execution, key: string, attempt: number, error: unknown): Promise<void> {
+  const serialized = serializeError(error);
+  serialized.opKey = key;
+  crashPoint("before-outcome", key);
+  const seq = await execution.write([newEntry("step.failed", key, { attempt, error: serialized, final: true })]);
+  execution.deliver(key, seq, { ok: false, error: new StepFailedError(key, serialized, attempt) });
+}
+
+function lastAttempt(entries: DecodedEntry[]): number {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i]!;
+    if (entry.kind === "step.started" || entry.kind === "step.failed") return (entry.data as { attempt: number }).attempt;
+  }
+  return 0;
+}
+
+async function runAttempt<T>(
+  execution: Execution,
+  key: string,
+  fn: (info: StepInfo) => Promise<T> | T,
+  { idempotencyKey, attempt, timeoutMs }: { idempotencyKey: string; attempt: number; timeoutMs: number | undefined },
+): Promise<Attempt> {
+  const controller = new AbortController();
+  const parent = execution.signal;
+  const onAbort = () => controller.abort(parent.reason);
+  parent.addEventListener("abort", onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const info: StepInfo = { idempotencyKey, attempt, signal: controller.signal, heartbeat: () => execution.hostRef.heartbeat(execution.runId) };
+    const racers: Promise<unknown>[] = [Promise.resolve().then(() => fn(info))];
+    if (timeoutMs !== undefined) {
+      racers.push(
+        new Promise((_, reject) => {
+          timer = setTimeout(() => {
+            const error = new StepTimeoutError(key, timeoutMs);
+            controller.abort(error);
+            reject(error);
+          }, timeoutMs);
+        }),
+      );
+    }
+    racers.push(
+      new Promise((_, reject) => {
+        if (controller.signal.aborted) reject(controller.signal.reason);
+        controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+      }),
+    );
+    return { ok: true, value: await Promise.race(racers) };
+  } catch (error) {
+    return { ok: false, error };
+  } finally {
+    if (timer) clearTimeout(timer);
+    parent.removeEventListener("abort", onAbort);
+  }
+}
+
+function waitUnlessStopped(execution: Execution, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    const signal = execution.signal;
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * An intent without an outcome: the worker died (or lost its lease) while the step ran.
+ * Returns entries to journal with the next intent, or "stop" when the step is settled or waits.
+ */
+async function recover<T>(
+  execution: Execution,
+  key: string,
+  options: StepOptions<T>,
+  idempotencyKey: string,
+  attempt: number,
+  entries: DecodedEntry[],
+): Promise<NewEntry[] | "stop"> {
+  const effect = options.effect ?? "idempotent";
+  const last = entries.at(-1)!;
+  if (last.kind === "step.started" && options.reconcile) {
+    const verdict = await options.reconcile(idempotencyKey);
+    if (verdict.done) {
+      const encoded = encode(verdict.value);
+      const seq = await execution.write([
+        newEntry("step.reconciled", key, { action: "completed", via: "reconcile", attempt }),
+        newEntry("step.completed", key, { result: decode(encoded), attempt, via: "reconcile" }),
+      ]);
+      execution.deliver(key, seq, { ok: true, value: decode(encoded) });
+      return "stop";
+    }
+    return [newEntry("step.reconciled", key, { action: "rerun", via: "reconcile", attempt })];
+  }
+  switch (effect) {
+    case "none":
+    case "idempotent":
+      return [newEntry("step.reconciled", key, { action: "rerun", via: "effect", attempt })];
+    case "reversible":
+      await options.compensate?.(undefined, { idempotencyKey });
+      return [newEntry("step.reconciled", key, { action: "rerun", via: "compensate", attempt })];
+    case "unsafe":
+      return askWhetherItHappened(execution, key, attempt, entries);
+  }
+}
+
+async function askWhetherItHappened(execution: Execution, key: string, attempt: number, entries: DecodedEntry[]): Promise<NewEntry[] | "stop"> {
+  const requestId = `${execution.runId}:${key}:${attempt}`;
+  const requested = entries.find((e) => e.kind === "human.requested" && (e.data as EntryData["human.requested"]).requestId === requestId);
+  if (!requested) {
+    await execution.write([
+      newEntry("human.requested", key, {
+        requestId,
+        question: `Step "${key}" of run "${execution.runId}" was interrupted after attempt ${attempt} started, and its effect is marked unsafe to repeat. Did it happen?`,
+        options: ["retry", "skip", "fail"],
+        timeoutAt: null,
+      }),
+    ]);
+  }
+  const answered = entries.find((e) => e.kind === "human.answered" && (e.data as EntryData["human.answered"]).requestId === requestId);
+  let answer = answered ? (answered.data as EntryData["human.answered"]).answer : undefined;
+  if (!answer) {
+    const event = await execution.takeEvent(`human:${requestId}`);
+    if (!event) {
+      execution.block({ kind: "human", opKey: key, requestId, timeoutAt: null });
+      return "stop";
+    }
+    answer = decode<HumanAnswer>(event.payload);
+    await execution.write([newEntry("human.answered", key, { requestId, answer, inboxId: event.id })]);
+  }
+  switch (answer.action) {
+    case "skip": {
+      const encoded = encode(answer.value);
+      const seq = await execution.write([
+        newEntry("step.reconciled", key, { action: "completed", via: "human", attempt }),
+        newEntry("step.completed", key, { result: decode(encoded), attempt, via: "human" }),
+      ]);
+      execution.deliver(key, seq, { ok: true, value: decode(encoded) });
+      return "stop";
+    }
+    case "fail": {
+      const error = { name: "StepAbandonedError", message: answer.message ?? `A person marked step "${key}" as failed.`, nonRetryable: true, opKey: key };
+      const seq = await execution.write([
+        newEntry("step.reconciled", key, { action: "failed", via: "human", attempt }),
+        newEntry("step.failed", key, { attempt, error, final: true }),
+      ]);
+      execution.deliver(key, seq, { ok: false, error: new StepFailedError(key, error, attempt) });
+      return "stop";
+    }
+    default:
+      return [newEntry("step.reconciled", key, { action: "rerun", via: "human", attempt })];
+  }
+}
+

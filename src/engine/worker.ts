@@ -1,0 +1,222 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { z } from "zod";
+import { ValidationError } from "../core/errors.js";
+import { newEntry } from "../core/journal.js";
+import type { RunRecord } from "../core/run.js";
+import { serializeError } from "../core/serialize.js";
+import type { CommitResult, RunWrite, Store } from "../core/store.js";
+import type { Committer } from "./committer.js";
+import type { EngineLogger, Worker, WorkerOptions } from "./engine.js";
+import { Execution, type ExecutionEnd } from "./execution.js";
+import type { ExecutionHost } from "./execution-host.js";
+import type { Workflow } from "./workflow.js";
+
+/** What a worker needs from its engine. */
+export interface WorkerDeps {
+  store: Store;
+  committer: Committer;
+  clock: () => number;
+  logger: EngineLogger;
+  maxPayloadBytes: number;
+  /** Registered workflows by `name@version`. */
+  workflows: Map<string, Workflow<any, any>>;
+  /** Called when an execution ends (so `result()` waiters wake at once). */
+  onExecutionEnd(runId: string, end: ExecutionEnd, parentRunId: string | null): void;
+}
+
+const optionsSchema = z
+  .object({
+    concurrency: z.number().int().min(1).max(10_000).default(16),
+    pollInterval: z.number().int().min(1).max(60_000).default(200),
+    leaseMs: z.number().int().min(100).max(3_600_000).default(30_000),
+    heartbeatMs: z.number().int().min(10).optional(),
+    workerId: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+
+/** Claims runnable runs, executes them under a lease, heartbeats, and drains on stop. */
+export class WorkerImpl implements Worker, ExecutionHost {
+  readonly workerId: string;
+  readonly store: Store;
+  readonly maxPayloadBytes: number;
+  readonly logger: EngineLogger;
+  private readonly executions = new Map<string, Execution>();
+  private readonly concurrency: number;
+  private readonly pollInterval: number;
+  private readonly leaseMs: number;
+  private readonly heartbeatTimer: NodeJS.Timeout;
+  private stopping = false;
+  private wake: (() => void) | null = null;
+  private kicked = false;
+  private wakeTimer: NodeJS.Timeout | null = null;
+  private wakeTimerAt = Infinity;
+  private readonly loopDone: Promise<void>;
+
+  constructor(
+    private readonly deps: WorkerDeps,
+    options: WorkerOptions = {},
+  ) {
+    const parsed = optionsSchema.safeParse(options);
+    if (!parsed.success) throw new ValidationError(`startWorker: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    const opts = parsed.data;
+    this.concurrency = opts.concurrency;
+    this.pollInterval = opts.pollInterval;
+    this.leaseMs = opts.leaseMs;
+    this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+    this.store = deps.store;
+    this.maxPayloadBytes = deps.maxPayloadBytes;
+    this.logger = deps.logger;
+    this.heartbeatTimer = setInterval(() => void this.heartbeatAll(), opts.heartbeatMs ?? Math.max(10, Math.floor(this.leaseMs / 3)));
+    this.loopDone = this.loop();
+  }
+
+  get active(): number {
+    return this.executions.size;
+  }
+
+  clock(): number {
+    return this.deps.clock();
+  }
+
+  commit(write: RunWrite): Promise<CommitResult> {
+    return this.deps.committer.commit(write);
+  }
+
+  /** Wake the claim loop now. */
+  kick(): void {
+    this.kicked = true;
+    this.wake?.();
+  }
+
+  scheduleWake(at: number): void {
+    const delay = at - this.clock();
+    if (delay <= 0) return this.kick();
+    if (at >= this.wakeTimerAt || delay > 2_147_000_000) return;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeTimerAt = at;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      this.wakeTimerAt = Infinity;
+      this.kick();
+    }, delay + 1);
+  }
+
+  heartbeat(runId: string): void {
+    const execution = this.executions.get(runId);
+    if (execution) void this.renew([execution]);
+  }
+
+  /** Something arrived for this run (event, answer, child result): if it is held here, look now. */
+  notify(runId: string): void {
+    this.executions.get(runId)?.recheckWaits();
+  }
+
+  /** Abandon a run held here (it was cancelled elsewhere in this process). */
+  abandonRun(runId: string, reason: unknown): void {
+    this.executions.get(runId)?.abandon(reason);
+  }
+
+  async stop(options: { drain?: boolean } = {}): Promise<void> {
+    if (!this.stopping) {
+      this.stopping = true;
+      this.kick();
+      if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    }
+    await this.loopDone;
+    const running = [...this.executions.values()];
+    if (options.drain === false) {
+      for (const execution of running) {
+        execution.abandon(new Error("worker stopped"));
+        await this.deps.committer
+          .commit({ runId: execution.runId, epoch: execution.epoch, entries: [releasedEntry(this.workerId)] })
+          .catch(() => undefined);
+      }
+    } else {
+      for (const execution of running) execution.drain();
+    }
+    await Promise.all(running.map((execution) => execution.done));
+    clearInterval(this.heartbeatTimer);
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0;
+    while (!this.stopping) {
+      const free = this.concurrency - this.executions.size;
+      const limit = Math.min(free, 64);
+      let claimed: RunRecord[] = [];
+      if (limit > 0) {
+        try {
+          this.kicked = false;
+          claimed = await this.store.claimRuns({ workerId: this.workerId, now: this.clock(), leaseMs: this.leaseMs, limit, workflows: this.registered() });
+          failures = 0;
+        } catch (error) {
+          failures += 1;
+          this.logger.log("warn", "claim failed; retrying with back-off", { workerId: this.workerId, error: serializeError(error) });
+          await this.idle(Math.min(5_000, this.pollInterval * 2 ** failures));
+          continue;
+        }
+      }
+      for (const run of claimed) this.launch(run);
+      if (this.stopping) break;
+      if (claimed.length > 0 && claimed.length === limit) continue;
+      if (this.kicked && limit > 0) continue;
+      await this.idle(this.pollInterval);
+    }
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wake = null;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private registered(): { name: string; version: string }[] {
+    return [...this.deps.workflows.values()].map((w) => ({ name: w.name, version: w.version }));
+  }
+
+  private launch(run: RunRecord): void {
+    const workflow = this.deps.workflows.get(`${run.workflow}@${run.version}`);
+    if (!workflow) return; // cannot happen: claims are filtered by registered versions
+    const execution = new Execution(this, run, workflow);
+    this.executions.set(run.runId, execution);
+    void execution.done.then((end) => {
+      this.executions.delete(run.runId);
+      this.deps.onExecutionEnd(run.runId, end, run.parentRunId);
+      this.kick();
+    });
+    void execution.start();
+  }
+
+  private async heartbeatAll(): Promise<void> {
+    if (this.executions.size === 0) return;
+    await this.renew([...this.executions.values()]);
+    // Events sent through another process reach a live run here, at the latest.
+    for (const execution of this.executions.values()) if (execution.waitsOnOthers) execution.recheckWaits();
+  }
+
+  private async renew(executions: Execution[]): Promise<void> {
+    try {
+      const lost = await this.store.renewLeases({
+        workerId: this.workerId,
+        leases: executions.map((e) => ({ runId: e.runId, epoch: e.epoch })),
+        now: this.clock(),
+        leaseMs: this.leaseMs,
+      });
+      for (const runId of lost) this.executions.get(runId)?.abandon();
+    } catch (error) {
+      this.logger.log("warn", "lease renewal failed", { workerId: this.workerId, error: serializeError(error) });
+    }
+  }
+}
+
+function releasedEntry(workerId: string) {
+  return newEntry("run.released", null, { workerId });
+}

@@ -1,0 +1,123 @@
+import type { Duration } from "../core/duration.js";
+import type { HumanAnswer } from "../core/journal.js";
+
+/**
+ * What a step function receives.
+ * @example
+ * await ctx.step("charge", ({ idempotencyKey }) => stripe.charges.create({ amount }, { idempotencyKey }));
+ */
+export interface StepInfo {
+  /** `runId:opKey` — the same on every attempt and after every crash; pass it downstream. */
+  idempotencyKey: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** Aborted on cancel, timeout, lease loss or worker shutdown. */
+  signal: AbortSignal;
+  /** Tells the engine the step is alive: renews the run's lease now. */
+  heartbeat(): void;
+}
+
+/** How a step's side effect behaves if it may have happened before a crash (DESIGN §3.4). */
+export type StepEffect = "none" | "idempotent" | "reversible" | "unsafe";
+
+/** What `reconcile` reports about an attempt whose outcome was never journaled. */
+export type ReconcileResult<T> = { done: true; value: T } | { done: false };
+
+/** Retry policy of a step. Delays grow exponentially with full jitter, capped at `maxDelay`. */
+export interface RetryPolicy {
+  /** Total attempts including the first. Default 3. */
+  maxAttempts?: number;
+  /** Default "1s". */
+  initialDelay?: Duration;
+  /** Default "1h". */
+  maxDelay?: Duration;
+  /** Default 2. */
+  backoffFactor?: number;
+  /** Error names (or `code`s) that are never retried. */
+  nonRetryable?: string[];
+}
+
+/** Options of `ctx.step`. */
+export interface StepOptions<T> {
+  retry?: RetryPolicy;
+  /** Per-attempt timeout; the attempt's signal is aborted and it fails with StepTimeoutError (retryable). */
+  timeout?: Duration;
+  /** Default "idempotent": after a crash between intent and outcome the step runs again with the same key. */
+  effect?: StepEffect;
+  /** Undo for a `reversible` step; called with the result (or undefined when the outcome is unknown). */
+  compensate?: (result: T | undefined, info: { idempotencyKey: string }) => Promise<void> | void;
+  /** Asked first after a crash between intent and outcome: did the effect happen, and with what value? */
+  reconcile?: (idempotencyKey: string) => Promise<ReconcileResult<T>> | ReconcileResult<T>;
+}
+
+/** Options of `ctx.waitForEvent`. */
+export interface WaitOptions {
+  /** Throws TimeoutError when no event arrives in time. */
+  timeout?: Duration;
+  /** Op name; defaults to the event type. */
+  name?: string;
+}
+
+/** Options of `ctx.child`. */
+export interface ChildOptions {
+  /** Default `${parentRunId}/${opKey}`. */
+  runId?: string;
+}
+
+/** Structured log that is silent while replaying. */
+export interface WorkflowLogger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/**
+ * The durable context a workflow runs with. Every method is an op with key
+ * `name#k` (k = occurrence of that name in the run). Workflow code must be
+ * deterministic: take time, randomness and ids from `ctx`, and do effects in steps.
+ */
+export interface WorkflowContext {
+  readonly runId: string;
+  readonly workflow: string;
+  readonly version: string;
+  /** True while journaled history is being replayed. */
+  readonly replaying: boolean;
+  readonly log: WorkflowLogger;
+  /**
+   * Runs `fn` at most once per success: its intent is journaled before it runs and its
+   * outcome before the workflow sees it; on replay the journaled outcome is returned.
+   */
+  step<T>(name: string, fn: (info: StepInfo) => Promise<T> | T, options?: StepOptions<T>): Promise<T>;
+  /** A durable timer: survives restarts, fires once. */
+  sleep(name: string, duration: Duration): Promise<void>;
+  sleepUntil(name: string, until: Date | number): Promise<void>;
+  /** Waits for an event sent with `engine.sendEvent(runId, type, …)`. Throws TimeoutError on expiry. */
+  waitForEvent<T = unknown>(type: string, options?: WaitOptions): Promise<T>;
+  /** Starts a child run and waits for its result (or its error). */
+  child<I, O>(workflow: Workflow<I, O>, input: I, options?: ChildOptions): Promise<O>;
+  /** Journaled wall-clock time. */
+  now(name?: string): Date;
+  /** Journaled `Math.random()`. */
+  random(name?: string): number;
+  /** Journaled random UUID. */
+  uuid(name?: string): string;
+}
+
+/** A workflow definition. */
+export interface Workflow<I = unknown, O = unknown> {
+  readonly name: string;
+  readonly version: string;
+  run(ctx: WorkflowContext, input: I): Promise<O>;
+}
+
+/** What {@link defineWorkflow} takes. */
+export interface WorkflowDefinition<I, O> {
+  name: string;
+  /** Runs are pinned to the version they started on and only resumed by code of that version. Default "1". */
+  version?: string;
+  run(ctx: WorkflowContext, input: I): Promise<O>;
+}
+
+/** An answer to a human request raised by a step (see `engine.respondToHuman`). */
+export type { HumanAnswer };
