@@ -26,7 +26,7 @@ interface Scenario {
   runIds: string[];
 }
 
-async function setUp(name: string): Promise<Scenario> {
+async function setUp(name: string, runs = RUNS): Promise<Scenario> {
   requireBuild();
   const dir = tempDir();
   const store = `sqlite:${join(dir, "cairn.db")}`;
@@ -34,7 +34,7 @@ async function setUp(name: string): Promise<Scenario> {
   const engine = await createEngine({ store, workflows, logger: silentLogger });
   onCleanup(() => engine.close());
   const runIds: string[] = [];
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < runs; i++) {
     const runId = `${name}-${i}`;
     runIds.push(runId);
     await engine.start("crashy", { n: i }, { runId });
@@ -106,18 +106,19 @@ describe("SIGKILL at every crash point", () => {
 
 describe("SIGKILL at random moments", () => {
   it("every run completes correctly across many random kills", async () => {
-    const scenario = await setUp("random");
+    const scenario = await setUp("random", 8);
     let kills = 0;
-    for (let round = 0; round < 8 && !(await allDone(scenario)); round++) {
-      const worker = spawnWorker(scenario.env);
+    for (let round = 0; round < 12 && !(await allDone(scenario)); round++) {
+      // Slow steps (40 ms each) so that kills land inside steps, not only between them.
+      const worker = spawnWorker({ ...scenario.env, CAIRN_TEST_STEP_MS: "40" });
       await worker.ready;
-      if (round >= 2) await sendEvents(scenario);
-      await new Promise((r) => setTimeout(r, 20 + Math.floor(Math.random() * 250)));
+      if (round >= 3) await sendEvents(scenario);
+      await new Promise((r) => setTimeout(r, 20 + Math.floor(Math.random() * 200)));
       worker.child.kill("SIGKILL");
       await worker.exited;
       kills += 1;
     }
-    expect(kills).toBeGreaterThan(0);
+    expect(kills).toBeGreaterThanOrEqual(4);
     await finishWithCleanWorker(scenario);
     await verify(scenario);
   });

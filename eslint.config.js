@@ -1,0 +1,47 @@
+// Lint: type-aware rules (floating promises) and the layer direction of DESIGN.md §5:
+// core < store < engine < (agent) < server / cli. A lower layer never imports a higher one.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+const layer = (files, forbidden, message) => ({
+  files,
+  rules: {
+    "no-restricted-imports": ["error", { patterns: forbidden.map((group) => ({ group: [group], message })) }],
+  },
+});
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", "**/*.mjs", "bench/out/**", "coverage/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: false }],
+      "@typescript-eslint/no-explicit-any": "off",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/consistent-type-imports": "error",
+      "no-constant-condition": ["error", { checkLoops: false }],
+      "@typescript-eslint/no-this-alias": "off",
+    },
+  },
+  { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
+  layer(["src/core/**"], ["**/store/**", "**/engine/**", "**/agent/**", "**/server/**", "**/cli/**", "node:fs", "node:fs/*", "node:net", "node:child_process", "better-sqlite3", "pg"], "core is pure: no I/O and no imports from higher layers."),
+  layer(["src/store/**"], ["**/engine/**", "**/agent/**", "**/server/**", "**/cli/**"], "store may import only core."),
+  layer(["src/engine/**"], ["**/agent/**", "**/server/**", "**/cli/**", "better-sqlite3", "pg", "**/store/sqlite/**", "**/store/memory/**"], "engine reaches stores only through the Store port and openStore."),
+  {
+    // Workflow code is replayed: time and randomness must come from ctx (STYLE.md §7).
+    files: ["examples/**/*.ts"],
+    ignores: ["examples/**/*.test.ts", "examples/demo.ts", "examples/test-helpers.ts"],
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        { object: "Date", property: "now", message: "Workflow code is replayed: use ctx.now()." },
+        { object: "Math", property: "random", message: "Workflow code is replayed: use ctx.random()." },
+      ],
+      "no-restricted-syntax": ["error", { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: "Workflow code is replayed: use ctx.now()." }],
+    },
+  },
+  layer(["src/testing/**"], ["**/cli/**", "**/server/**"], "testing helpers sit below the front doors."),
+);

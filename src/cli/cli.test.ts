@@ -1,0 +1,238 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const MAIN = join(ROOT, "dist/src/cli/main.js");
+const ENTRY = join(ROOT, "dist/src/index.js");
+const COMMANDS = ["dev", "worker", "start", "runs", "show", "send", "cancel", "retry", "answer", "inbox", "migrate"];
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let dir: string;
+let store: string;
+
+/** Runs the compiled CLI to completion. */
+function cli(...args: string[]): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { cwd: dir, env: { ...process.env, CAIRN_STORE: store } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Retries `probe` until it returns a value or the deadline passes. */
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs}ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Spawns the CLI and resolves once a stdout line matches `ready`; `output()` returns stdout so far. */
+function spawnUntil(args: string[], ready: RegExp): Promise<{ child: ChildProcess; line: string; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { cwd: dir, env: { ...process.env, CAIRN_STORE: store } });
+    let stdout = "";
+    let stderr = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`cairn ${args[0]} did not print ${ready} within 20s.\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, 20_000);
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const line = stdout.split("\n").find((l) => ready.test(l));
+      if (line) {
+        clearTimeout(timer);
+        resolve({ child, line, output: () => stdout });
+      }
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`cairn ${args[0]} exited with ${code} before printing ${ready}.\nstderr: ${stderr}`));
+    });
+  });
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    const kill = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    child.once("exit", (code) => {
+      clearTimeout(kill);
+      resolve(code);
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+beforeAll(() => {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: compile the project first (npm run build), then run the tests.`);
+  dir = mkdtempSync(join(tmpdir(), "cairn-cli-"));
+  store = `sqlite:${join(dir, "x.db")}`;
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("help", () => {
+  it("lists every command", async () => {
+    const { code, stdout } = await cli("--help");
+    expect(code).toBe(0);
+    for (const command of COMMANDS) expect(stdout).toMatch(new RegExp(`^\\s+${command}\\b`, "m"));
+  });
+
+  it.each(COMMANDS)("%s --help describes the command and its --store option", async (command) => {
+    const { code, stdout } = await cli(command, "--help");
+    expect(code).toBe(0);
+    expect(stdout).toContain(`Usage: cairn ${command}`);
+    expect(stdout).toContain("--store <url>");
+  });
+});
+
+describe("bad arguments", () => {
+  it("bad JSON exits 2 and names the argument", async () => {
+    const { code, stdout, stderr } = await cli("send", "some-run", "review", "{not json", "--store", store);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("payload");
+    expect(stderr).toMatch(/not valid JSON/i);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("bad --input JSON exits 2 and names the option", async () => {
+    const { code, stderr } = await cli("start", "research", "--input", "{topic:", "--store", store);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--input");
+  });
+
+  it("bad numbers and statuses exit 2 and say what to pass", async () => {
+    const concurrency = await cli("worker", "--concurrency", "lots", "--store", store);
+    expect(concurrency.code).toBe(2);
+    expect(concurrency.stderr).toContain("--concurrency");
+    expect(concurrency.stderr).toMatch(/whole number/);
+    const status = await cli("runs", "--status", "sleeping", "--store", store);
+    expect(status.code).toBe(2);
+    expect(status.stderr).toContain("--status");
+    expect(status.stderr).toContain("suspended");
+  });
+
+  it("an unknown command or a missing argument exits 2", async () => {
+    expect((await cli("launch")).code).toBe(2);
+    expect((await cli("show")).code).toBe(2);
+  });
+
+  it("a missing workflow module exits 2", async () => {
+    const { code, stderr } = await cli("start", "x", "--workflows", "nope.mjs", "--store", store);
+    expect(code).toBe(2);
+    expect(stderr).toContain("nope.mjs");
+  });
+});
+
+describe("store", () => {
+  it("migrate, then runs --json on the empty store gives []", async () => {
+    const migrated = await cli("migrate", "--store", store);
+    expect(migrated.code).toBe(0);
+    expect(migrated.stdout).toContain("up to date");
+    const runs = await cli("runs", "--json", "--store", store);
+    expect(runs.code).toBe(0);
+    expect(JSON.parse(runs.stdout)).toEqual([]);
+  });
+
+  it("an unknown run exits 1 with RUN_NOT_FOUND", async () => {
+    for (const args of [["show", "no-such-run"], ["send", "no-such-run", "review", "{}"], ["cancel", "no-such-run"]]) {
+      const { code, stderr } = await cli(...args, "--store", store);
+      expect(code, args.join(" ")).toBe(1);
+      expect(stderr).toMatch(/^error \[RUN_NOT_FOUND\]: /m);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});
+
+describe("a run from start to completion", () => {
+  it("start → worker → send → completed", async () => {
+    if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: the package entry must export defineWorkflow for this test's fixture.`);
+    const fixture = join(dir, "waiter.mjs");
+    writeFileSync(
+      fixture,
+      [
+        `import { defineWorkflow } from ${JSON.stringify(pathToFileURL(ENTRY).href)};`,
+        `export const waiter = defineWorkflow({`,
+        `  name: "waiter",`,
+        `  version: "1",`,
+        `  async run(ctx, input) {`,
+        `    const go = await ctx.waitForEvent("go");`,
+        `    return ctx.step("finish", () => ({ input, go }));`,
+        `  },`,
+        `});`,
+      ].join("\n"),
+    );
+
+    const started = await cli("start", "waiter", "--input", '{"n":1}', "--run-id", "flow-1", "--workflows", fixture, "--store", store);
+    expect(started.code, started.stderr).toBe(0);
+    expect(started.stdout.trim()).toBe("flow-1");
+
+    const { child, line } = await spawnUntil(["worker", "--workflows", fixture, "--poll-ms", "50", "--store", store], /^cairn worker \S+ ready \(/);
+    try {
+      expect(line).toContain("waiter@1");
+      await eventually("the run to wait for its event", async () => {
+        const shown = await cli("show", "flow-1", "--json", "--store", store);
+        return (JSON.parse(shown.stdout) as { run: { status: string } }).run.status === "suspended" ? true : undefined;
+      });
+
+      const sent = await cli("send", "flow-1", "go", '{"ok":true}', "--event-id", "go-1", "--store", store);
+      expect(sent.code).toBe(0);
+
+      const run = await eventually("the run to complete", async () => {
+        const shown = await cli("show", "flow-1", "--json", "--store", store);
+        const view = JSON.parse(shown.stdout) as { run: { status: string; output: unknown }; journal: { kind: string }[] };
+        return view.run.status === "completed" ? view : undefined;
+      });
+      expect(run.run.output).toEqual({ input: { n: 1 }, go: { ok: true } });
+      expect(run.journal.map((entry) => entry.kind)).toContain("event.received");
+
+      const listed = await cli("runs", "--status", "completed", "--json", "--store", store);
+      expect(listed.code).toBe(0);
+      expect((JSON.parse(listed.stdout) as { runId: string }[]).map((r) => r.runId)).toContain("flow-1");
+
+      const text = await cli("show", "flow-1", "--store", store);
+      expect(text.stdout).toMatch(/status\s+completed/);
+      expect(text.stdout).toMatch(/event\.received\s+go#0\s+"go" \(eventId go-1\)/);
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+  });
+});
+
+describe("dev", () => {
+  it("runs the demo on a fresh store and takes the review from another process", async () => {
+    const devStore = `sqlite:${join(dir, "dev.db")}`;
+    const dev = await spawnUntil(["dev", "--no-banner", "--store", devStore], /^Started demo run (\S+)/);
+    try {
+      const runId = /^Started demo run (\S+)/.exec(dev.line)?.[1] ?? "";
+      await eventually("the demo to wait for its review", async () => (dev.output().includes(`send ${runId} review`) ? true : undefined));
+      const sent = await cli("send", runId, "review", '{"approved":true}', "--store", devStore);
+      expect(sent.code, sent.stderr).toBe(0);
+      await eventually("the demo to complete", async () => (dev.output().includes("The demo run is completed") ? true : undefined));
+      expect(dev.output()).toMatch(/event\.received\s+review#0/);
+    } finally {
+      expect(await stop(dev.child)).toBe(0);
+    }
+  });
+});

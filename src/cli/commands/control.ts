@@ -1,0 +1,62 @@
+import type { Command } from "commander";
+import { idArg, jsonArg } from "../args.js";
+import { CLI, jsonOption, print, printJson, shellQuote, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
+
+interface SendOptions extends StoreOptions, JsonOptions {
+  eventId?: string;
+}
+
+interface CancelOptions extends StoreOptions, JsonOptions {
+  reason?: string;
+}
+
+/** Registers `cairn send`, `cairn cancel` and `cairn retry`. */
+export function registerControlCommands(program: Command): void {
+  const send = program
+    .command("send")
+    .description("send an event to a run (buffered until the run waits for it)")
+    .argument("<runId>", "the run to deliver to", idArg("run id"))
+    .argument("<type>", "the event type the run waits for, e.g. review", idArg("event type"))
+    .argument("[payload]", `the event's JSON payload, e.g. '{"approved":true}'`, jsonArg)
+    .option("--event-id <id>", "idempotency key: sending the same id again is a no-op", idArg("event id"))
+    .addHelpText("after", `\nExample:\n  ${CLI} send research-1 review '{"approved":true}' --event-id review-1`);
+  storeOption(jsonOption(send)).action(sendEvent);
+
+  const cancel = program
+    .command("cancel")
+    .description("cancel a live run: its running step is aborted and it ends cancelled")
+    .argument("<runId>", "the run to cancel", idArg("run id"))
+    .option("--reason <text>", "why, kept in the journal");
+  storeOption(jsonOption(cancel)).action(cancelRun);
+
+  const retry = program
+    .command("retry")
+    .description("resume a failed run from its journal: finished steps are not run again")
+    .argument("<runId>", "the failed run to retry", idArg("run id"));
+  storeOption(jsonOption(retry)).action(retryRun);
+}
+
+async function sendEvent(runId: string, type: string, payload: unknown, options: SendOptions): Promise<void> {
+  await withEngine(options, [], async (engine) => {
+    const sent = await engine.sendEvent(runId, type, payload, options.eventId === undefined ? undefined : { eventId: options.eventId });
+    if (options.json) return printJson({ runId, type, ...sent });
+    print(sent.duplicate ? `Event ${sent.eventId} was already delivered to ${runId}; nothing changed.` : `Sent "${type}" to ${runId} (eventId ${sent.eventId}).`);
+  });
+}
+
+async function cancelRun(runId: string, options: CancelOptions): Promise<void> {
+  await withEngine(options, [], async (engine) => {
+    const run = await engine.cancel(runId, options.reason);
+    if (options.json) return printJson(run);
+    print(`${run.runId}: cancelled${options.reason ? ` (${options.reason})` : ""}.`);
+  });
+}
+
+async function retryRun(runId: string, options: StoreOptions & JsonOptions): Promise<void> {
+  await withEngine(options, [], async (engine) => {
+    const run = await engine.retry(runId);
+    if (options.json) return printJson(run);
+    print(`${run.runId}: ${run.status}. A worker resumes it from its journal; finished steps are not run again.`);
+    print(`Follow it with: ${CLI} show ${shellQuote(run.runId)} --follow`);
+  });
+}

@@ -1,0 +1,107 @@
+import type { Command } from "commander";
+import { isTerminal } from "../../core/run.js";
+import { createEngine } from "../../engine/create-engine.js";
+import type { Engine, RunInfo } from "../../engine/engine.js";
+import type { Workflow } from "../../engine/workflow.js";
+import { intArg } from "../args.js";
+import { CLI, defined, print, shellQuote, storeOption, type StoreOptions } from "../context.js";
+import { followRun } from "../follow.js";
+import { formatError, preview } from "../format.js";
+import { untilShutdown } from "../lifecycle.js";
+import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
+
+interface DevOptions extends StoreOptions {
+  banner: boolean;
+  demo: boolean;
+  topic: string;
+  workflows?: string[];
+  concurrency?: number;
+}
+
+/** Registers `cairn dev`: what `npm start` runs. */
+export function registerDevCommand(program: Command): void {
+  const dev = program
+    .command("dev")
+    .description("run a local worker with the example workflows, start a demo research run and print its journal live")
+    .option("--no-banner", "do not print the getting-started commands")
+    .option("--no-demo", "do not start the demo research run")
+    .option("--topic <text>", "topic of the demo research run", "solid-state batteries")
+    .option("--workflows <module...>", "ES module(s) exporting workflows (default: the examples)")
+    .option("--concurrency <n>", "runs held at once (default 16)", intArg(1, 10_000));
+  storeOption(dev).action(runDev);
+}
+
+async function runDev(options: DevOptions): Promise<void> {
+  const workflows = await resolveWorkflows(options.workflows);
+  const shutdown = untilShutdown("stopping: in-flight steps finish, then the store is closed");
+  const engine = await createEngine({ store: options.store, workflows });
+  const stopFollowing = new AbortController();
+  try {
+    const worker = engine.startWorker(defined({ concurrency: options.concurrency }));
+    if (options.banner) banner(engine, worker.workerId, workflows);
+    const research = workflows.find((workflow) => workflow.name === "research");
+    const demo = options.demo && research ? runDemo(engine, research, options.topic, stopFollowing.signal) : undefined;
+    if (options.demo && !research) print(`No "research" workflow is loaded, so no demo run was started.`);
+    await shutdown;
+    stopFollowing.abort();
+    await demo;
+    await worker.stop({ drain: true });
+  } finally {
+    stopFollowing.abort();
+    await engine.close();
+  }
+}
+
+function banner(engine: Engine, workerId: string, workflows: Workflow<any, any>[]): void {
+  print(
+    `Cairn dev: worker ${workerId} is running.`,
+    `  store      ${engine.store.url}`,
+    `  workflows  ${describeWorkflows(workflows)}`,
+    "",
+    "In another terminal:",
+    `  ${CLI} start research --input '{"topic":"tidal energy"}'   # prints the new run's id`,
+    `  ${CLI} runs                                               # every run and what it waits for`,
+    `  ${CLI} show <runId> --follow                              # a run's journal as a timeline`,
+    `  ${CLI} send <runId> review '{"approved":true}'           # deliver the human review it waits for`,
+    "",
+    "Ctrl-C stops the worker; runs stay in the store and resume with the next worker.",
+    "",
+  );
+}
+
+/** Starts one research run and prints its journal as it grows, with a hint for each wait. */
+async function runDemo(engine: Engine, research: Workflow<any, any>, topic: string, signal: AbortSignal): Promise<void> {
+  const runId = `research-demo-${stamp(new Date())}`;
+  try {
+    await engine.start(research, { topic }, { runId });
+    print(`Started demo run ${runId} (research on "${topic}"). Its journal, live:`, "");
+    const last = await followRun(engine, runId, { signal, onLine: (line) => print(line), onRun: (run) => hints(run) });
+    if (isTerminal(last.status)) print("", `The demo run is ${last.status}. The worker keeps running; Ctrl-C to stop.`);
+  } catch (error) {
+    if (!signal.aborted) print(`The demo run could not be followed: ${(error as Error).message}`);
+  }
+}
+
+function hints(run: RunInfo): void {
+  const id = shellQuote(run.runId);
+  if (run.status === "suspended") {
+    for (const wait of run.waitingFor) {
+      if (wait.kind === "event") {
+        const payload = wait.type === "review" ? `'{"approved":true}'` : `'<json>'`;
+        print("", `  ⏸  The run now waits for a "${wait.type}" event (it costs nothing while it waits). From another terminal:`, `       ${CLI} send ${id} ${shellQuote(wait.type)} ${payload}`, "");
+      } else if (wait.kind === "human") {
+        print("", `  ⏸  The run waits for a person. See the question with \`${CLI} inbox\`, then:`, `       ${CLI} answer ${shellQuote(wait.requestId)} <retry|skip|fail|answer> --value '<json>'`, "");
+      }
+    }
+  } else if (run.status === "completed") {
+    print("", `  ✔  Output: ${preview(run.output, 200)}`, `     Inspect it: ${CLI} show ${id}`);
+  } else if (run.status === "failed") {
+    print("", `  ✘  ${formatError(run.error)}`, `     Fix the cause, then: ${CLI} retry ${id}`);
+  }
+}
+
+/** `YYYYMMDD-HHMMSS`, local time. */
+function stamp(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}${pad(date.getMonth() + 1)}${pad(date.getDate())}-${pad(date.getHours())}${pad(date.getMinutes())}${pad(date.getSeconds())}`;
+}

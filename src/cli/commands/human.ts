@@ -1,0 +1,75 @@
+import { userInfo } from "node:os";
+import type { Command } from "commander";
+import { InvalidArgumentError } from "commander";
+import type { HumanAnswer } from "../../core/journal.js";
+import { decode } from "../../core/serialize.js";
+import { idArg, jsonArg } from "../args.js";
+import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
+import { humanTable } from "../format.js";
+
+const ACTIONS = ["retry", "skip", "fail", "answer"] as const;
+
+interface AnswerOptions extends StoreOptions, JsonOptions {
+  value?: unknown;
+  message?: string;
+  by?: string;
+}
+
+interface InboxOptions extends StoreOptions, JsonOptions {
+  run?: string;
+  all?: boolean;
+}
+
+/** Registers `cairn answer` and `cairn inbox`. */
+export function registerHumanCommands(program: Command): void {
+  const answer = program
+    .command("answer")
+    .description("answer a pending human request (e.g. \"did this happen?\" after a crash in an unsafe step)")
+    .argument("<requestId>", "the request, as listed by `cairn inbox`", idArg("request id"))
+    .argument("<action>", "retry (run the step again), skip (treat it as done, with --value), fail (fail the step), answer (reply to askHuman)", actionArg)
+    .option("--value <json>", "with skip: the step's result; with answer: the reply", jsonArg)
+    .option("--message <text>", "a note kept with the answer")
+    .option("--by <name>", "who answers", safeUser());
+  storeOption(jsonOption(answer)).action(answerRequest);
+
+  const inbox = program
+    .command("inbox")
+    .description("list human requests waiting for an answer")
+    .option("--run <runId>", "only requests of this run", idArg("run id"))
+    .option("--all", "include answered requests");
+  storeOption(jsonOption(inbox)).action(listRequests);
+}
+
+function actionArg(value: string): HumanAnswer["action"] {
+  if ((ACTIONS as readonly string[]).includes(value)) return value as HumanAnswer["action"];
+  throw new InvalidArgumentError(`Use one of ${ACTIONS.join(", ")}.`);
+}
+
+function safeUser(): string | undefined {
+  try {
+    return userInfo().username;
+  } catch {
+    return undefined;
+  }
+}
+
+async function answerRequest(requestId: string, action: HumanAnswer["action"], options: AnswerOptions): Promise<void> {
+  const answer: HumanAnswer = { action };
+  if (options.value !== undefined) answer.value = options.value;
+  if (options.message !== undefined) answer.message = options.message;
+  if (options.by !== undefined) answer.by = options.by;
+  await withEngine(options, [], async (engine) => {
+    await engine.respondToHuman(requestId, answer);
+    if (options.json) return printJson({ requestId, answer });
+    print(`Answered ${requestId}: ${action}. The run resumes when a worker picks it up.`);
+  });
+}
+
+async function listRequests(options: InboxOptions): Promise<void> {
+  await withEngine(options, [], async (engine) => {
+    const requests = await engine.listHumanRequests({ status: options.all ? undefined : "pending", runId: options.run });
+    if (options.json) return printJson(requests.map((r) => ({ ...r, answer: r.answer === null ? null : decode<HumanAnswer>(r.answer) })));
+    if (requests.length === 0) return print(options.all ? "No human requests." : "No human requests are waiting.");
+    print(...humanTable(requests), "", `Answer one with: ${CLI} answer <request> retry|skip|fail [--value '<json>']`);
+  });
+}

@@ -1,0 +1,49 @@
+import type { Command } from "commander";
+import { idArg, jsonArg, durationArg } from "../args.js";
+import { CLI, jsonOption, note, print, printJson, shellQuote, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
+import { pickWorkflow, resolveWorkflows } from "../load-workflows.js";
+
+interface StartCommandOptions extends StoreOptions, JsonOptions {
+  input?: unknown;
+  runId?: string;
+  workflows?: string[];
+  wait?: boolean;
+  timeout?: number;
+}
+
+/** Registers `cairn start`. */
+export function registerStartCommand(program: Command): void {
+  const start = program
+    .command("start")
+    .description("start a run of a workflow (idempotent by --run-id)")
+    .argument("<workflow>", "the workflow's name", idArg("workflow name"))
+    .option("--input <json>", "the run's input as JSON", jsonArg)
+    .option("--run-id <id>", "choose the run id (e.g. a thread id); starting again with the same id and input returns the same run", idArg("run id"))
+    .option("--workflows <module...>", "ES module(s) exporting the workflow (default: the examples)")
+    .option("--wait", "wait for the run to finish and print its output (a worker must be running)")
+    .option("--timeout <duration>", "with --wait: give up after this long, e.g. 30s or 10m", durationArg)
+    .addHelpText("after", `\nExample:\n  ${CLI} start research --input '{"topic":"solid-state batteries"}' --run-id thread-42`);
+  storeOption(jsonOption(start)).action(startRun);
+}
+
+async function startRun(name: string, options: StartCommandOptions): Promise<void> {
+  const workflows = await resolveWorkflows(options.workflows);
+  const workflow = pickWorkflow(workflows, name);
+  await withEngine(options, workflows, async (engine) => {
+    const handle = await engine.start(workflow, options.input, options.runId === undefined ? undefined : { runId: options.runId });
+    const runId = handle.runId;
+    if (!options.json) {
+      print(runId);
+      note(handle.created ? `Started ${workflow.name}@${workflow.version} as ${runId}.` : `Run ${runId} already existed; nothing new was started.`);
+    }
+    if (!options.wait) {
+      if (options.json) printJson({ runId, created: handle.created, workflow: workflow.name, version: workflow.version });
+      else note(`Follow it with: ${CLI} show ${shellQuote(runId)} --follow   (a worker runs it: ${CLI} worker)`);
+      return;
+    }
+    if (!options.json) note(`Waiting for ${runId} to finish (runs only while a worker is running: ${CLI} worker)…`);
+    const output = await handle.result(options.timeout === undefined ? undefined : { timeoutMs: options.timeout });
+    if (options.json) printJson({ runId, created: handle.created, workflow: workflow.name, version: workflow.version, status: "completed", output });
+    else print(JSON.stringify(output, null, 2) ?? "undefined");
+  });
+}

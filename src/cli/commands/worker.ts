@@ -1,0 +1,43 @@
+import type { Command } from "commander";
+import { createEngine } from "../../engine/create-engine.js";
+import { idArg, intArg } from "../args.js";
+import { defined, print, storeOption, type StoreOptions } from "../context.js";
+import { untilShutdown } from "../lifecycle.js";
+import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
+
+interface WorkerCommandOptions extends StoreOptions {
+  workflows?: string[];
+  concurrency?: number;
+  leaseMs?: number;
+  pollMs?: number;
+  workerId?: string;
+}
+
+/** Registers `cairn worker`. */
+export function registerWorkerCommand(program: Command): void {
+  const worker = program
+    .command("worker")
+    .description("run workflows: claim runnable runs from the store until stopped (Ctrl-C drains)")
+    .option("--workflows <module...>", "ES module(s) exporting workflows: `workflows` array, default export, or named workflows (default: the examples)")
+    .option("--concurrency <n>", "runs held at once (default 16)", intArg(1, 10_000))
+    .option("--lease-ms <ms>", "lease length in ms (default 30000)", intArg(100))
+    .option("--poll-ms <ms>", "idle poll interval in ms (default 200)", intArg(1))
+    .option("--worker-id <id>", "this worker's id (default host:pid:random)", idArg("worker id"));
+  storeOption(worker).action(runWorker);
+}
+
+async function runWorker(options: WorkerCommandOptions): Promise<void> {
+  const workflows = await resolveWorkflows(options.workflows);
+  const shutdown = untilShutdown("draining: in-flight steps finish and leases are released");
+  const engine = await createEngine({ store: options.store, workflows });
+  try {
+    const worker = engine.startWorker(
+      defined({ concurrency: options.concurrency, leaseMs: options.leaseMs, pollInterval: options.pollMs, workerId: options.workerId }),
+    );
+    print(`cairn worker ${worker.workerId} ready (store ${engine.store.url}, workflows ${describeWorkflows(workflows)})`);
+    await shutdown;
+    await worker.stop({ drain: true });
+  } finally {
+    await engine.close();
+  }
+}

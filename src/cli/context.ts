@@ -1,0 +1,73 @@
+import type { Command } from "commander";
+import { createEngine } from "../engine/create-engine.js";
+import type { Engine } from "../engine/engine.js";
+import type { Workflow } from "../engine/workflow.js";
+import { defaultStoreUrl } from "../store/open-store.js";
+
+/** Options every command that touches the store takes. */
+export interface StoreOptions {
+  store: string;
+}
+
+/** Options of commands whose output is data. */
+export interface JsonOptions {
+  json?: boolean;
+}
+
+/** Adds `--store <url>` (default: `CAIRN_STORE`, else the local SQLite file). */
+export function storeOption(command: Command): Command {
+  return command.option("--store <url>", "store URL: sqlite:<path> or memory: (env CAIRN_STORE)", defaultStoreUrl());
+}
+
+/** Adds `--json`. */
+export function jsonOption(command: Command): Command {
+  return command.option("--json", "print machine-readable JSON instead of text");
+}
+
+/**
+ * Opens an engine on the store, runs `use`, and closes the engine whatever happens.
+ * @example await withEngine(opts, [], (engine) => engine.getRun(runId));
+ */
+export async function withEngine<T>(options: StoreOptions, workflows: Workflow<any, any>[], use: (engine: Engine) => Promise<T>): Promise<T> {
+  const engine = await createEngine({ store: options.store, workflows });
+  try {
+    return await use(engine);
+  } finally {
+    await engine.close();
+  }
+}
+
+/** Writes lines to stdout. */
+export function print(...lines: string[]): void {
+  for (const line of lines) process.stdout.write(`${line}\n`);
+}
+
+/** Writes lines to stderr: hints and progress that scripts reading stdout should not see. */
+export function note(...lines: string[]): void {
+  for (const line of lines) process.stderr.write(`${line}\n`);
+}
+
+/** Prints a value as indented JSON on stdout. */
+export function printJson(value: unknown): void {
+  print(JSON.stringify(value, jsonReplacer, 2));
+}
+
+function jsonReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === "bigint") return value.toString();
+  if (value instanceof Map) return Object.fromEntries(value);
+  if (value instanceof Set) return [...value];
+  return value;
+}
+
+/** How hints spell a call of this CLI (it is a local bin of the project). */
+export const CLI = "npx cairn";
+
+/** Quotes a string for a POSIX shell when it needs it. */
+export function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Drops keys whose value is undefined, so library defaults apply. */
+export function defined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,56 @@
+import { readFileSync } from "node:fs";
+import { Command } from "commander";
+import { registerControlCommands } from "./commands/control.js";
+import { registerDevCommand } from "./commands/dev.js";
+import { registerHumanCommands } from "./commands/human.js";
+import { registerMigrateCommand } from "./commands/migrate.js";
+import { registerRunCommands } from "./commands/runs.js";
+import { registerStartCommand } from "./commands/start.js";
+import { registerWorkerCommand } from "./commands/worker.js";
+import { reportError } from "./errors.js";
+
+/** The `cairn` command with every subcommand registered. Exits are turned into exceptions. */
+export function buildProgram(): Command {
+  const program = new Command("cairn")
+    .description("Durable execution for long-running AI agents: start, inspect and control runs, and host workers.")
+    .version(packageVersion(), "-v, --version", "print the version")
+    .helpOption("-h, --help", "show help")
+    .exitOverride()
+    .showHelpAfterError("(add --help for usage)")
+    .showSuggestionAfterError(true)
+    .allowExcessArguments(false);
+  registerDevCommand(program);
+  registerWorkerCommand(program);
+  registerStartCommand(program);
+  registerRunCommands(program);
+  registerControlCommands(program);
+  registerHumanCommands(program);
+  registerMigrateCommand(program);
+  program.helpCommand("help [command]", "show help for a command");
+  return program;
+}
+
+/**
+ * Runs the CLI with `argv` (as `process.argv`) and returns the exit code:
+ * 0 on success, 2 for bad arguments, 1 when the command failed.
+ */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync([...argv]);
+    return 0;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+function packageVersion(): string {
+  for (const path of ["../../../package.json", "../../package.json"]) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "cairn" && pkg.version) return pkg.version;
+    } catch {
+      // not at this depth; try the next
+    }
+  }
+  return "unknown";
+}

@@ -1,0 +1,122 @@
+import type { EntryData, JournalEntry, NewEntry } from "../../core/journal.js";
+import { isTerminal, projectEntry, type RunPatch } from "../../core/run.js";
+import { encode } from "../../core/serialize.js";
+import type { HumanRequest, InboxEvent, NewRun } from "../../core/store.js";
+import type { RunState } from "./run-state.js";
+
+/**
+ * A change an appended entry makes outside its own run row. Stores execute these
+ * in order, in the transaction of the write, after updating the run row.
+ */
+export type SideEffect =
+  /** `event.received` / `human.answered`: the inbox row is consumed by the entry at `seq`. */
+  | { kind: "consume-inbox"; runId: string; inboxId: number; seq: number }
+  /** `human.answered`: mark the request answered unless it already is. */
+  | { kind: "answer-human"; requestId: string; answer: string; at: number }
+  /** `child.started`: create the child run unless a run with its id exists. */
+  | { kind: "create-run"; run: NewRun }
+  /** `human.requested`: insert the pending request unless it exists. */
+  | { kind: "request-human"; request: HumanRequest }
+  /** A terminal entry of a child run: wake its parent. */
+  | { kind: "wake"; runId: string };
+
+/** The outcome of planning one write: the new row, the entries to insert, and their side effects. */
+export interface WritePlan<T extends RunState> {
+  run: T;
+  entries: JournalEntry[];
+  effects: SideEffect[];
+}
+
+const TERMINAL_KINDS = new Set(["run.completed", "run.failed", "run.cancelled"]);
+
+/**
+ * Appends `entries` to `run` (already fenced by the caller): assigns seqs after
+ * `lastSeq` with no gaps, applies {@link projectEntry} to the row for each, and
+ * lists the side effects. Pure, so every store derives rows identically.
+ */
+export function planEntries<T extends RunState>(run: T, epoch: number, entries: readonly NewEntry[], now: number): WritePlan<T> {
+  let next: T = { ...run };
+  const journal: JournalEntry[] = [];
+  const effects: SideEffect[] = [];
+  for (const entry of entries) {
+    const seq = next.lastSeq + 1;
+    journal.push({ runId: run.runId, seq, kind: entry.kind, opKey: entry.opKey, payload: entry.payload, epoch, at: now });
+    next.lastSeq = seq;
+    const patch = projectEntry(entry, now);
+    if (patch) next = applyPatch(next, patch);
+    if (entry.kind === "run.suspended" && next.wakePending) {
+      // Something arrived while the run was held: the suspension is due at once.
+      next.wakeAt = next.wakeAt === null ? now : Math.min(next.wakeAt, now);
+      next.wakePending = false;
+    }
+    effects.push(...entrySideEffects(next, entry, seq, now));
+  }
+  if (journal.length > 0) next.updatedAt = now;
+  return { run: next, entries: journal, effects };
+}
+
+function applyPatch<T extends RunState>(run: T, patch: RunPatch): T {
+  const next: T = { ...run };
+  if (patch.status !== undefined) next.status = patch.status;
+  if (patch.output !== undefined) next.output = patch.output;
+  if (patch.error !== undefined) next.error = patch.error;
+  if (patch.wakeAt !== undefined) next.wakeAt = patch.wakeAt;
+  if (patch.waitingFor !== undefined) next.waitingFor = patch.waitingFor;
+  if (patch.finishedAt !== undefined) next.finishedAt = patch.finishedAt;
+  if (patch.releaseLease) {
+    next.leaseOwner = null;
+    next.leaseExpiresAt = null;
+  }
+  return next;
+}
+
+function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: number): SideEffect[] {
+  switch (entry.kind) {
+    case "event.received": {
+      const data = entry.data as EntryData["event.received"];
+      return [{ kind: "consume-inbox", runId: run.runId, inboxId: data.inboxId, seq }];
+    }
+    case "human.answered": {
+      const data = entry.data as EntryData["human.answered"];
+      return [
+        { kind: "consume-inbox", runId: run.runId, inboxId: data.inboxId, seq },
+        { kind: "answer-human", requestId: data.requestId, answer: encode(data.answer), at: now },
+      ];
+    }
+    case "child.started": {
+      const data = entry.data as EntryData["child.started"];
+      const child: NewRun = { runId: data.childRunId, workflow: data.workflow, version: data.version, input: encode(data.input), parentRunId: run.runId, parentOpKey: entry.opKey };
+      return [{ kind: "create-run", run: child }];
+    }
+    case "human.requested": {
+      const data = entry.data as EntryData["human.requested"];
+      const request: HumanRequest = {
+        requestId: data.requestId,
+        runId: run.runId,
+        opKey: entry.opKey ?? "",
+        question: data.question,
+        options: [...data.options],
+        status: "pending",
+        answer: null,
+        timeoutAt: data.timeoutAt,
+        createdAt: now,
+        answeredAt: null,
+      };
+      return [{ kind: "request-human", request }];
+    }
+    default:
+      if (TERMINAL_KINDS.has(entry.kind) && isTerminal(run.status) && run.parentRunId !== null) return [{ kind: "wake", runId: run.parentRunId }];
+      return [];
+  }
+}
+
+/**
+ * Checks that an inbox row may be consumed by `effect`. A failure is a bug in the
+ * caller (the engine), so it is thrown and rolls back the whole commit.
+ */
+export function checkConsumable(effect: Extract<SideEffect, { kind: "consume-inbox" }>, row: Pick<InboxEvent, "runId" | "consumedSeq"> | undefined): void {
+  const what = `Inbox event ${effect.inboxId} cannot be consumed by run "${effect.runId}" at seq ${effect.seq}`;
+  if (row === undefined) throw new Error(`${what}: it does not exist.`);
+  if (row.runId !== effect.runId) throw new Error(`${what}: it belongs to run "${row.runId}".`);
+  if (row.consumedSeq !== null) throw new Error(`${what}: it was already consumed at seq ${row.consumedSeq}.`);
+}

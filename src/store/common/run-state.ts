@@ -1,0 +1,129 @@
+import { ValidationError } from "../../core/errors.js";
+import { newEntry, type EntryData, type JournalEntry } from "../../core/journal.js";
+import { isTerminal, type RunRecord } from "../../core/run.js";
+import { decode } from "../../core/serialize.js";
+import type { ClaimRequest, CommitResult, NewRun } from "../../core/store.js";
+
+/**
+ * A run row without its input: everything a write needs to fence and project.
+ * Stores load this instead of the whole row on the hot path, because the input
+ * can be large and never changes after creation.
+ */
+export type RunState = Omit<RunRecord, "input">;
+
+/** Why a write is refused, or null when the writer may append. */
+export type FenceReason = Extract<CommitResult, { ok: false }>["reason"];
+
+/** The row of a freshly created run: pending, epoch 0, its `run.created` entry at seq 1. */
+export function newRunRecord(run: NewRun, now: number): RunRecord {
+  return {
+    runId: run.runId,
+    workflow: run.workflow,
+    version: run.version,
+    status: "pending",
+    input: run.input,
+    output: null,
+    error: null,
+    parentRunId: run.parentRunId ?? null,
+    parentOpKey: run.parentOpKey ?? null,
+    wakeAt: null,
+    waitingFor: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    leaseEpoch: 0,
+    lastSeq: 1,
+    wakePending: false,
+    createdAt: now,
+    updatedAt: now,
+    finishedAt: null,
+  };
+}
+
+/**
+ * The `run.created` entry (seq 1, epoch 0) of a new run.
+ * @throws ValidationError when `run.input` is not an encoded payload.
+ */
+export function runCreatedEntry(run: NewRun, now: number): JournalEntry {
+  let input: unknown;
+  try {
+    input = decode(run.input);
+  } catch (error) {
+    throw new ValidationError(`The input of run "${run.runId}" is not an encoded payload (${(error as Error).message}); encode it with encode() from core/serialize.`);
+  }
+  const data: EntryData["run.created"] = { workflow: run.workflow, version: run.version, input };
+  if (run.parentRunId != null) data.parentRunId = run.parentRunId;
+  if (run.parentOpKey != null) data.parentOpKey = run.parentOpKey;
+  const entry = newEntry("run.created", null, data);
+  return { runId: run.runId, seq: 1, kind: entry.kind, opKey: null, payload: entry.payload, epoch: 0, at: now };
+}
+
+/** Checks a write against the run's row: missing, terminal, or fenced by a newer epoch. */
+export function fenceReason(run: RunState | undefined, epoch: number): FenceReason | null {
+  if (run === undefined) return "not-found";
+  if (isTerminal(run.status)) return "finished";
+  if (run.leaseEpoch !== epoch) return "lease-lost";
+  return null;
+}
+
+/**
+ * What waking a run does: a suspended run becomes due now (an earlier due time is kept);
+ * a pending or running run is flagged so its next suspension wakes at once; a
+ * terminal run is left alone. Returns null when nothing changes.
+ */
+export function wakePatch(run: RunState, now: number): Partial<RunState> | null {
+  switch (run.status) {
+    case "suspended":
+      return run.wakeAt !== null && run.wakeAt <= now ? null : { wakeAt: now, updatedAt: now };
+    case "pending":
+    case "running":
+      return run.wakePending ? null : { wakePending: true, updatedAt: now };
+    default:
+      return null;
+  }
+}
+
+/** True when a worker asking with `request` may claim `run` at `request.now`. */
+export function isClaimable(run: RunState, request: ClaimRequest): boolean {
+  if (!request.workflows.some((w) => w.name === run.workflow && w.version === run.version)) return false;
+  switch (run.status) {
+    case "pending":
+      return true;
+    case "suspended":
+      return run.wakeAt !== null && run.wakeAt <= request.now;
+    case "running":
+      return run.leaseExpiresAt === null || run.leaseExpiresAt <= request.now;
+    default:
+      return false;
+  }
+}
+
+/** Claim order: oldest wake-up first (`wakeAt`, else `createdAt`), then runId. */
+export function claimKey(run: RunState): number {
+  return run.wakeAt ?? run.createdAt;
+}
+
+/** The row and `run.claimed` entry after `request.workerId` claims `run`. */
+export function claimRun<T extends RunState>(run: T, request: ClaimRequest): { run: T; entry: JournalEntry } {
+  const epoch = run.leaseEpoch + 1;
+  const seq = run.lastSeq + 1;
+  const claimed = newEntry("run.claimed", null, { workerId: request.workerId, epoch, from: run.status });
+  return {
+    run: {
+      ...run,
+      status: "running",
+      leaseEpoch: epoch,
+      leaseOwner: request.workerId,
+      leaseExpiresAt: request.now + request.leaseMs,
+      wakePending: false,
+      wakeAt: null,
+      lastSeq: seq,
+      updatedAt: request.now,
+    },
+    entry: { runId: run.runId, seq, kind: claimed.kind, opKey: null, payload: claimed.payload, epoch, at: request.now },
+  };
+}
+
+/** The row after an operator action fences out the current holder: epoch + 1, lease cleared. */
+export function fenceOut<T extends RunState>(run: T): T {
+  return { ...run, leaseEpoch: run.leaseEpoch + 1, leaseOwner: null, leaseExpiresAt: null };
+}

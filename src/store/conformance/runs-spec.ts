@@ -1,0 +1,199 @@
+import { describe, expect, it } from "vitest";
+import type { RunRecord } from "../../core/run.js";
+import { decode, encode } from "../../core/serialize.js";
+import type { Store } from "../../core/store.js";
+import { T0, commitOk, dataOf, entry, mustGet, newRun, startRun, stepStarted, suspend } from "./harness.js";
+
+/** createRun, getRun, readJournal and listRuns. */
+export function runsSpec(store: () => Store): void {
+  describe("createRun", () => {
+    it("creates a pending run at epoch 0 with its run.created entry at seq 1", async () => {
+      const { run, created } = await store().createRun(newRun("r1", { input: encode({ topic: "x" }) }), T0);
+      const expected: RunRecord = {
+        runId: "r1",
+        workflow: "wf",
+        version: "1",
+        status: "pending",
+        input: encode({ topic: "x" }),
+        output: null,
+        error: null,
+        parentRunId: null,
+        parentOpKey: null,
+        wakeAt: null,
+        waitingFor: null,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        leaseEpoch: 0,
+        lastSeq: 1,
+        wakePending: false,
+        createdAt: T0,
+        updatedAt: T0,
+        finishedAt: null,
+      };
+      expect(created).toBe(true);
+      expect(run).toEqual(expected);
+      expect(await store().getRun("r1")).toEqual(expected);
+      const journal = await store().readJournal("r1");
+      expect(journal).toHaveLength(1);
+      expect(journal[0]).toMatchObject({ runId: "r1", seq: 1, kind: "run.created", opKey: null, epoch: 0, at: T0 });
+      const data = dataOf(journal[0], "run.created");
+      expect(data).toEqual({ workflow: "wf", version: "1", input: { topic: "x" } });
+      expect(Object.keys(data)).not.toContain("parentRunId");
+    });
+
+    it("records the parent in the row and in run.created", async () => {
+      const { run } = await store().createRun(newRun("child", { parentRunId: "p", parentOpKey: "sub#0" }), T0);
+      expect(run).toMatchObject({ parentRunId: "p", parentOpKey: "sub#0" });
+      const [created] = await store().readJournal("child");
+      expect(dataOf(created, "run.created")).toMatchObject({ parentRunId: "p", parentOpKey: "sub#0" });
+    });
+
+    it("returns the existing run and writes nothing when the runId exists", async () => {
+      const first = await store().createRun(newRun("r1"), T0);
+      const again = await store().createRun(newRun("r1", { workflow: "other", input: encode("different") }), T0 + 5);
+      expect(again).toEqual({ run: first.run, created: false });
+      expect(await store().readJournal("r1")).toHaveLength(1);
+    });
+
+    it("returns the current row of an existing run, not the one it was created with", async () => {
+      const held = await startRun(store(), "r1");
+      const again = await store().createRun(newRun("r1", { workflow: "solo:r1" }), T0 + 5);
+      expect(again).toEqual({ run: held, created: false });
+    });
+
+    it("lets exactly one of many concurrent creates win", async () => {
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store().createRun(newRun("race", { input: encode(i) }), T0 + i)));
+      expect(results.filter((result) => result.created)).toHaveLength(1);
+      const winner = results.find((result) => result.created)?.run;
+      for (const result of results) expect(result.run.input).toBe(winner?.input);
+      expect(await store().readJournal("race")).toHaveLength(1);
+    });
+
+    it("rejects an input that is not an encoded payload, writing nothing", async () => {
+      await expect(store().createRun(newRun("bad", { input: "{not json" }), T0)).rejects.toMatchObject({ code: "INVALID_INPUT" });
+      expect(await store().getRun("bad")).toBeUndefined();
+    });
+
+    it("accepts an undefined input (encoded as the empty string)", async () => {
+      const { run } = await store().createRun(newRun("empty", { input: encode(undefined) }), T0);
+      expect(run.input).toBe("");
+      expect(dataOf((await store().readJournal("empty"))[0], "run.created").input).toBeUndefined();
+    });
+
+    it("getRun returns undefined for an unknown run", async () => {
+      expect(await store().getRun("nope")).toBeUndefined();
+    });
+  });
+
+  describe("readJournal", () => {
+    it("returns entries in seq order, after a seq, limited", async () => {
+      const run = await startRun(store(), "r1");
+      await commitOk(store(), run, [stepStarted("a#0"), stepStarted("b#0"), stepStarted("c#0")], T0 + 1);
+      const all = await store().readJournal("r1");
+      expect(all.map((e) => [e.seq, e.kind, e.opKey])).toEqual([
+        [1, "run.created", null],
+        [2, "run.claimed", null],
+        [3, "step.started", "a#0"],
+        [4, "step.started", "b#0"],
+        [5, "step.started", "c#0"],
+      ]);
+      expect((await store().readJournal("r1", { afterSeq: 2 })).map((e) => e.seq)).toEqual([3, 4, 5]);
+      expect((await store().readJournal("r1", { limit: 2 })).map((e) => e.seq)).toEqual([1, 2]);
+      expect((await store().readJournal("r1", { afterSeq: 2, limit: 2 })).map((e) => e.seq)).toEqual([3, 4]);
+      expect(await store().readJournal("r1", { afterSeq: 5 })).toEqual([]);
+      expect(await store().readJournal("nope")).toEqual([]);
+    });
+
+    it("keeps payloads byte for byte", async () => {
+      const run = await startRun(store(), "r1");
+      const value = { text: "naïve 🙂 \u0000 \"quoted\"", when: new Date(T0), big: 10n ** 20n, nested: new Map([["k", new Set([1])]]) };
+      await commitOk(store(), run, [entry("step.completed", "a#0", { result: value, attempt: 1 })], T0 + 1);
+      const [stored] = await store().readJournal("r1", { afterSeq: 2 });
+      expect(stored?.payload).toBe(encode({ result: value, attempt: 1 }));
+      expect(decode<{ result: unknown }>(stored?.payload).result).toEqual(value);
+    });
+  });
+
+  describe("listRuns", () => {
+    async function createAt(ids: string[], at: number, extra: Parameters<typeof newRun>[1] = {}): Promise<void> {
+      for (const id of ids) await store().createRun(newRun(id, extra), at);
+    }
+
+    it("lists newest first, ties by runId descending", async () => {
+      await createAt(["a", "c", "b"], T0);
+      await createAt(["d"], T0 + 1);
+      await createAt(["e"], T0 - 1);
+      const page = await store().listRuns({});
+      expect(page.runs.map((run) => run.runId)).toEqual(["d", "c", "b", "a", "e"]);
+      expect(page.nextCursor).toBeUndefined();
+    });
+
+    it("pages through every run exactly once with an opaque cursor", async () => {
+      await createAt(["r1", "r2", "r3"], T0);
+      await createAt(["r4", "r5"], T0 + 1);
+      await createAt(["r6", "r7"], T0 + 2);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page: Awaited<ReturnType<Store["listRuns"]>> = await store().listRuns({ limit: 3, cursor });
+        seen.push(...page.runs.map((run) => run.runId));
+        cursor = page.nextCursor;
+        pages++;
+      } while (cursor !== undefined);
+      expect(pages).toBe(3);
+      expect(seen).toEqual(["r7", "r6", "r5", "r4", "r3", "r2", "r1"]);
+    });
+
+    it("gives no cursor when the last page is exactly full", async () => {
+      await createAt(["a", "b", "c", "d"], T0);
+      const first = await store().listRuns({ limit: 2 });
+      expect(first.nextCursor).toBeDefined();
+      const second = await store().listRuns({ limit: 2, cursor: first.nextCursor });
+      expect(second.runs.map((run) => run.runId)).toEqual(["b", "a"]);
+      expect(second.nextCursor).toBeUndefined();
+    });
+
+    it("filters by status, workflow, parent and creation time (bounds exclusive)", async () => {
+      await createAt(["p1"], T0, { workflow: "parent" });
+      await createAt(["k1", "k2"], T0 + 10, { workflow: "kid", parentRunId: "p1", parentOpKey: "kid#0" });
+      await createAt(["k3"], T0 + 20, { workflow: "kid", parentRunId: "other" });
+      const held = await startRun(store(), "s1", T0 + 30);
+      await suspend(store(), held, null, T0 + 31);
+      const ids = async (query: Parameters<Store["listRuns"]>[0]) => (await store().listRuns(query)).runs.map((run) => run.runId);
+      expect(await ids({ workflow: "kid" })).toEqual(["k3", "k2", "k1"]);
+      expect(await ids({ parentRunId: "p1" })).toEqual(["k2", "k1"]);
+      expect(await ids({ status: ["suspended"] })).toEqual(["s1"]);
+      expect(await ids({ status: ["pending", "suspended"], workflow: "kid" })).toEqual(["k3", "k2", "k1"]);
+      expect(await ids({ status: ["completed"] })).toEqual([]);
+      expect(await ids({ createdAfter: T0 + 10 })).toEqual(["s1", "k3"]);
+      expect(await ids({ createdBefore: T0 + 10 })).toEqual(["p1"]);
+      expect(await ids({ createdAfter: T0, createdBefore: T0 + 20 })).toEqual(["k2", "k1"]);
+      const first = await store().listRuns({ workflow: "kid", limit: 1 });
+      expect((await store().listRuns({ workflow: "kid", limit: 5, cursor: first.nextCursor })).runs.map((run) => run.runId)).toEqual(["k2", "k1"]);
+    });
+
+    it("returns 50 runs by default and caps large limits instead of failing", async () => {
+      for (let i = 0; i < 55; i++) await store().createRun(newRun(`r${String(i).padStart(2, "0")}`), T0 + i);
+      const page = await store().listRuns({});
+      expect(page.runs).toHaveLength(50);
+      expect(page.runs[0]?.runId).toBe("r54");
+      expect(page.nextCursor).toBeDefined();
+      expect((await store().listRuns({ limit: 100_000 })).runs).toHaveLength(55);
+    });
+
+    it("rejects an invalid cursor or limit with a ValidationError", async () => {
+      await expect(store().listRuns({ cursor: "garbage!" })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+      await expect(store().listRuns({ cursor: Buffer.from('{"a":1}').toString("base64url") })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+      await expect(store().listRuns({ limit: 0 })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+      await expect(store().listRuns({ limit: 2.5 })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    });
+
+    it("returns whole rows equal to getRun", async () => {
+      const held = await startRun(store(), "r1");
+      const [listed] = (await store().listRuns({})).runs;
+      expect(listed).toEqual(await mustGet(store(), "r1"));
+      expect(listed).toEqual(held);
+    });
+  });
+}

@@ -1,0 +1,27 @@
+import { describe } from "vitest";
+import { commitSpec } from "./commit-spec.js";
+import { useStore, type StoreFactory } from "./harness.js";
+import { inboxSpec } from "./inbox-spec.js";
+import { leasesSpec } from "./leases-spec.js";
+import { runsSpec } from "./runs-spec.js";
+import { wakeSpec } from "./wake-spec.js";
+
+export type { StoreFactory } from "./harness.js";
+
+/**
+ * The one conformance suite every {@link Store} passes. Call it from a test file with a
+ * factory that creates an isolated, migrated store per test and disposes of it.
+ *
+ * @example
+ * storeConformance("memory", { create: async () => new MemoryStore(), destroy: (s) => s.close() });
+ */
+export function storeConformance(name: string, factory: StoreFactory): void {
+  describe(`${name} store conformance`, () => {
+    const store = useStore(factory);
+    runsSpec(store);
+    commitSpec(store);
+    wakeSpec(store);
+    leasesSpec(store);
+    inboxSpec(store);
+  });
+}

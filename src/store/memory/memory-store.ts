@@ -1,0 +1,258 @@
+import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
+import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
+import { isTerminal, type RunRecord, type RunStatus } from "../../core/run.js";
+import { encode } from "../../core/serialize.js";
+import type {
+  ClaimRequest,
+  CommitResult,
+  HumanRequest,
+  InboxEvent,
+  ListRunsQuery,
+  NewInboxEvent,
+  NewRun,
+  RenewRequest,
+  RunPage,
+  RunWrite,
+  Store,
+} from "../../core/store.js";
+import { compareText, decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
+import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
+import { claimKey, claimRun, fenceOut, fenceReason, isClaimable, newRunRecord, runCreatedEntry, wakePatch } from "../common/run-state.js";
+import { MemoryTables } from "./memory-tables.js";
+
+/**
+ * The reference {@link Store}: plain maps in one process, nothing durable.
+ * It keeps exactly the rules of the SQLite and PostgreSQL stores (it passes the
+ * same conformance suite), so it is the fastest way to test workflows.
+ * Every method runs synchronously to completion, so each one is atomic.
+ *
+ * @example
+ * const store = new MemoryStore();
+ * await store.createRun({ runId: "r1", workflow: "hello", version: "1", input: encode({}) }, Date.now());
+ */
+export class MemoryStore implements Store {
+  /** Always `memory:`. */
+  readonly url = "memory:";
+  private readonly t = new MemoryTables();
+
+  /** Nothing to create. */
+  async migrate(): Promise<void> {}
+
+  /** Nothing to release. */
+  async close(): Promise<void> {}
+
+  /** See {@link Store.createRun}. */
+  async createRun(run: NewRun, now: number): Promise<{ run: RunRecord; created: boolean }> {
+    return this.t.atomic(() => {
+      const existing = this.t.runs.get(run.runId);
+      if (existing) return { run: { ...existing }, created: false };
+      return { run: { ...this.insertRun(run, now) }, created: true };
+    });
+  }
+
+  /** See {@link Store.getRun}. */
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    const run = this.t.runs.get(runId);
+    return run && { ...run };
+  }
+
+  /** See {@link Store.listRuns}. */
+  async listRuns(query: ListRunsQuery): Promise<RunPage> {
+    const limit = pageLimit(query.limit);
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const statuses = query.status && query.status.length > 0 ? new Set<RunStatus>(query.status) : undefined;
+    const matches = [...this.t.runs.values()].filter(
+      (run) =>
+        (!statuses || statuses.has(run.status)) &&
+        (query.workflow === undefined || run.workflow === query.workflow) &&
+        (query.parentRunId === undefined || run.parentRunId === query.parentRunId) &&
+        (query.createdAfter === undefined || run.createdAt > query.createdAfter) &&
+        (query.createdBefore === undefined || run.createdAt < query.createdBefore) &&
+        (!after || run.createdAt < after.createdAt || (run.createdAt === after.createdAt && compareText(run.runId, after.runId) < 0)),
+    );
+    matches.sort((a, b) => b.createdAt - a.createdAt || compareText(b.runId, a.runId));
+    const runs = matches.slice(0, limit).map((run) => ({ ...run }));
+    const last = runs[runs.length - 1];
+    return matches.length > limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs };
+  }
+
+  /** See {@link Store.readJournal}. */
+  async readJournal(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
+    const entries = (this.t.journal.get(runId) ?? []).filter((entry) => entry.seq > (options.afterSeq ?? 0));
+    return (options.limit === undefined ? entries : entries.slice(0, Math.max(0, options.limit))).map((entry) => ({ ...entry }));
+  }
+
+  /** See {@link Store.commit}. */
+  async commit(writes: RunWrite[], now: number): Promise<CommitResult[]> {
+    return this.t.atomic(() =>
+      writes.map((write): CommitResult => {
+        const run = this.t.runs.get(write.runId);
+        const refused = fenceReason(run, write.epoch);
+        if (refused || !run) return { ok: false, reason: refused ?? "not-found" };
+        const firstSeq = run.lastSeq + 1;
+        this.applyEntries(run, write.epoch, write.entries, now);
+        return { ok: true, firstSeq, lastSeq: run.lastSeq + write.entries.length };
+      }),
+    );
+  }
+
+  /** See {@link Store.claimRuns}. */
+  async claimRuns(request: ClaimRequest): Promise<RunRecord[]> {
+    if (request.limit < 1 || request.workflows.length === 0) return [];
+    return this.t.atomic(() => {
+      const due = [...this.t.runs.values()].filter((run) => isClaimable(run, request));
+      due.sort((a, b) => claimKey(a) - claimKey(b) || compareText(a.runId, b.runId));
+      return due.slice(0, request.limit).map((run) => {
+        const claimed = claimRun(run, request);
+        this.t.putRun(claimed.run);
+        this.t.append([claimed.entry]);
+        return { ...claimed.run };
+      });
+    });
+  }
+
+  /** See {@link Store.renewLeases}. */
+  async renewLeases(request: RenewRequest): Promise<string[]> {
+    const lost: string[] = [];
+    for (const lease of request.leases) {
+      const run = this.t.runs.get(lease.runId);
+      if (!run || run.leaseEpoch !== lease.epoch || run.leaseOwner !== request.workerId || isTerminal(run.status)) {
+        lost.push(lease.runId);
+        continue;
+      }
+      this.t.putRun({ ...run, leaseExpiresAt: request.now + request.leaseMs });
+    }
+    return lost;
+  }
+
+  /** See {@link Store.controlRun}. */
+  async controlRun(runId: string, allowed: readonly RunStatus[], entry: NewEntry, now: number): Promise<{ run: RunRecord; applied: boolean }> {
+    return this.t.atomic(() => {
+      const run = this.t.runs.get(runId);
+      if (!run) throw new RunNotFoundError(runId);
+      if (!allowed.includes(run.status)) return { run: { ...run }, applied: false };
+      const fenced = fenceOut(run);
+      this.applyEntries(fenced, fenced.leaseEpoch, [entry], now);
+      return { run: { ...this.mustGet(runId) }, applied: true };
+    });
+  }
+
+  /** See {@link Store.sendEvent}. */
+  async sendEvent(event: NewInboxEvent, now: number): Promise<{ duplicate: boolean }> {
+    return this.t.atomic(() => {
+      const run = this.t.runs.get(event.runId);
+      if (!run) throw new RunNotFoundError(event.runId);
+      if (this.t.findInbox(event.runId, event.eventId)) return { duplicate: true };
+      if (isTerminal(run.status)) throw new RunFinishedError(run.runId, run.status, `send event "${event.type}"`);
+      this.t.insertInbox({ runId: event.runId, type: event.type, eventId: event.eventId, payload: event.payload, consumedSeq: null, receivedAt: now });
+      this.wake(event.runId, now);
+      return { duplicate: false };
+    });
+  }
+
+  /** See {@link Store.pendingEvents}. */
+  async pendingEvents(runId: string, type: string, limit?: number): Promise<InboxEvent[]> {
+    const pending = this.inboxOf(runId).filter((event) => event.type === type && event.consumedSeq === null);
+    return limit === undefined ? pending : pending.slice(0, Math.max(0, limit));
+  }
+
+  /** See {@link Store.listInbox}. */
+  async listInbox(runId: string): Promise<InboxEvent[]> {
+    return this.inboxOf(runId);
+  }
+
+  /** See {@link Store.getHumanRequest}. */
+  async getHumanRequest(requestId: string): Promise<HumanRequest | undefined> {
+    const request = this.t.humans.get(requestId);
+    return request && copyHuman(request);
+  }
+
+  /** See {@link Store.listHumanRequests}. */
+  async listHumanRequests(query: { status?: "pending" | "answered"; runId?: string; limit?: number }): Promise<HumanRequest[]> {
+    const limit = pageLimit(query.limit, 1000);
+    const matches = [...this.t.humans.values()].filter(
+      (request) => (query.status === undefined || request.status === query.status) && (query.runId === undefined || request.runId === query.runId),
+    );
+    matches.sort((a, b) => a.createdAt - b.createdAt || compareText(a.requestId, b.requestId));
+    return matches.slice(0, limit).map(copyHuman);
+  }
+
+  /** See {@link Store.answerHuman}. */
+  async answerHuman(requestId: string, answer: HumanAnswer, now: number): Promise<void> {
+    this.t.atomic(() => {
+      const request = this.t.humans.get(requestId);
+      if (!request) throw new HumanRequestNotFoundError(requestId);
+      if (request.status === "answered" || this.t.findInbox(request.runId, requestId)) throw new HumanRequestAnsweredError(requestId);
+      const run = this.mustGet(request.runId);
+      if (isTerminal(run.status)) throw new RunFinishedError(run.runId, run.status, `answer human request "${requestId}"`);
+      const payload = encode(answer);
+      this.t.insertInbox({ runId: run.runId, type: `human:${requestId}`, eventId: requestId, payload, consumedSeq: null, receivedAt: now });
+      this.t.putHuman({ ...request, status: "answered", answer: payload, answeredAt: now });
+      this.wake(run.runId, now);
+    });
+  }
+
+  private insertRun(run: NewRun, now: number): RunRecord {
+    const entry = runCreatedEntry(run, now);
+    const record = newRunRecord(run, now);
+    this.t.putRun(record);
+    this.t.append([entry]);
+    return record;
+  }
+
+  private applyEntries(run: RunRecord, epoch: number, entries: readonly NewEntry[], now: number): void {
+    const plan = planEntries(run, epoch, entries, now);
+    this.t.putRun(plan.run);
+    this.t.append(plan.entries);
+    for (const effect of plan.effects) this.applyEffect(effect, now);
+  }
+
+  private applyEffect(effect: SideEffect, now: number): void {
+    switch (effect.kind) {
+      case "consume-inbox": {
+        const row = this.t.inbox.get(effect.inboxId);
+        checkConsumable(effect, row);
+        if (row) this.t.putInbox({ ...row, consumedSeq: effect.seq });
+        return;
+      }
+      case "answer-human": {
+        const request = this.t.humans.get(effect.requestId);
+        if (request && request.status === "pending") this.t.putHuman({ ...request, status: "answered", answer: effect.answer, answeredAt: effect.at });
+        return;
+      }
+      case "create-run":
+        if (!this.t.runs.has(effect.run.runId)) this.insertRun(effect.run, now);
+        return;
+      case "request-human":
+        if (!this.t.humans.has(effect.request.requestId)) this.t.putHuman(effect.request);
+        return;
+      case "wake":
+        this.wake(effect.runId, now);
+        return;
+    }
+  }
+
+  private wake(runId: string, now: number): void {
+    const run = this.t.runs.get(runId);
+    const patch = run && wakePatch(run, now);
+    if (run && patch) this.t.putRun({ ...run, ...patch });
+  }
+
+  private mustGet(runId: string): RunRecord {
+    const run = this.t.runs.get(runId);
+    if (!run) throw new RunNotFoundError(runId);
+    return run;
+  }
+
+  private inboxOf(runId: string): InboxEvent[] {
+    const ids = this.t.inboxByRun.get(runId) ?? [];
+    return ids.flatMap((id) => {
+      const row = this.t.inbox.get(id);
+      return row ? [{ ...row }] : [];
+    });
+  }
+}
+
+function copyHuman(request: HumanRequest): HumanRequest {
+  return { ...request, options: [...request.options] };
+}

@@ -1,0 +1,106 @@
+import type { JournalEntry } from "../../core/journal.js";
+import type { RunRecord } from "../../core/run.js";
+import type { HumanRequest, InboxEvent } from "../../core/store.js";
+
+/**
+ * The rows of a {@link MemoryStore}, with transactions: every mutation made inside
+ * {@link MemoryTables.atomic} is undone if the callback throws, so a failed
+ * operation leaves nothing half-written, exactly like a rolled-back SQL transaction.
+ * Rows are replaced, never mutated in place, so readers may hold on to them.
+ */
+export class MemoryTables {
+  readonly runs = new Map<string, RunRecord>();
+  readonly journal = new Map<string, JournalEntry[]>();
+  readonly inbox = new Map<number, InboxEvent>();
+  readonly inboxByRun = new Map<string, number[]>();
+  readonly humans = new Map<string, HumanRequest>();
+  private readonly inboxKeys = new Map<string, number>();
+  private nextInboxId = 1;
+  private undo: (() => void)[] | null = null;
+
+  /** Runs `fn` as one transaction. */
+  atomic<T>(fn: () => T): T {
+    if (this.undo) return fn();
+    const undo: (() => void)[] = [];
+    this.undo = undo;
+    try {
+      return fn();
+    } catch (error) {
+      for (let i = undo.length - 1; i >= 0; i--) undo[i]?.();
+      throw error;
+    } finally {
+      this.undo = null;
+    }
+  }
+
+  /** Inserts or replaces a run row. */
+  putRun(run: RunRecord): void {
+    const previous = this.runs.get(run.runId);
+    this.runs.set(run.runId, run);
+    this.record(() => (previous ? this.runs.set(run.runId, previous) : this.runs.delete(run.runId)));
+  }
+
+  /** Appends entries to their runs' journals. */
+  append(entries: readonly JournalEntry[]): void {
+    for (const entry of entries) {
+      let list = this.journal.get(entry.runId);
+      if (!list) {
+        list = [];
+        this.journal.set(entry.runId, list);
+      }
+      list.push(entry);
+      const appendedTo = list;
+      this.record(() => void appendedTo.pop());
+    }
+  }
+
+  /** The inbox row of `(runId, eventId)`, if any. */
+  findInbox(runId: string, eventId: string): InboxEvent | undefined {
+    const id = this.inboxKeys.get(inboxKey(runId, eventId));
+    return id === undefined ? undefined : this.inbox.get(id);
+  }
+
+  /** Inserts an inbox row with the next id. */
+  insertInbox(event: Omit<InboxEvent, "id">): InboxEvent {
+    const row: InboxEvent = { ...event, id: this.nextInboxId++ };
+    const key = inboxKey(row.runId, row.eventId);
+    let ids = this.inboxByRun.get(row.runId);
+    if (!ids) {
+      ids = [];
+      this.inboxByRun.set(row.runId, ids);
+    }
+    ids.push(row.id);
+    const runIds = ids;
+    this.inbox.set(row.id, row);
+    this.inboxKeys.set(key, row.id);
+    this.record(() => {
+      runIds.pop();
+      this.inbox.delete(row.id);
+      this.inboxKeys.delete(key);
+      this.nextInboxId = row.id;
+    });
+    return row;
+  }
+
+  /** Replaces an existing inbox row. */
+  putInbox(row: InboxEvent): void {
+    const previous = this.inbox.get(row.id);
+    this.inbox.set(row.id, row);
+    if (previous) this.record(() => this.inbox.set(row.id, previous));
+  }
+
+  /** Inserts or replaces a human request. */
+  putHuman(request: HumanRequest): void {
+    const previous = this.humans.get(request.requestId);
+    this.humans.set(request.requestId, request);
+    this.record(() => (previous ? this.humans.set(request.requestId, previous) : this.humans.delete(request.requestId)));
+  }
+
+  private record(step: () => void): void {
+    this.undo?.push(step);
+  }
+}
+
+function inboxKey(runId: string, eventId: string): string {
+  return JSON.stringify([runId, eventId]);
+}

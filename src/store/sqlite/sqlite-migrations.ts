@@ -1,0 +1,76 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type Database from "better-sqlite3";
+import { SchemaTooNewError } from "../../core/errors.js";
+
+/** The `PRAGMA application_id` of every Cairn SQLite file: "CARN" in ASCII. */
+export const CAIRN_APPLICATION_ID = 0x4341524e;
+
+/** One forward-only schema change, from `src/store/migrations/sqlite/NNNN_name.sql`. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+// Relative to this module, so it works from src/ (vitest) and from dist/ (copied by scripts/copy-assets.mjs).
+const MIGRATIONS_DIR = new URL("../migrations/sqlite/", import.meta.url);
+const FILE_NAME = /^(\d{4})_([a-z0-9_-]+)\.sql$/;
+
+let cached: Migration[] | undefined;
+
+/** The bundled SQLite migrations, in version order. Versions are 1, 2, … with no gaps. */
+export function sqliteMigrations(): Migration[] {
+  if (cached) return cached;
+  const dir = fileURLToPath(MIGRATIONS_DIR);
+  const migrations = readdirSync(dir)
+    .flatMap((file) => {
+      const match = FILE_NAME.exec(file);
+      return match ? [{ version: Number(match[1]), name: file, sql: readFileSync(`${dir}${file}`, "utf8") }] : [];
+    })
+    .sort((a, b) => a.version - b.version);
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1) throw new Error(`SQLite migrations in ${dir} must be numbered 0001, 0002, … without gaps; found ${migration.name} at position ${index + 1}.`);
+  });
+  if (migrations.length === 0) throw new Error(`No SQLite migrations found in ${dir}; the package is incomplete.`);
+  cached = migrations;
+  return migrations;
+}
+
+/** The newest schema version this build of Cairn knows. */
+export function latestSchemaVersion(): number {
+  return sqliteMigrations().length;
+}
+
+/** The schema version recorded in an open database, 0 when it has none. */
+export function schemaVersion(db: Database.Database): number {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cairn_migrations'").get();
+  if (!table) return 0;
+  const row = db.prepare("SELECT MAX(version) AS version FROM cairn_migrations").get() as { version: number | null };
+  return row.version ?? 0;
+}
+
+/**
+ * Applies the migrations the database lacks, in one BEGIN IMMEDIATE transaction:
+ * concurrent migrators serialise on the write lock and the later ones find nothing to do.
+ * @throws SchemaTooNewError when the database is newer than this build.
+ */
+export function applyMigrations(db: Database.Database): void {
+  const migrations = sqliteMigrations();
+  const known = migrations.length;
+  const current = schemaVersion(db);
+  if (current > known) throw new SchemaTooNewError(current, known);
+  if (current === known && db.pragma("application_id", { simple: true }) === CAIRN_APPLICATION_ID) return;
+  db.transaction(() => {
+    db.exec("CREATE TABLE IF NOT EXISTS cairn_migrations (version INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
+    const applied = schemaVersion(db);
+    if (applied > known) throw new SchemaTooNewError(applied, known);
+    const record = db.prepare("INSERT INTO cairn_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+    for (const migration of migrations) {
+      if (migration.version <= applied) continue;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, Date.now());
+    }
+    db.pragma(`application_id = ${CAIRN_APPLICATION_ID}`);
+  }).immediate();
+}

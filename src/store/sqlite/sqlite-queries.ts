@@ -1,0 +1,166 @@
+import type Database from "better-sqlite3";
+import type { RunStatus } from "../../core/run.js";
+import type { ClaimRequest, ListRunsQuery } from "../../core/store.js";
+import type { RunCursor } from "../common/list-query.js";
+import { ENTRY_COLUMNS, HUMAN_COLUMNS, INBOX_COLUMNS, RUN_COLUMNS, STATE_COLUMNS } from "./sqlite-rows.js";
+
+type Statement = Database.Statement;
+
+/** Parameters for {@link SqliteQueries.claim}, in placeholder order. */
+export function claimParams(request: ClaimRequest): unknown[] {
+  const pairs = request.workflows.flatMap((w) => [w.name, w.version]);
+  return [...pairs, request.limit, request.now, ...pairs, request.limit, request.now, ...pairs, request.limit, ...pairs, request.limit, request.limit];
+}
+
+/**
+ * Every statement a {@link SqliteStore} runs, prepared once. Statements whose shape
+ * depends on the call (claims by number of workflow versions, list filters) are
+ * prepared on first use and cached by shape.
+ */
+export class SqliteQueries {
+  readonly getState: Statement;
+  readonly getRun: Statement;
+  readonly insertRun: Statement;
+  readonly updateState: Statement;
+  readonly insertEntry: Statement;
+  readonly readJournal: Statement;
+  readonly renewLease: Statement;
+  readonly insertInbox: Statement;
+  readonly getInbox: Statement;
+  readonly findInbox: Statement;
+  readonly consumeInbox: Statement;
+  readonly pendingEvents: Statement;
+  readonly listInbox: Statement;
+  readonly insertHuman: Statement;
+  readonly getHuman: Statement;
+  readonly answerHuman: Statement;
+  private readonly claims = new Map<number, Statement>();
+  private readonly lists = new Map<string, Statement>();
+  private readonly humanLists = new Map<string, Statement>();
+
+  constructor(private readonly db: Database.Database) {
+    this.getState = db.prepare(`SELECT ${STATE_COLUMNS} FROM runs WHERE run_id = ?`);
+    this.getRun = db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`);
+    this.insertRun = db.prepare(
+      `INSERT INTO runs (run_id, workflow, version, status, input, output, error, parent_run_id, parent_op_key, wake_at, waiting_for,
+         lease_owner, lease_expires_at, lease_epoch, last_seq, wake_pending, created_at, updated_at, finished_at)
+       VALUES (@runId, @workflow, @version, @status, @input, @output, @error, @parentRunId, @parentOpKey, @wakeAt, @waitingFor,
+         @leaseOwner, @leaseExpiresAt, @leaseEpoch, @lastSeq, @wakePending, @createdAt, @updatedAt, @finishedAt)
+       ON CONFLICT (run_id) DO NOTHING`,
+    );
+    this.updateState = db.prepare(
+      `UPDATE runs SET status = @status, output = @output, error = @error, wake_at = @wakeAt, waiting_for = @waitingFor,
+         lease_owner = @leaseOwner, lease_expires_at = @leaseExpiresAt, lease_epoch = @leaseEpoch, last_seq = @lastSeq,
+         wake_pending = @wakePending, updated_at = @updatedAt, finished_at = @finishedAt
+       WHERE run_id = @runId`,
+    );
+    this.insertEntry = db.prepare("INSERT INTO journal (run_id, seq, kind, op_key, payload, epoch, at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    this.readJournal = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`);
+    this.renewLease = db.prepare(
+      `UPDATE runs SET lease_expires_at = ?
+       WHERE run_id = ? AND lease_epoch = ? AND lease_owner = ? AND status NOT IN ('completed', 'failed', 'cancelled')`,
+    );
+    this.insertInbox = db.prepare(
+      `INSERT INTO inbox (run_id, type, event_id, payload, consumed_seq, received_at) VALUES (?, ?, ?, ?, NULL, ?)
+       ON CONFLICT (run_id, event_id) DO NOTHING`,
+    );
+    this.getInbox = db.prepare(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE id = ?`);
+    this.findInbox = db.prepare("SELECT id FROM inbox WHERE run_id = ? AND event_id = ?");
+    this.consumeInbox = db.prepare("UPDATE inbox SET consumed_seq = ? WHERE id = ?");
+    this.pendingEvents = db.prepare(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = ? AND type = ? AND consumed_seq IS NULL ORDER BY id LIMIT ?`);
+    this.listInbox = db.prepare(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = ? ORDER BY id`);
+    this.insertHuman = db.prepare(
+      `INSERT INTO human_requests (request_id, run_id, op_key, question, options, status, answer, timeout_at, created_at, answered_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (request_id) DO NOTHING`,
+    );
+    this.getHuman = db.prepare(`SELECT ${HUMAN_COLUMNS} FROM human_requests WHERE request_id = ?`);
+    this.answerHuman = db.prepare("UPDATE human_requests SET status = 'answered', answer = ?, answered_at = ? WHERE request_id = ? AND status = 'pending'");
+  }
+
+  /**
+   * The claim query for `pairs` (workflow, version) pairs; bind it with {@link claimParams}.
+   * Each kind of runnable run is read from its own index, already in claim order or
+   * (expired leases, rare) from a narrow range, so a claim touches about `limit` rows
+   * per kind however many runs are waiting or held.
+   */
+  claim(pairs: number): Statement {
+    let statement = this.claims.get(pairs);
+    if (!statement) {
+      const versions = Array.from({ length: pairs }, () => "(workflow = ? AND version = ?)").join(" OR ");
+      const part = (key: string, where: string, order: string) =>
+        `SELECT * FROM (SELECT ${STATE_COLUMNS}, ${key} AS claimKey FROM runs WHERE ${where} AND (${versions}) ORDER BY ${order}, run_id LIMIT ?)`;
+      // "+created_at" keeps the planner on the lease index instead of scanning every held run in creation order.
+      statement = this.db.prepare(
+        `SELECT * FROM (
+           ${part("created_at", "status = 'pending'", "created_at")}
+           UNION ALL ${part("wake_at", "status = 'suspended' AND wake_at <= ?", "wake_at")}
+           UNION ALL ${part("created_at", "status = 'running' AND lease_expires_at <= ?", "+created_at")}
+           UNION ALL ${part("created_at", "status = 'running' AND lease_expires_at IS NULL", "+created_at")}
+         ) ORDER BY claimKey, runId LIMIT ?`,
+      );
+      this.claims.set(pairs, statement);
+    }
+    return statement;
+  }
+
+  /** The listRuns query for this combination of filters, with its parameters. */
+  listRuns(query: ListRunsQuery, statuses: readonly RunStatus[], cursor: RunCursor | undefined, limit: number): { statement: Statement; params: unknown[] } {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (statuses.length > 0) {
+      where.push(`status IN (${statuses.map(() => "?").join(", ")})`);
+      params.push(...statuses);
+    }
+    if (query.workflow !== undefined) {
+      where.push("workflow = ?");
+      params.push(query.workflow);
+    }
+    if (query.parentRunId !== undefined) {
+      where.push("parent_run_id = ?");
+      params.push(query.parentRunId);
+    }
+    if (query.createdAfter !== undefined) {
+      where.push("created_at > ?");
+      params.push(query.createdAfter);
+    }
+    if (query.createdBefore !== undefined) {
+      where.push("created_at < ?");
+      params.push(query.createdBefore);
+    }
+    if (cursor) {
+      where.push("(created_at < ? OR (created_at = ? AND run_id < ?))");
+      params.push(cursor.createdAt, cursor.createdAt, cursor.runId);
+    }
+    params.push(limit);
+    const key = where.join(" AND ");
+    let statement = this.lists.get(key);
+    if (!statement) {
+      statement = this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs ${key ? `WHERE ${key}` : ""} ORDER BY created_at DESC, run_id DESC LIMIT ?`);
+      this.lists.set(key, statement);
+    }
+    return { statement, params };
+  }
+
+  /** The listHumanRequests query for these filters, with its parameters. */
+  listHuman(status: string | undefined, runId: string | undefined, limit: number): { statement: Statement; params: unknown[] } {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (status !== undefined) {
+      where.push("status = ?");
+      params.push(status);
+    }
+    if (runId !== undefined) {
+      where.push("run_id = ?");
+      params.push(runId);
+    }
+    params.push(limit);
+    const key = where.join(" AND ");
+    let statement = this.humanLists.get(key);
+    if (!statement) {
+      statement = this.db.prepare(`SELECT ${HUMAN_COLUMNS} FROM human_requests ${key ? `WHERE ${key}` : ""} ORDER BY created_at, request_id LIMIT ?`);
+      this.humanLists.set(key, statement);
+    }
+    return { statement, params };
+  }
+}

@@ -1,0 +1,314 @@
+import { resolve } from "node:path";
+import type Database from "better-sqlite3";
+import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
+import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
+import { isTerminal, type RunRecord, type RunStatus } from "../../core/run.js";
+import { encode } from "../../core/serialize.js";
+import type {
+  ClaimRequest,
+  CommitResult,
+  HumanRequest,
+  InboxEvent,
+  ListRunsQuery,
+  NewInboxEvent,
+  NewRun,
+  RenewRequest,
+  RunPage,
+  RunWrite,
+  Store,
+} from "../../core/store.js";
+import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
+import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
+import { claimRun, fenceOut, fenceReason, newRunRecord, runCreatedEntry, wakePatch, type RunState } from "../common/run-state.js";
+import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersion } from "./sqlite-migrations.js";
+import { openSqliteDatabase, type SqliteStoreOptions } from "./sqlite-open.js";
+import { SqliteQueries, claimParams } from "./sqlite-queries.js";
+import { toEntry, toHuman, toRun, toState, stateParams, runParams, type EntryRow, type HumanRow, type InboxRow, type StateRow } from "./sqlite-rows.js";
+
+/** The pragmas in effect on a {@link SqliteStore}'s connection, for diagnostics. */
+export interface SqliteSettings {
+  journalMode: string;
+  synchronous: "OFF" | "NORMAL" | "FULL" | "EXTRA";
+  busyTimeoutMs: number;
+  foreignKeys: boolean;
+  applicationId: number;
+  schemaVersion: number;
+}
+
+const SYNCHRONOUS = ["OFF", "NORMAL", "FULL", "EXTRA"] as const;
+
+/**
+ * The embedded {@link Store} on one SQLite file (better-sqlite3, WAL, `synchronous=FULL`).
+ * Several worker processes may share the file: every write is one BEGIN IMMEDIATE
+ * transaction, so claims and fenced appends serialise on SQLite's write lock.
+ * Opening refuses, without modifying it, a file that is not a healthy Cairn store.
+ *
+ * @example
+ * const store = new SqliteStore(".cairn/cairn.db");
+ * await store.migrate();
+ */
+export class SqliteStore implements Store {
+  /** `sqlite:<absolute path>` or `sqlite::memory:`. */
+  readonly url: string;
+  private readonly db: Database.Database;
+  private prepared: SqliteQueries | undefined;
+  private readonly transaction: Database.Transaction<(fn: () => unknown) => unknown>;
+
+  /**
+   * Opens (creating if needed) the store at `path` (`":memory:"` for a private in-memory store).
+   * Call {@link SqliteStore.migrate} before use.
+   * @throws StoreInvalidError / SchemaTooNewError for a file it must not touch.
+   */
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    const file = path === ":memory:" ? path : resolve(path);
+    this.db = openSqliteDatabase(file, options);
+    this.url = `sqlite:${file}`;
+    this.transaction = this.db.transaction((fn: () => unknown) => fn());
+  }
+
+  /** See {@link Store.migrate}. */
+  async migrate(): Promise<void> {
+    applyMigrations(this.db);
+    this.prepared = undefined;
+  }
+
+  /** See {@link Store.close}. */
+  async close(): Promise<void> {
+    if (!this.db.open) return;
+    try {
+      // SQLite's advice for long-lived connections: refresh planner statistics when they are stale.
+      if (this.prepared) this.db.pragma("optimize");
+    } catch {
+      // Best effort: a busy or read-only file must not stop the close.
+    }
+    this.db.close();
+  }
+
+  /** The connection's pragmas, e.g. to confirm WAL and `synchronous=FULL`. */
+  settings(): SqliteSettings {
+    const pragma = (name: string): unknown => this.db.pragma(name, { simple: true });
+    return {
+      journalMode: String(pragma("journal_mode")),
+      synchronous: SYNCHRONOUS[Number(pragma("synchronous"))] ?? "FULL",
+      busyTimeoutMs: Number(pragma("busy_timeout")),
+      foreignKeys: pragma("foreign_keys") === 1,
+      applicationId: Number(pragma("application_id")),
+      schemaVersion: schemaVersion(this.db),
+    };
+  }
+
+  /** See {@link Store.createRun}. */
+  async createRun(run: NewRun, now: number): Promise<{ run: RunRecord; created: boolean }> {
+    return this.immediate(() => {
+      const existing = this.loadRun(run.runId);
+      if (existing) return { run: existing, created: false };
+      return { run: this.insertRun(run, now), created: true };
+    });
+  }
+
+  /** See {@link Store.getRun}. */
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    return this.loadRun(runId);
+  }
+
+  /** See {@link Store.listRuns}. */
+  async listRuns(query: ListRunsQuery): Promise<RunPage> {
+    const limit = pageLimit(query.limit);
+    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const { statement, params } = this.q.listRuns(query, [...new Set(query.status ?? [])], cursor, limit + 1);
+    const rows = (statement.all(...params) as (StateRow & { input: string })[]).map(toRun);
+    const runs = rows.slice(0, limit);
+    const last = runs[runs.length - 1];
+    return rows.length > limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs };
+  }
+
+  /** See {@link Store.readJournal}. */
+  async readJournal(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
+    const limit = options.limit === undefined ? -1 : Math.max(0, options.limit);
+    return (this.q.readJournal.all(runId, options.afterSeq ?? 0, limit) as EntryRow[]).map(toEntry);
+  }
+
+  /** See {@link Store.commit}. */
+  async commit(writes: RunWrite[], now: number): Promise<CommitResult[]> {
+    if (writes.length === 0) return [];
+    return this.immediate(() =>
+      writes.map((write): CommitResult => {
+        const run = this.loadState(write.runId);
+        const refused = fenceReason(run, write.epoch);
+        if (refused || !run) return { ok: false, reason: refused ?? "not-found" };
+        const firstSeq = run.lastSeq + 1;
+        if (write.entries.length > 0) this.applyEntries(run, write.epoch, write.entries, now);
+        return { ok: true, firstSeq, lastSeq: run.lastSeq + write.entries.length };
+      }),
+    );
+  }
+
+  /** See {@link Store.claimRuns}. */
+  async claimRuns(request: ClaimRequest): Promise<RunRecord[]> {
+    if (request.limit < 1 || request.workflows.length === 0) return [];
+    return this.immediate(() => {
+      const rows = this.q.claim(request.workflows.length).all(...claimParams(request)) as (StateRow & { claimKey: number })[];
+      return rows.map(({ claimKey: _, ...row }) => {
+        const claimed = claimRun(toState(row), request);
+        this.q.updateState.run(stateParams(claimed.run));
+        this.insertEntries([claimed.entry]);
+        return this.mustLoadRun(row.runId);
+      });
+    });
+  }
+
+  /** See {@link Store.renewLeases}. */
+  async renewLeases(request: RenewRequest): Promise<string[]> {
+    if (request.leases.length === 0) return [];
+    return this.immediate(() =>
+      request.leases.flatMap((lease) => {
+        const renewed = this.q.renewLease.run(request.now + request.leaseMs, lease.runId, lease.epoch, request.workerId).changes > 0;
+        return renewed ? [] : [lease.runId];
+      }),
+    );
+  }
+
+  /** See {@link Store.controlRun}. */
+  async controlRun(runId: string, allowed: readonly RunStatus[], entry: NewEntry, now: number): Promise<{ run: RunRecord; applied: boolean }> {
+    return this.immediate(() => {
+      const run = this.loadState(runId);
+      if (!run) throw new RunNotFoundError(runId);
+      if (!allowed.includes(run.status)) return { run: this.mustLoadRun(runId), applied: false };
+      const fenced = fenceOut(run);
+      this.applyEntries(fenced, fenced.leaseEpoch, [entry], now);
+      return { run: this.mustLoadRun(runId), applied: true };
+    });
+  }
+
+  /** See {@link Store.sendEvent}. */
+  async sendEvent(event: NewInboxEvent, now: number): Promise<{ duplicate: boolean }> {
+    return this.immediate(() => {
+      const run = this.loadState(event.runId);
+      if (!run) throw new RunNotFoundError(event.runId);
+      if (this.q.findInbox.get(event.runId, event.eventId)) return { duplicate: true };
+      if (isTerminal(run.status)) throw new RunFinishedError(run.runId, run.status, `send event "${event.type}"`);
+      this.q.insertInbox.run(event.runId, event.type, event.eventId, event.payload, now);
+      this.wake(run, now);
+      return { duplicate: false };
+    });
+  }
+
+  /** See {@link Store.pendingEvents}. */
+  async pendingEvents(runId: string, type: string, limit?: number): Promise<InboxEvent[]> {
+    return this.q.pendingEvents.all(runId, type, limit === undefined ? -1 : Math.max(0, limit)) as InboxRow[];
+  }
+
+  /** See {@link Store.listInbox}. */
+  async listInbox(runId: string): Promise<InboxEvent[]> {
+    return this.q.listInbox.all(runId) as InboxRow[];
+  }
+
+  /** See {@link Store.getHumanRequest}. */
+  async getHumanRequest(requestId: string): Promise<HumanRequest | undefined> {
+    const row = this.q.getHuman.get(requestId) as HumanRow | undefined;
+    return row && toHuman(row);
+  }
+
+  /** See {@link Store.listHumanRequests}. */
+  async listHumanRequests(query: { status?: "pending" | "answered"; runId?: string; limit?: number }): Promise<HumanRequest[]> {
+    const { statement, params } = this.q.listHuman(query.status, query.runId, pageLimit(query.limit, 1000));
+    return (statement.all(...params) as HumanRow[]).map(toHuman);
+  }
+
+  /** See {@link Store.answerHuman}. */
+  async answerHuman(requestId: string, answer: HumanAnswer, now: number): Promise<void> {
+    this.immediate(() => {
+      const request = this.q.getHuman.get(requestId) as HumanRow | undefined;
+      if (!request) throw new HumanRequestNotFoundError(requestId);
+      if (request.status === "answered" || this.q.findInbox.get(request.runId, requestId)) throw new HumanRequestAnsweredError(requestId);
+      const run = this.loadState(request.runId);
+      if (!run) throw new RunNotFoundError(request.runId);
+      if (isTerminal(run.status)) throw new RunFinishedError(run.runId, run.status, `answer human request "${requestId}"`);
+      const payload = encode(answer);
+      this.q.insertInbox.run(run.runId, `human:${requestId}`, requestId, payload, now);
+      this.q.answerHuman.run(payload, now, requestId);
+      this.wake(run, now);
+    });
+  }
+
+  private get q(): SqliteQueries {
+    if (!this.prepared) {
+      const found = schemaVersion(this.db);
+      if (found !== latestSchemaVersion() || this.db.pragma("application_id", { simple: true }) !== CAIRN_APPLICATION_ID) {
+        throw new Error(`The store ${this.url} has schema version ${found}, not ${latestSchemaVersion()}: call migrate() before using it (openStore does).`);
+      }
+      this.prepared = new SqliteQueries(this.db);
+    }
+    return this.prepared;
+  }
+
+  private immediate<T>(fn: () => T): T {
+    return this.transaction.immediate(fn) as T;
+  }
+
+  private loadState(runId: string): RunState | undefined {
+    const row = this.q.getState.get(runId) as StateRow | undefined;
+    return row && toState(row);
+  }
+
+  private loadRun(runId: string): RunRecord | undefined {
+    const row = this.q.getRun.get(runId) as (StateRow & { input: string }) | undefined;
+    return row && toRun(row);
+  }
+
+  private mustLoadRun(runId: string): RunRecord {
+    const run = this.loadRun(runId);
+    if (!run) throw new RunNotFoundError(runId);
+    return run;
+  }
+
+  private insertRun(run: NewRun, now: number): RunRecord {
+    const entry = runCreatedEntry(run, now);
+    const record = newRunRecord(run, now);
+    this.q.insertRun.run(runParams(record));
+    this.insertEntries([entry]);
+    return record;
+  }
+
+  private insertEntries(entries: readonly JournalEntry[]): void {
+    for (const e of entries) this.q.insertEntry.run(e.runId, e.seq, e.kind, e.opKey, e.payload, e.epoch, e.at);
+  }
+
+  private applyEntries(run: RunState, epoch: number, entries: readonly NewEntry[], now: number): void {
+    const plan = planEntries(run, epoch, entries, now);
+    this.q.updateState.run(stateParams(plan.run));
+    this.insertEntries(plan.entries);
+    for (const effect of plan.effects) this.applyEffect(effect, now);
+  }
+
+  private applyEffect(effect: SideEffect, now: number): void {
+    switch (effect.kind) {
+      case "consume-inbox": {
+        checkConsumable(effect, this.q.getInbox.get(effect.inboxId) as InboxRow | undefined);
+        this.q.consumeInbox.run(effect.seq, effect.inboxId);
+        return;
+      }
+      case "answer-human":
+        this.q.answerHuman.run(effect.answer, effect.at, effect.requestId);
+        return;
+      case "create-run":
+        if (!this.q.getState.get(effect.run.runId)) this.insertRun(effect.run, now);
+        return;
+      case "request-human": {
+        const r = effect.request;
+        this.q.insertHuman.run(r.requestId, r.runId, r.opKey, r.question, JSON.stringify(r.options), r.status, r.answer, r.timeoutAt, r.createdAt, r.answeredAt);
+        return;
+      }
+      case "wake": {
+        const run = this.loadState(effect.runId);
+        if (run) this.wake(run, now);
+        return;
+      }
+    }
+  }
+
+  private wake(run: RunState, now: number): void {
+    const patch = wakePatch(run, now);
+    if (patch) this.q.updateState.run(stateParams({ ...run, ...patch }));
+  }
+}
