@@ -10,10 +10,10 @@ import { createEngine } from "../src/engine/create-engine.js";
 import { silentLogger } from "../src/engine/logger.js";
 import { waitFor } from "../src/testing/wait-for.js";
 import { onCleanup, tempDir } from "./support/engines.js";
-import { readLedger } from "./support/invariants.js";
+import { checkRunInvariants, readLedger } from "./support/invariants.js";
 import { requireBuild, spawnWorker } from "./support/processes.js";
 // @ts-expect-error plain JS fixture
-import { workflows } from "./fixtures/crash-workflows.mjs";
+import { expectedOutput, workflows } from "./fixtures/crash-workflows.mjs";
 
 const run = promisify(execFile);
 
@@ -54,21 +54,24 @@ describe("several processes on one SQLite file", () => {
     const env = { CAIRN_TEST_STORE: store, CAIRN_TEST_WORKFLOWS: resolve("test/fixtures/crash-workflows.mjs"), CAIRN_TEST_LEDGER: ledger, CAIRN_TEST_LEASE_MS: "400" };
     await engine.start("slowpoke", undefined, { runId: "paused" });
 
-    const a = spawnWorker({ ...env, CAIRN_TEST_STEP_MS: "1500" });
+    // A sends no heartbeats, so nothing but the epoch check on its writes can stop it.
+    const a = spawnWorker({ ...env, CAIRN_TEST_STEP_MS: "1500", CAIRN_TEST_HEARTBEAT_MS: "600000" });
     await waitFor(async () => (await engine.journal("paused")).some((e) => e.kind === "step.started"), { what: "A started the slow step" });
     a.child.kill("SIGSTOP");
     const epochA = (await engine.getRun("paused")).leaseEpoch;
 
     const b = spawnWorker({ ...env, CAIRN_TEST_STEP_MS: "0" });
-    expect(await engine.result("paused", { timeoutMs: 20_000 })).toBe("slow-done+after");
+    await waitFor(async () => (await engine.getRun("paused")).waitingFor.some((w) => w.kind === "event"), { timeoutMs: 20_000, what: "B took over and waits for go" });
     const epochB = (await engine.getRun("paused")).leaseEpoch;
     expect(epochB).toBeGreaterThan(epochA);
 
     a.child.kill("SIGCONT");
-    // A wakes, finishes its step's effect, and must fail to journal it.
+    // A wakes, finishes its step's effect, tries to journal it while the run is live, and is refused.
     await waitFor(() => (readLedger(ledger).get("paused:slow#0") ?? []).length === 2, { timeoutMs: 10_000, what: "A finished its step" });
     a.child.kill("SIGTERM");
     await a.exited;
+    await engine.sendEvent("paused", "go", null, { eventId: "go" });
+    expect(await engine.result("paused", { timeoutMs: 20_000 })).toBe("slow-done+after");
     b.child.kill("SIGTERM");
     await b.exited;
 
@@ -79,5 +82,36 @@ describe("several processes on one SQLite file", () => {
     expect(journal.filter((e) => e.kind === "step.completed" && e.opKey === "slow#0")).toHaveLength(1);
     expect(journal.at(-1)?.kind).toBe("run.completed");
     expect(journal.filter((e) => e.kind === "run.completed")).toHaveLength(1);
+  });
+});
+
+describe("several worker processes at once", () => {
+  it("three workers share the runs of one SQLite file; every run completes once and no attempt runs twice", async () => {
+    requireBuild();
+    const dir = tempDir();
+    const store = `sqlite:${join(dir, "cairn.db")}`;
+    const ledger = join(dir, "ledger.txt");
+    const engine = await createEngine({ store, workflows, logger: silentLogger });
+    onCleanup(() => engine.close());
+    const env = { CAIRN_TEST_STORE: store, CAIRN_TEST_WORKFLOWS: resolve("test/fixtures/crash-workflows.mjs"), CAIRN_TEST_LEDGER: ledger, CAIRN_TEST_LEASE_MS: "2000", CAIRN_TEST_STEP_MS: "5" };
+    const runIds = Array.from({ length: 24 }, (_, i) => `multi-${i}`);
+    for (const [i, runId] of runIds.entries()) {
+      await engine.start("crashy", { n: i }, { runId });
+      await engine.sendEvent(runId, "go", { x: i }, { eventId: `go-${runId}` });
+    }
+    const workers = [spawnWorker(env), spawnWorker(env), spawnWorker(env)];
+    const ids = await Promise.all(workers.map((w) => w.ready));
+    for (const [i, runId] of runIds.entries()) expect(await engine.result(runId, { timeoutMs: 30_000 })).toEqual(expectedOutput(i, i));
+    for (const w of workers) w.child.kill("SIGTERM");
+    await Promise.all(workers.map((w) => w.exited));
+    const entries = readLedger(ledger);
+    const claimedBy = new Set<string>();
+    for (const runId of runIds) {
+      const journal = await checkRunInvariants(engine, runId, entries);
+      for (const e of journal) if (e.kind === "run.claimed") claimedBy.add((e.data as { workerId: string }).workerId);
+      // Without crashes, every step ran exactly once.
+      for (const e of journal) if (e.kind === "step.started") expect(e.data).toEqual({ attempt: 1 });
+    }
+    expect(claimedBy.size, `runs were spread over the workers ${ids.join(", ")}`).toBeGreaterThan(1);
   });
 });

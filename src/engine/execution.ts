@@ -11,26 +11,19 @@ import {
   ValidationError,
   isCairnError,
 } from "../core/errors.js";
-import { isOutcome, newEntry, opKey as makeOpKey, opKindOf, type EntryData, type EntryKind, type JournalEntry, type NewEntry, type OpKind, type WaitDescriptor } from "../core/journal.js";
+import { isOutcome, newEntry, opKey as makeOpKey, opKindOf, type EntryData, type JournalEntry, type NewEntry, type OpKind, type WaitDescriptor } from "../core/journal.js";
 import type { RunRecord } from "../core/run.js";
 import { byteLength, decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import { crashPoint } from "./crash-points.js";
 import type { ExecutionHost } from "./execution-host.js";
 import { resolveRetryPolicy } from "./retry-policy.js";
-import { runStep, type StepHistory } from "./step-runner.js";
+import type { DecodedEntry, OpExecution, Outcome, StepHistory } from "./execution-types.js";
+import { runStep } from "./step-runner.js";
 import type { ChildOptions, StepOptions, WaitOptions, Workflow, WorkflowContext, WorkflowLogger } from "./workflow.js";
 
 /** How an execution ended. */
 export type ExecutionEnd = "completed" | "failed" | "suspended" | "released" | "abandoned";
 
-/** A journal entry with its payload decoded. */
-export interface DecodedEntry {
-  seq: number;
-  kind: EntryKind;
-  data: any;
-}
-
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 interface Delivery {
   seq: number;
@@ -54,7 +47,7 @@ const noop = () => {};
  * full drain of the microtask queue — live and on replay alike — so that
  * `Promise.all`/`Promise.race` observe the same order after a crash.
  */
-export class Execution {
+export class Execution implements OpExecution {
   readonly runId: string;
   readonly epoch: number;
   /** Resolves once the execution has ended; never rejects. */

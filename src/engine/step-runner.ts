@@ -2,16 +2,9 @@ import { PayloadTooLargeError, StepFailedError, StepTimeoutError } from "../core
 import { newEntry, type EntryData, type HumanAnswer, type NewEntry } from "../core/journal.js";
 import { byteLength, decode, encode, serializeError } from "../core/serialize.js";
 import { crashPoint } from "./crash-points.js";
-import type { DecodedEntry, Execution } from "./execution.js";
+import type { DecodedEntry, OpExecution as Execution } from "./execution-types.js";
 import { backoffDelay, isNonRetryable, type ResolvedRetryPolicy } from "./retry-policy.js";
 import type { StepInfo, StepOptions } from "./workflow.js";
-
-/** What the journal holds for one step key. */
-export interface StepHistory {
-  entries: DecodedEntry[];
-  /** A `run.retried` forgot this step's terminal failure: it gets a fresh retry budget. */
-  retried: boolean;
-}
 
 /** Retry back-off up to this long waits in process; longer back-off is a durable timer. */
 const IN_PROCESS_BACKOFF_MS = 1_000;

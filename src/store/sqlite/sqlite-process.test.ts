@@ -69,7 +69,7 @@ function run(script: string, args: string[], onStdout?: (text: string) => void):
 function parse<T>(finished: Finished): T {
   expect(finished.stderr, `stderr of a child process`).toBe("");
   expect(finished.code).toBe(0);
-  return JSON.parse(finished.stdout) as T;
+  return JSON.parse(finished.stdout.trim().split("\n").at(-1) ?? "") as T;
 }
 
 const openStoreModule = (): string => join(build, "src", "store", "open-store.js");
@@ -90,8 +90,19 @@ describe("several processes on one SQLite file", () => {
     const path = join(dir, "claims.db");
     const store = await openStore(`sqlite:${path}`);
     for (let i = 0; i < 240; i++) await store.createRun({ runId: `r${String(i).padStart(3, "0")}`, workflow: "wf", version: "1", input: "1" }, i);
-    const startAt = String(Date.now() + 1500);
-    const results = await Promise.all(Array.from({ length: 4 }, (_, i) => run("claim-worker.mjs", [openStoreModule(), path, `w${i}`, startAt])));
+    const goFile = join(dir, "go");
+    let ready = 0;
+    let allReady!: () => void;
+    const everyoneReady = new Promise<void>((resolve) => (allReady = resolve));
+    const workers = Array.from({ length: 4 }, (_, i) =>
+      run("claim-worker.mjs", [openStoreModule(), path, `w${i}`, goFile], (out) => {
+        if (out === "ready\n" && ++ready === 4) allReady();
+      }),
+    );
+    // A worker that dies before it is ready must fail the test, not hang it.
+    await Promise.race([everyoneReady, Promise.race(workers)]);
+    writeFileSync(goFile, "");
+    const results = await Promise.all(workers);
     const outcomes = results.map((finished) => parse<{ claimed: string[]; refused: string[] }>(finished));
     const claimed = outcomes.flatMap((outcome) => outcome.claimed);
     expect(outcomes.flatMap((outcome) => outcome.refused)).toEqual([]);

@@ -1,0 +1,36 @@
+import type { EntryKind, NewEntry, WaitDescriptor } from "../core/journal.js";
+import type { ExecutionHost } from "./execution-host.js";
+
+/** A journal entry with its payload decoded. */
+export interface DecodedEntry {
+  seq: number;
+  kind: EntryKind;
+  data: any;
+}
+
+/** What an op delivers to workflow code: a value or an error. */
+export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** What the journal holds for one step key. */
+export interface StepHistory {
+  entries: DecodedEntry[];
+  /** A `run.retried` forgot this step's terminal failure: it gets a fresh retry budget. */
+  retried: boolean;
+}
+
+/** The part of an execution that op runners (the step runner) work through. */
+export interface OpExecution {
+  readonly runId: string;
+  /** Aborted when the execution is abandoned. */
+  readonly signal: AbortSignal;
+  readonly hostRef: ExecutionHost;
+  readonly isDraining: boolean;
+  readonly isEnded: boolean;
+  /** Appends entries durably; returns the last seq. Throws LeaseLostError when fenced out. */
+  write(entries: NewEntry[]): Promise<number>;
+  /** Queues an outcome that is already durable for delivery in journal order. */
+  deliver(key: string, seq: number, outcome: Outcome): void;
+  block(descriptor: WaitDescriptor): void;
+  stepHistory(key: string): StepHistory;
+  takeEvent(type: string): Promise<{ id: number; eventId: string; payload: string } | undefined>;
+}
