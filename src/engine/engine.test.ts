@@ -112,6 +112,29 @@ describe.each(STORE_KINDS)("engine on %s", (kind) => {
     expect(received.map((e) => (e.data as { eventId: string }).eventId)).toEqual(["a", "b"]);
   });
 
+  it("an event sent after a wait timed out is kept for the next wait of that type", async () => {
+    let now = Date.UTC(2030, 0, 1);
+    const wf = defineWorkflow({
+      name: "late-event",
+      async run(ctx) {
+        const first = await ctx.waitForEvent("ping", { timeout: "1h" }).catch((error: unknown) => (isCairnError(error, "TIMEOUT") ? "timed out" : "other"));
+        await ctx.step("between", () => "x");
+        const second = await ctx.waitForEvent<string>("ping");
+        return { first, second };
+      },
+    });
+    const engine = await testEngine(kind, { workflows: [wf], clock: () => now });
+    await engine.start(wf, undefined, { runId: "late" });
+    engine.startWorker(fast);
+    await waitFor(async () => (await engine.getRun("late")).status === "suspended");
+    now += 3600_000;
+    await waitFor(async () => (await engine.journal("late")).some((e) => e.kind === "event.timedout"));
+    await engine.sendEvent("late", "ping", "pong", { eventId: "p1" });
+    expect(await engine.result("late", { timeoutMs: 5000 })).toEqual({ first: "timed out", second: "pong" });
+    const received = (await engine.journal("late")).filter((e) => e.kind === "event.received");
+    expect(received.map((e) => e.opKey)).toEqual(["ping#1"]);
+  });
+
   it("runs a child workflow and hands its result or error to the parent", async () => {
     const child = defineWorkflow({
       name: "child",

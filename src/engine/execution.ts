@@ -386,7 +386,8 @@ export class Execution implements OpExecution {
       return;
     }
     this.settled = true;
-    const missing = this.deliveries[0]?.opKey ?? [...this.history.keys()].find((key) => !this.issued.has(key));
+    // Outcomes of ops still in flight (a race's loser) are fine; journaled ops the code never reached are not.
+    const missing = [...this.history.keys()].find((key) => !this.issued.has(key));
     if (missing !== undefined) {
       const entry = this.history.get(missing)?.at(-1);
       await this.writeFailure(new NonDeterminismError(missing, `${entry?.kind ?? "an op"}`, "finishes without issuing it"));

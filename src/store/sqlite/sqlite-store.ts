@@ -74,14 +74,7 @@ export class SqliteStore implements Store {
 
   /** See {@link Store.close}. */
   async close(): Promise<void> {
-    if (!this.db.open) return;
-    try {
-      // SQLite's advice for long-lived connections: refresh planner statistics when they are stale.
-      if (this.prepared) this.db.pragma("optimize");
-    } catch {
-      // Best effort: a busy or read-only file must not stop the close.
-    }
-    this.db.close();
+    if (this.db.open) this.db.close();
   }
 
   /** The connection's pragmas, e.g. to confirm WAL and `synchronous=FULL`. */
