@@ -83,6 +83,45 @@ export interface Store {
    * Throws HumanRequestNotFoundError, or HumanRequestAnsweredError if it already has an answer.
    */
   answerHuman(requestId: string, answer: HumanAnswer, now: number): Promise<void>;
+
+  // ── workers and operations ──
+  /** Records a live worker, or refreshes its heartbeat (upsert by workerId). */
+  upsertWorker(worker: WorkerRecord): Promise<void>;
+  /** Forgets a worker that stopped. */
+  removeWorker(workerId: string): Promise<void>;
+  /** Workers whose last heartbeat is after `since` (epoch ms), newest heartbeat first. */
+  listWorkers(since: number): Promise<WorkerRecord[]>;
+  /**
+   * Non-terminal runs nobody will move: suspended with no due time and nothing to wait for,
+   * or runnable (pending, suspended and due, running with an expired lease) for longer than
+   * `graceMs` before `now` without being claimed. There should never be any.
+   */
+  listStuckRuns(now: number, graceMs: number, limit?: number): Promise<RunRecord[]>;
+
+  // ── optional capabilities ──
+  /**
+   * The store's own clock (epoch ms), when it has one — PostgreSQL's database clock. Engines then
+   * schedule timers and leases by it, so skewed worker clocks cannot fire a timer early or steal a lease.
+   * Stores with a clock ignore the `now` arguments of claims, leases and wake-ups and use their own.
+   */
+  now?(): Promise<number>;
+  /**
+   * Push wake-ups (PostgreSQL LISTEN/NOTIFY): `listener` is called when runs may have become runnable
+   * anywhere (started, event sent, child finished, timer armed soon). Returns an unsubscribe function.
+   */
+  onWake?(listener: () => void): () => void;
+}
+
+/** A worker, as the registry shows it. */
+export interface WorkerRecord {
+  workerId: string;
+  host: string;
+  pid: number;
+  /** `name@version` of every workflow it runs. */
+  workflows: string[];
+  runsHeld: number;
+  startedAt: number;
+  heartbeatAt: number;
 }
 
 /** A run to create. */
