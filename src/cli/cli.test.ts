@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = join(ROOT, "dist/src/cli/main.js");
 const ENTRY = join(ROOT, "dist/src/index.js");
-const COMMANDS = ["dev", "worker", "start", "runs", "show", "send", "cancel", "retry", "answer", "inbox", "migrate"];
+const COMMANDS = ["dev", "worker", "workers", "start", "runs", "show", "send", "cancel", "retry", "answer", "inbox", "migrate"];
 
 interface Result {
   code: number | null;
@@ -191,6 +191,15 @@ describe("a run from start to completion", () => {
     const { child, line } = await spawnUntil(["worker", "--workflows", fixture, "--poll-ms", "50", "--store", store], /^cairn worker \S+ ready \(/);
     try {
       expect(line).toContain("waiter@1");
+      const workerId = /^cairn worker (\S+) ready/.exec(line)![1];
+      const workers = await eventually("the worker in the registry", async () => {
+        const listed = JSON.parse((await cli("workers", "--json", "--store", store)).stdout) as { workerId: string; workflows: string[] }[];
+        return listed.length > 0 ? listed : undefined;
+      });
+      expect(workers).toEqual([expect.objectContaining({ workerId, workflows: ["waiter@1"] })]);
+      const stuck = await cli("runs", "--stuck", "--json", "--store", store);
+      expect(stuck.code).toBe(0);
+      expect(JSON.parse(stuck.stdout)).toEqual([]);
       await eventually("the run to wait for its event", async () => {
         const shown = await cli("show", "flow-1", "--json", "--store", store);
         return (JSON.parse(shown.stdout) as { run: { status: string } }).run.status === "suspended" ? true : undefined;

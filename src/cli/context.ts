@@ -16,7 +16,7 @@ export interface JsonOptions {
 
 /** Adds `--store <url>` (default: `CAIRN_STORE`, else the local SQLite file). */
 export function storeOption(command: Command): Command {
-  return command.option("--store <url>", "store URL: sqlite:<path> or memory: (env CAIRN_STORE)", defaultStoreUrl());
+  return command.option("--store <url>", "store URL: sqlite:<path>, postgres://… or memory: (env CAIRN_STORE)", defaultStoreUrl());
 }
 
 /** Adds `--json`. */

@@ -62,14 +62,33 @@ export class Committer {
       try {
         return await this.store.commit(writes, this.clock());
       } catch (error) {
-        if (attempt >= 4 || !isTransient(error)) throw error;
+        if (attempt >= 6 || !isTransient(error)) throw error;
         await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
       }
     }
   }
 }
 
-function isTransient(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "SQLITE_BUSY" || code === "SQLITE_LOCKED" || code === "ECONNRESET" || code === "57P01";
+const TRANSIENT_CODES = new Set([
+  "SQLITE_BUSY",
+  "SQLITE_LOCKED",
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "57P01", // admin_shutdown (backend terminated)
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now (starting up)
+  "08000",
+  "08003",
+  "08006", // connection failures
+  "40001", // serialization_failure
+  "40P01", // deadlock_detected
+]);
+
+/** Errors worth another try: a busy file, a dropped connection, a database restarting. */
+export function isTransient(error: unknown): boolean {
+  const candidate = error as { code?: unknown; message?: unknown } | null;
+  if (typeof candidate?.code === "string" && TRANSIENT_CODES.has(candidate.code)) return true;
+  return typeof candidate?.message === "string" && /Connection terminated|connection .*(closed|ended)|timeout exceeded when trying to connect/i.test(candidate.message);
 }

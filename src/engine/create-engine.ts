@@ -22,6 +22,7 @@ import { Committer } from "./committer.js";
 import { isWorkflow } from "./define-workflow.js";
 import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
 import { consoleLogger } from "./logger.js";
+import { StoreClock } from "./store-clock.js";
 import { WorkerImpl } from "./worker.js";
 import type { Workflow } from "./workflow.js";
 
@@ -66,12 +67,16 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   }
   if (options.maxPayloadBytes !== undefined) check(z.number().int().positive(), options.maxPayloadBytes, "createEngine: maxPayloadBytes");
   const store = typeof options.store === "object" && options.store !== null ? options.store : await openStore(options.store ?? defaultStoreUrl());
-  return new EngineImpl(store, workflows, options);
+  const clock = new StoreClock(options.clock ?? Date.now, store);
+  await clock.calibrate();
+  return new EngineImpl(store, workflows, clock, options);
 }
 
 class EngineImpl implements Engine {
   private readonly clock: () => number;
   private readonly committer: Committer;
+  private readonly unsubscribeWake: () => void;
+  private readonly calibrateTimer: NodeJS.Timeout | null;
   private readonly workers = new Set<WorkerImpl>();
   private readonly finished = new EventEmitter();
   private readonly maxPayloadBytes: number;
@@ -81,9 +86,13 @@ class EngineImpl implements Engine {
   constructor(
     readonly store: Store,
     private readonly workflows: Map<string, Workflow<any, any>>,
+    storeClock: StoreClock,
     options: EngineOptions,
   ) {
-    this.clock = options.clock ?? Date.now;
+    this.clock = storeClock.now;
+    this.unsubscribeWake = store.onWake ? store.onWake(() => this.kickWorkers()) : () => {};
+    this.calibrateTimer = store.now ? setInterval(() => void storeClock.calibrate().catch(() => undefined), 30_000) : null;
+    this.calibrateTimer?.unref();
     this.committer = new Committer(store, this.clock);
     this.maxPayloadBytes = options.maxPayloadBytes ?? 4 * 1024 * 1024;
     this.logger = options.logger ?? consoleLogger();
@@ -228,6 +237,15 @@ class EngineImpl implements Engine {
     return this.store.listHumanRequests(options);
   }
 
+  listWorkers(options: { staleAfterMs?: number } = {}) {
+    return this.store.listWorkers(this.clock() - (options.staleAfterMs ?? 60_000));
+  }
+
+  async listStuckRuns(options: { graceMs?: number; limit?: number } = {}): Promise<RunInfo[]> {
+    const runs = await this.store.listStuckRuns(this.clock(), options.graceMs ?? 60_000, options.limit ?? 100);
+    return runs.map(toRunInfo);
+  }
+
   startWorker(options?: WorkerOptions): Worker {
     this.ensureOpen();
     const worker = new WorkerImpl(
@@ -258,6 +276,8 @@ class EngineImpl implements Engine {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.workers].map((w) => w.stop({ drain: true })));
+    this.unsubscribeWake();
+    if (this.calibrateTimer) clearInterval(this.calibrateTimer);
     await this.store.close();
   }
 

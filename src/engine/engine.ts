@@ -1,7 +1,7 @@
 import type { HumanAnswer, EntryKind, WaitDescriptor } from "../core/journal.js";
 import type { RunStatus } from "../core/run.js";
 import type { SerializedError } from "../core/serialize.js";
-import type { HumanRequest, Store } from "../core/store.js";
+import type { HumanRequest, Store, WorkerRecord } from "../core/store.js";
 import type { Workflow } from "./workflow.js";
 
 /**
@@ -133,6 +133,10 @@ export interface Engine {
   /** Answers a human request (e.g. "did this happen?" for an `unsafe` step). */
   respondToHuman(requestId: string, answer: HumanAnswer): Promise<void>;
   listHumanRequests(options?: { status?: "pending" | "answered"; runId?: string }): Promise<HumanRequest[]>;
+  /** Workers that heartbeated within `staleAfterMs` (default 60 s). */
+  listWorkers(options?: { staleAfterMs?: number }): Promise<WorkerRecord[]>;
+  /** Non-terminal runs that nothing will move (see Store.listStuckRuns). There should never be any. */
+  listStuckRuns(options?: { graceMs?: number; limit?: number }): Promise<RunInfo[]>;
   startWorker(options?: WorkerOptions): Worker;
   /** Stops workers (draining) and closes the store. */
   close(): Promise<void>;

@@ -58,7 +58,10 @@ export class Execution implements OpExecution {
   private readonly counters = new Map<string, number>();
   private readonly issued = new Set<string>();
   private readonly waiters = new Map<string, Waiter>();
+  /** Outcomes waiting to be delivered, in journal order; `head` is the next one. */
   private readonly deliveries: Delivery[] = [];
+  private head = 0;
+  private readonly undelivered = new Set<string>();
   private readonly deferred: (() => void)[] = [];
   private readonly blocked = new Map<string, WaitDescriptor>();
   private readonly launches = new Map<string, () => void>();
@@ -148,10 +151,8 @@ export class Execution implements OpExecution {
       list.push(entry);
       if (isOutcome(raw.kind, entry.data)) outcomes.push({ key: raw.opKey, entry });
     }
-    for (const { key, entry } of outcomes) {
-      this.deliveries.push({ seq: entry.seq, opKey: key, outcome: this.outcomeOf(key, entry) });
-    }
-    this.replayRemaining = this.deliveries.length;
+    for (const { key, entry } of outcomes) this.queueDelivery({ seq: entry.seq, opKey: key, outcome: this.outcomeOf(key, entry) });
+    this.replayRemaining = outcomes.length;
   }
 
   /** The value or error an outcome entry delivers to workflow code (the same live and on replay). */
@@ -215,8 +216,8 @@ export class Execution implements OpExecution {
     });
     // A race loser may fail after nobody listens any more: that must not crash the process.
     promise.catch(noop);
-    if (this.deliveries.some((d) => d.opKey === key)) {
-      if (this.deliveries[0]!.opKey === key) void this.pump();
+    if (this.undelivered.has(key)) {
+      if (this.nextDelivery()?.opKey === key) void this.pump();
       return promise;
     }
     const launch = () => {
@@ -245,8 +246,29 @@ export class Execution implements OpExecution {
 
   /** Queues a live outcome (already durable) for delivery in journal order. */
   deliver(key: string, seq: number, outcome: Outcome): void {
-    this.deliveries.push({ seq, opKey: key, outcome });
+    this.queueDelivery({ seq, opKey: key, outcome });
     void this.pump();
+  }
+
+  private queueDelivery(delivery: Delivery): void {
+    this.deliveries.push(delivery);
+    this.undelivered.add(delivery.opKey);
+  }
+
+  private nextDelivery(): Delivery | undefined {
+    return this.deliveries[this.head];
+  }
+
+  private takeDelivery(): Delivery {
+    const delivery = this.deliveries[this.head]!;
+    this.deliveries[this.head] = undefined as never;
+    this.head += 1;
+    if (this.head > 1024 && this.head * 2 > this.deliveries.length) {
+      this.deliveries.splice(0, this.head);
+      this.head = 0;
+    }
+    this.undelivered.delete(delivery.opKey);
+    return delivery;
   }
 
   private async pump(): Promise<void> {
@@ -254,9 +276,9 @@ export class Execution implements OpExecution {
     this.pumping = true;
     try {
       while (!this.ended && !this.draining) {
-        const next = this.deliveries[0];
-        if (!next || !this.issued.has(next.opKey)) break;
-        this.deliveries.shift();
+        const peek = this.nextDelivery();
+        if (!peek || !this.issued.has(peek.opKey)) break;
+        const next = this.takeDelivery();
         const waiter = this.waiters.get(next.opKey);
         this.waiters.delete(next.opKey);
         this.blocked.delete(next.opKey);
@@ -294,7 +316,7 @@ export class Execution implements OpExecution {
       void this.release();
       return;
     }
-    const next = this.deliveries[0];
+    const next = this.nextDelivery();
     if (next) {
       if (this.issued.has(next.opKey)) {
         void this.pump();

@@ -52,6 +52,9 @@ export class WorkerImpl implements Worker, ExecutionHost {
   private wakeTimer: NodeJS.Timeout | null = null;
   private wakeTimerAt = Infinity;
   private readonly loopDone: Promise<void>;
+  private readonly startedAt: number;
+  /** When each held run's lease was last proven (claimed or renewed), by runId. */
+  private readonly provenAt = new Map<string, number>();
 
   constructor(
     private readonly deps: WorkerDeps,
@@ -67,8 +70,9 @@ export class WorkerImpl implements Worker, ExecutionHost {
     this.store = deps.store;
     this.maxPayloadBytes = deps.maxPayloadBytes;
     this.logger = deps.logger;
+    this.startedAt = this.clock();
     this.heartbeatTimer = setInterval(() => void this.heartbeatAll(), opts.heartbeatMs ?? Math.max(10, Math.floor(this.leaseMs / 3)));
-    this.loopDone = this.loop();
+    this.loopDone = this.register().then(() => this.loop());
   }
 
   get active(): number {
@@ -137,6 +141,24 @@ export class WorkerImpl implements Worker, ExecutionHost {
     }
     await Promise.all(running.map((execution) => execution.done));
     clearInterval(this.heartbeatTimer);
+    await this.store.removeWorker(this.workerId).catch(() => undefined);
+  }
+
+  /** Announces this worker in the registry (`cairn workers`); failures only delay it to the next heartbeat. */
+  private async register(): Promise<void> {
+    try {
+      await this.store.upsertWorker({
+        workerId: this.workerId,
+        host: hostname(),
+        pid: process.pid,
+        workflows: this.registered().map((w) => `${w.name}@${w.version}`),
+        runsHeld: this.executions.size,
+        startedAt: this.startedAt,
+        heartbeatAt: this.clock(),
+      });
+    } catch (error) {
+      this.logger.log("warn", "could not record the worker in the registry", { workerId: this.workerId, error: serializeError(error) });
+    }
   }
 
   private async loop(): Promise<void> {
@@ -187,15 +209,32 @@ export class WorkerImpl implements Worker, ExecutionHost {
     if (!workflow) return; // cannot happen: claims are filtered by registered versions
     const execution = new Execution(this, run, workflow);
     this.executions.set(run.runId, execution);
+    this.provenAt.set(run.runId, this.clock());
     void execution.done.then((end) => {
       this.executions.delete(run.runId);
+      this.provenAt.delete(run.runId);
+      // An execution abandoned on a store error still holds the lease: give it back (fenced by the
+      // epoch, so this is a no-op if the run was taken over or cancelled) rather than make others wait.
+      if (end === "abandoned" && !this.stopping) void this.releaseQuietly(run.runId, run.leaseEpoch);
       this.deps.onExecutionEnd(run.runId, end, run.parentRunId);
       this.kick();
     });
     void execution.start();
   }
 
+  private async releaseQuietly(runId: string, epoch: number): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        await this.deps.committer.commit({ runId, epoch, entries: [releasedEntry(this.workerId)] });
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt).unref());
+      }
+    }
+  }
+
   private async heartbeatAll(): Promise<void> {
+    await this.register();
     if (this.executions.size === 0) return;
     await this.renew([...this.executions.values()]);
     // Events sent through another process reach a live run here, at the latest.
@@ -210,9 +249,17 @@ export class WorkerImpl implements Worker, ExecutionHost {
         now: this.clock(),
         leaseMs: this.leaseMs,
       });
+      const now = this.clock();
+      for (const execution of executions) this.provenAt.set(execution.runId, now);
       for (const runId of lost) this.executions.get(runId)?.abandon();
     } catch (error) {
       this.logger.log("warn", "lease renewal failed", { workerId: this.workerId, error: serializeError(error) });
+      // Past its lease a run may belong to another worker: stop running its steps, even though
+      // the epoch check would refuse our writes anyway.
+      const deadline = this.clock() - this.leaseMs;
+      for (const execution of executions) {
+        if ((this.provenAt.get(execution.runId) ?? 0) < deadline) execution.abandon();
+      }
     }
   }
 }

@@ -7,6 +7,8 @@ import { formatTime, formatWaiting, runBlock, table, timeline } from "../format.
 import { followRun, readJournal } from "../follow.js";
 
 interface RunsOptions extends StoreOptions, JsonOptions {
+  stuck?: boolean;
+  graceMs?: number;
   status?: RunStatus[];
   workflow?: string;
   limit: number;
@@ -25,8 +27,13 @@ export function registerRunCommands(program: Command): void {
     .option("--status <status>", "only runs with this status (comma-separated for several)", statusArg)
     .option("--workflow <name>", "only runs of this workflow")
     .option("--limit <n>", "at most this many runs (1-1000)", intArg(1, 1000), 50)
-    .option("--cursor <cursor>", "continue from the previous page's cursor");
+    .option("--cursor <cursor>", "continue from the previous page's cursor")
+    .option("--stuck", "only non-terminal runs that nothing will move (no live lease, no armed timer, no open wait, or runnable but unclaimed past --grace-ms)")
+    .option("--grace-ms <ms>", "with --stuck: how long a runnable run may go unclaimed (default 60000)", intArg(0, 86_400_000));
   storeOption(jsonOption(runs)).action(listRuns);
+
+  const workers = program.command("workers").description("list live workers: id, host, pid, runs held, last heartbeat").option("--stale-ms <ms>", "hide workers silent for longer than this (default 60000)", intArg(1, 86_400_000));
+  storeOption(jsonOption(workers)).action(listWorkers);
 
   const show = program
     .command("show")
@@ -36,7 +43,30 @@ export function registerRunCommands(program: Command): void {
   storeOption(jsonOption(show)).action(showRun);
 }
 
+interface WorkersOptions extends StoreOptions, JsonOptions {
+  staleMs?: number;
+}
+
+async function listWorkers(options: WorkersOptions): Promise<void> {
+  await withEngine(options, [], async (engine) => {
+    const workers = await engine.listWorkers(options.staleMs === undefined ? {} : { staleAfterMs: options.staleMs });
+    if (options.json) return printJson(workers);
+    if (workers.length === 0) return print(`No live workers. Start one with: ${CLI} worker --workflows <module>`);
+    print(
+      ...table(workers, [
+        { header: "worker", cell: (w) => w.workerId },
+        { header: "host", cell: (w) => w.host },
+        { header: "pid", cell: (w) => String(w.pid) },
+        { header: "runs held", cell: (w) => String(w.runsHeld) },
+        { header: "last heartbeat", cell: (w) => formatTime(new Date(w.heartbeatAt)) },
+        { header: "workflows", cell: (w) => w.workflows.join(", ") },
+      ]),
+    );
+  });
+}
+
 async function listRuns(options: RunsOptions): Promise<void> {
+  if (options.stuck) return listStuck(options);
   await withEngine(options, [], async (engine) => {
     const page = await engine.listRuns({ status: options.status, workflow: options.workflow, limit: options.limit, cursor: options.cursor });
     if (options.json) {
@@ -60,6 +90,23 @@ async function listRuns(options: RunsOptions): Promise<void> {
       ]),
     );
     if (page.nextCursor) print("", `More runs: ${CLI} runs --cursor ${page.nextCursor}`);
+  });
+}
+
+async function listStuck(options: RunsOptions): Promise<void> {
+  await withEngine(options, [], async (engine) => {
+    const stuck = await engine.listStuckRuns({ limit: options.limit, ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }) });
+    if (options.json) return printJson(stuck);
+    if (stuck.length === 0) return print("No stuck runs.");
+    print(
+      ...table<RunInfo>(stuck, [
+        { header: "run", cell: (r) => r.runId },
+        { header: "workflow", cell: (r) => `${r.workflow}@${r.version}` },
+        { header: "status", cell: (r) => r.status },
+        { header: "updated", cell: (r) => formatTime(r.updatedAt) },
+        { header: "lease", cell: (r) => (r.leaseOwner ? `${r.leaseOwner} until ${formatTime(r.leaseExpiresAt!)}` : "-") },
+      ]),
+    );
   });
 }
 
