@@ -117,7 +117,7 @@ export class StoreInvalidError extends CairnError {
 /** A store URL could not be understood. */
 export class StoreUrlError extends CairnError {
   constructor(url: string) {
-    super("STORE_URL", `Unknown store URL "${url}". Use "sqlite:<path>" (e.g. sqlite:.cairn/cairn.db) or "memory:".`);
+    super("STORE_URL", `Unknown store URL "${url}". Use "sqlite:<path>" (e.g. sqlite:.cairn/cairn.db), "postgres://user@host:5432/db?schema=cairn" or "memory:".`);
   }
 }
 

@@ -123,6 +123,29 @@ export function claimRun<T extends RunState>(run: T, request: ClaimRequest): { r
   };
 }
 
+/**
+ * True when nobody will move `run` (see `Store.listStuckRuns`): suspended with no due time
+ * and nothing to wait for, or runnable for longer than `graceMs` before `now` without being claimed —
+ * pending (since its last change: creation, retry or wake-up flag), suspended and due, running with an
+ * expired lease, or running with its lease released. Every store lists exactly these runs.
+ */
+export function isStuck(run: RunState, now: number, graceMs: number): boolean {
+  const before = now - graceMs;
+  switch (run.status) {
+    case "pending":
+      return run.updatedAt < before;
+    case "suspended":
+      return run.wakeAt === null ? run.waitingFor === null || run.waitingFor === NO_WAITS : run.wakeAt < before;
+    case "running":
+      return run.leaseExpiresAt === null ? run.updatedAt < before : run.leaseExpiresAt < before;
+    default:
+      return false;
+  }
+}
+
+/** The encoded empty WaitDescriptor list: a suspension that waits for nothing. */
+export const NO_WAITS = "[]";
+
 /** The row after an operator action fences out the current holder: epoch + 1, lease cleared. */
 export function fenceOut<T extends RunState>(run: T): T {
   return { ...run, leaseEpoch: run.leaseEpoch + 1, leaseOwner: null, leaseExpiresAt: null };

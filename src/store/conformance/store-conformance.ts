@@ -5,6 +5,7 @@ import { inboxSpec } from "./inbox-spec.js";
 import { leasesSpec } from "./leases-spec.js";
 import { runsSpec } from "./runs-spec.js";
 import { wakeSpec } from "./wake-spec.js";
+import { workersSpec } from "./workers-spec.js";
 
 export type { StoreFactory } from "./harness.js";
 
@@ -23,5 +24,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     wakeSpec(store);
     leasesSpec(store);
     inboxSpec(store);
+    workersSpec(store);
   });
 }

@@ -110,6 +110,52 @@ export function wakeSpec(store: () => Store): void {
       expect(await reclaim(store(), "p", T0 + 50)).toHaveLength(1);
     });
 
+    it("a batch that finishes a child and then suspends its parent leaves the parent due at once", async () => {
+      const parent = await startRun(store(), "p");
+      await commitOk(store(), parent, [entry("child.started", "sub#0", { childRunId: "c", ...SUB, input: null })], T0 + 1);
+      const [child] = await store().claimRuns({ workerId: "w2", now: T0 + 2, leaseMs: 1000, limit: 1, workflows: [{ name: "sub", version: "2" }] });
+      const results = await store().commit(
+        [
+          { runId: "c", epoch: child?.leaseEpoch ?? -1, entries: [entry("run.completed", null, { output: 1 })] },
+          { runId: "p", epoch: parent.leaseEpoch, entries: [entry("run.suspended", null, { wakeAt: null, waitingFor: [] })] },
+        ],
+        T0 + 3,
+      );
+      expect(results.map((result) => result.ok)).toEqual([true, true]);
+      expect(await mustGet(store(), "p")).toMatchObject({ status: "suspended", wakeAt: T0 + 3, wakePending: false, lastSeq: 4 });
+    });
+
+    it("a batch that suspends a parent and then finishes its child wakes the parent", async () => {
+      const parent = await startRun(store(), "p");
+      await commitOk(store(), parent, [entry("child.started", "sub#0", { childRunId: "c", ...SUB, input: null })], T0 + 1);
+      const [child] = await store().claimRuns({ workerId: "w2", now: T0 + 2, leaseMs: 1000, limit: 1, workflows: [{ name: "sub", version: "2" }] });
+      await store().commit(
+        [
+          { runId: "p", epoch: parent.leaseEpoch, entries: [entry("run.suspended", null, { wakeAt: T0 + 99_999, waitingFor: [] })] },
+          { runId: "c", epoch: child?.leaseEpoch ?? -1, entries: [entry("run.completed", null, { output: 1 })] },
+        ],
+        T0 + 3,
+      );
+      expect(await mustGet(store(), "p")).toMatchObject({ status: "suspended", wakeAt: T0 + 3, wakePending: false, updatedAt: T0 + 3 });
+    });
+
+    it("a batch can create a child and have it finish in the same commit", async () => {
+      const parent = await startRun(store(), "p");
+      const results = await store().commit(
+        [
+          { runId: "p", epoch: parent.leaseEpoch, entries: [entry("child.started", "sub#0", { childRunId: "c", ...SUB, input: null })] },
+          { runId: "c", epoch: 0, entries: [entry("run.cancelled", null, { reason: "at once" })] },
+        ],
+        T0 + 3,
+      );
+      expect(results).toEqual([
+        { ok: true, firstSeq: 3, lastSeq: 3 },
+        { ok: true, firstSeq: 2, lastSeq: 2 },
+      ]);
+      expect(await mustGet(store(), "c")).toMatchObject({ status: "cancelled", lastSeq: 2 });
+      expect(await mustGet(store(), "p")).toMatchObject({ status: "running", wakePending: true });
+    });
+
     it("a child's failure while the parent runs flags the parent", async () => {
       const parent = await startRun(store(), "p");
       await commitOk(store(), parent, [entry("child.started", "sub#0", { childRunId: "c", ...SUB, input: null })], T0 + 1);

@@ -14,10 +14,11 @@ import type {
   RunPage,
   RunWrite,
   Store,
+  WorkerRecord,
 } from "../../core/store.js";
 import { compareText, decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
-import { claimKey, claimRun, fenceOut, fenceReason, isClaimable, newRunRecord, runCreatedEntry, wakePatch } from "../common/run-state.js";
+import { claimKey, claimRun, fenceOut, fenceReason, isClaimable, isStuck, newRunRecord, runCreatedEntry, wakePatch } from "../common/run-state.js";
 import { MemoryTables } from "./memory-tables.js";
 
 /**
@@ -192,6 +193,31 @@ export class MemoryStore implements Store {
     });
   }
 
+  /** See {@link Store.upsertWorker}. */
+  async upsertWorker(worker: WorkerRecord): Promise<void> {
+    this.t.workers.set(worker.workerId, copyWorker(worker));
+  }
+
+  /** See {@link Store.removeWorker}. */
+  async removeWorker(workerId: string): Promise<void> {
+    this.t.workers.delete(workerId);
+  }
+
+  /** See {@link Store.listWorkers}. */
+  async listWorkers(since: number): Promise<WorkerRecord[]> {
+    const live = [...this.t.workers.values()].filter((worker) => worker.heartbeatAt > since);
+    live.sort((a, b) => b.heartbeatAt - a.heartbeatAt || compareText(a.workerId, b.workerId));
+    return live.map(copyWorker);
+  }
+
+  /** See {@link Store.listStuckRuns}. */
+  async listStuckRuns(now: number, graceMs: number, limit?: number): Promise<RunRecord[]> {
+    const max = pageLimit(limit);
+    const stuck = [...this.t.runs.values()].filter((run) => isStuck(run, now, graceMs));
+    stuck.sort((a, b) => a.createdAt - b.createdAt || compareText(a.runId, b.runId));
+    return stuck.slice(0, max).map((run) => ({ ...run }));
+  }
+
   private insertRun(run: NewRun, now: number): RunRecord {
     const entry = runCreatedEntry(run, now);
     const record = newRunRecord(run, now);
@@ -251,6 +277,10 @@ export class MemoryStore implements Store {
       return row ? [{ ...row }] : [];
     });
   }
+}
+
+function copyWorker(worker: WorkerRecord): WorkerRecord {
+  return { ...worker, workflows: [...worker.workflows] };
 }
 
 function copyHuman(request: HumanRequest): HumanRequest {

@@ -1,6 +1,6 @@
 import type { JournalEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
-import type { HumanRequest, InboxEvent } from "../../core/store.js";
+import type { HumanRequest, InboxEvent, WorkerRecord } from "../../core/store.js";
 
 /**
  * The rows of a {@link MemoryStore}, with transactions: every mutation made inside
@@ -14,6 +14,8 @@ export class MemoryTables {
   readonly inbox = new Map<number, InboxEvent>();
   readonly inboxByRun = new Map<string, number[]>();
   readonly humans = new Map<string, HumanRequest>();
+  /** The worker registry: not transactional, like a heartbeat table. */
+  readonly workers = new Map<string, WorkerRecord>();
   private readonly inboxKeys = new Map<string, number>();
   private nextInboxId = 1;
   private undo: (() => void)[] | null = null;

@@ -1,40 +1,18 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type Database from "better-sqlite3";
 import { SchemaTooNewError } from "../../core/errors.js";
+import { loadMigrations, type Migration } from "../common/migration-files.js";
+
+export type { Migration } from "../common/migration-files.js";
 
 /** The `PRAGMA application_id` of every Cairn SQLite file: "CARN" in ASCII. */
 export const CAIRN_APPLICATION_ID = 0x4341524e;
 
-/** One forward-only schema change, from `src/store/migrations/sqlite/NNNN_name.sql`. */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-// Relative to this module, so it works from src/ (vitest) and from dist/ (copied by scripts/copy-assets.mjs).
-const MIGRATIONS_DIR = new URL("../migrations/sqlite/", import.meta.url);
-const FILE_NAME = /^(\d{4})_([a-z0-9_-]+)\.sql$/;
-
 let cached: Migration[] | undefined;
 
-/** The bundled SQLite migrations, in version order. Versions are 1, 2, … with no gaps. */
+/** The bundled SQLite migrations (`src/store/migrations/sqlite/`), in version order. Versions are 1, 2, … with no gaps. */
 export function sqliteMigrations(): Migration[] {
-  if (cached) return cached;
-  const dir = fileURLToPath(MIGRATIONS_DIR);
-  const migrations = readdirSync(dir)
-    .flatMap((file) => {
-      const match = FILE_NAME.exec(file);
-      return match ? [{ version: Number(match[1]), name: file, sql: readFileSync(`${dir}${file}`, "utf8") }] : [];
-    })
-    .sort((a, b) => a.version - b.version);
-  migrations.forEach((migration, index) => {
-    if (migration.version !== index + 1) throw new Error(`SQLite migrations in ${dir} must be numbered 0001, 0002, … without gaps; found ${migration.name} at position ${index + 1}.`);
-  });
-  if (migrations.length === 0) throw new Error(`No SQLite migrations found in ${dir}; the package is incomplete.`);
-  cached = migrations;
-  return migrations;
+  cached ??= loadMigrations(new URL("../migrations/sqlite/", import.meta.url), "SQLite");
+  return cached;
 }
 
 /** The newest schema version this build of Cairn knows. */

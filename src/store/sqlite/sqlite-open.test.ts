@@ -5,7 +5,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encode } from "../../core/serialize.js";
-import { CAIRN_APPLICATION_ID } from "./sqlite-migrations.js";
+import { CAIRN_APPLICATION_ID, latestSchemaVersion, sqliteMigrations } from "./sqlite-migrations.js";
 import { SqliteStore } from "./sqlite-store.js";
 
 let dir: string;
@@ -153,12 +153,12 @@ describe("opening a Cairn store", () => {
     const store = await openMigrated(path);
     expect(existsSync(path)).toBe(true);
     expect(store.url).toBe(`sqlite:${path}`);
-    expect(store.settings()).toEqual({ journalMode: "wal", synchronous: "FULL", busyTimeoutMs: 10_000, foreignKeys: true, applicationId: CAIRN_APPLICATION_ID, schemaVersion: 1 });
+    expect(store.settings()).toEqual({ journalMode: "wal", synchronous: "FULL", busyTimeoutMs: 10_000, foreignKeys: true, applicationId: CAIRN_APPLICATION_ID, schemaVersion: latestSchemaVersion() });
     await store.close();
     const raw = new Database(path, { readonly: true });
     expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(raw.pragma("application_id", { simple: true })).toBe(0x4341524e);
-    expect(raw.prepare("SELECT version, name FROM cairn_migrations").all()).toEqual([{ version: 1, name: "0001_init.sql" }]);
+    expect(raw.prepare("SELECT version, name FROM cairn_migrations").all()).toEqual(sqliteMigrations().map(({ version, name }) => ({ version, name })));
     raw.close();
   });
 
@@ -174,11 +174,25 @@ describe("opening a Cairn store", () => {
     const store = await openMigrated(path);
     await store.migrate();
     expect((await store.listRuns({})).runs.map((run) => run.runId)).toEqual(["run-2", "run-1", "run-0"]);
-    expect(store.settings().schemaVersion).toBe(1);
+    expect(store.settings().schemaVersion).toBe(latestSchemaVersion());
     await store.close();
     const raw = new Database(path, { readonly: true });
-    expect(raw.prepare("SELECT COUNT(*) AS n FROM cairn_migrations").get()).toEqual({ n: 1 });
+    expect(raw.prepare("SELECT COUNT(*) AS n FROM cairn_migrations").get()).toEqual({ n: latestSchemaVersion() });
     raw.close();
+  });
+
+  it("upgrades a version-1 store in place, keeping its data", async () => {
+    const path = join(dir, "v1.db");
+    await makeCairnFile(path, 3);
+    const raw = new Database(path);
+    raw.exec("DROP INDEX runs_stuck_idx; DROP TABLE workers; DELETE FROM cairn_migrations WHERE version > 1");
+    raw.close();
+    const store = await openMigrated(path);
+    expect(store.settings().schemaVersion).toBe(latestSchemaVersion());
+    expect((await store.listRuns({})).runs).toHaveLength(3);
+    await store.upsertWorker({ workerId: "w", host: "h", pid: 1, workflows: [], runsHeld: 0, startedAt: 1, heartbeatAt: 2 });
+    expect(await store.listWorkers(0)).toHaveLength(1);
+    await store.close();
   });
 
   it("reopens a store that another connection holds open", async () => {
@@ -206,7 +220,7 @@ describe("opening a Cairn store", () => {
     raw.pragma("user_version = 0");
     raw.close();
     const store = await openMigrated(path);
-    expect(store.settings().schemaVersion).toBe(1);
+    expect(store.settings().schemaVersion).toBe(latestSchemaVersion());
     await store.close();
   });
 

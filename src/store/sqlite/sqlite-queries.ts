@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import type { RunStatus } from "../../core/run.js";
 import type { ClaimRequest, ListRunsQuery } from "../../core/store.js";
 import type { RunCursor } from "../common/list-query.js";
-import { ENTRY_COLUMNS, HUMAN_COLUMNS, INBOX_COLUMNS, RUN_COLUMNS, STATE_COLUMNS } from "./sqlite-rows.js";
+import { ENTRY_COLUMNS, HUMAN_COLUMNS, INBOX_COLUMNS, RUN_COLUMNS, STATE_COLUMNS, WORKER_COLUMNS } from "./sqlite-rows.js";
 
 type Statement = Database.Statement;
 
@@ -34,6 +34,10 @@ export class SqliteQueries {
   readonly insertHuman: Statement;
   readonly getHuman: Statement;
   readonly answerHuman: Statement;
+  readonly upsertWorker: Statement;
+  readonly removeWorker: Statement;
+  readonly listWorkers: Statement;
+  readonly stuckRuns: Statement;
   private readonly claims = new Map<number, Statement>();
   private readonly lists = new Map<string, Statement>();
   private readonly humanLists = new Map<string, Statement>();
@@ -76,6 +80,27 @@ export class SqliteQueries {
     );
     this.getHuman = db.prepare(`SELECT ${HUMAN_COLUMNS} FROM human_requests WHERE request_id = ?`);
     this.answerHuman = db.prepare("UPDATE human_requests SET status = 'answered', answer = ?, answered_at = ? WHERE request_id = ? AND status = 'pending'");
+    this.upsertWorker = db.prepare(
+      `INSERT INTO workers (worker_id, host, pid, workflows, runs_held, started_at, heartbeat_at)
+       VALUES (@workerId, @host, @pid, @workflows, @runsHeld, @startedAt, @heartbeatAt)
+       ON CONFLICT (worker_id) DO UPDATE SET host = excluded.host, pid = excluded.pid, workflows = excluded.workflows,
+         runs_held = excluded.runs_held, started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`,
+    );
+    this.removeWorker = db.prepare("DELETE FROM workers WHERE worker_id = ?");
+    this.listWorkers = db.prepare(`SELECT ${WORKER_COLUMNS} FROM workers WHERE heartbeat_at > ? ORDER BY heartbeat_at DESC, worker_id`);
+    // One part per kind of stuck run (common/run-state isStuck), each pinned to the index that
+    // holds just that kind, so the check costs a few index probes however many runs are held or parked.
+    const stuck = (index: string, where: string) =>
+      `SELECT * FROM (SELECT ${RUN_COLUMNS} FROM runs INDEXED BY ${index} WHERE ${where} ORDER BY created_at, run_id LIMIT @limit)`;
+    this.stuckRuns = db.prepare(
+      `SELECT * FROM (
+         ${stuck("runs_stuck_idx", "status = 'suspended' AND wake_at IS NULL AND (waiting_for IS NULL OR waiting_for = '[]')")}
+         UNION ALL ${stuck("runs_wake_idx", "status = 'suspended' AND wake_at < @before")}
+         UNION ALL ${stuck("runs_pending_idx", "status = 'pending' AND updated_at < @before")}
+         UNION ALL ${stuck("runs_lease_idx", "status = 'running' AND lease_expires_at < @before")}
+         UNION ALL ${stuck("runs_lease_idx", "status = 'running' AND lease_expires_at IS NULL AND updated_at < @before")}
+       ) ORDER BY createdAt, runId LIMIT @limit`,
+    );
   }
 
   /**

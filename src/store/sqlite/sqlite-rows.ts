@@ -1,6 +1,6 @@
 import type { EntryKind, JournalEntry } from "../../core/journal.js";
 import type { RunRecord, RunStatus } from "../../core/run.js";
-import type { HumanRequest, InboxEvent } from "../../core/store.js";
+import type { HumanRequest, InboxEvent, WorkerRecord } from "../../core/store.js";
 import type { RunState } from "../common/run-state.js";
 
 /** Columns of a {@link RunState}, aliased to its field names (the input is left out: it can be large). */
@@ -101,3 +101,19 @@ export function toHuman(row: HumanRow): HumanRequest {
 
 /** An inbox row as SQLite returns it. */
 export type InboxRow = InboxEvent;
+
+/** Columns of a worker, aliased. */
+export const WORKER_COLUMNS = "worker_id AS workerId, host, pid, workflows, runs_held AS runsHeld, started_at AS startedAt, heartbeat_at AS heartbeatAt";
+
+/** A workers row as SQLite returns it: workflows are JSON text. */
+export type WorkerRow = Omit<WorkerRecord, "workflows"> & { workflows: string };
+
+/** Maps a row selected with {@link WORKER_COLUMNS}. */
+export function toWorker(row: WorkerRow): WorkerRecord {
+  return { ...row, workflows: JSON.parse(row.workflows) as string[] };
+}
+
+/** Named parameters that upsert a worker. */
+export function workerParams(worker: WorkerRecord): Record<string, string | number> {
+  return { ...worker, workflows: JSON.stringify(worker.workflows) };
+}

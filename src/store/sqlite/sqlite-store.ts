@@ -16,6 +16,7 @@ import type {
   RunPage,
   RunWrite,
   Store,
+  WorkerRecord,
 } from "../../core/store.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
@@ -23,7 +24,21 @@ import { claimRun, fenceOut, fenceReason, newRunRecord, runCreatedEntry, wakePat
 import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersion } from "./sqlite-migrations.js";
 import { openSqliteDatabase, type SqliteStoreOptions } from "./sqlite-open.js";
 import { SqliteQueries, claimParams } from "./sqlite-queries.js";
-import { toEntry, toHuman, toRun, toState, stateParams, runParams, type EntryRow, type HumanRow, type InboxRow, type StateRow } from "./sqlite-rows.js";
+import {
+  toEntry,
+  toHuman,
+  toRun,
+  toState,
+  toWorker,
+  stateParams,
+  runParams,
+  workerParams,
+  type EntryRow,
+  type HumanRow,
+  type InboxRow,
+  type StateRow,
+  type WorkerRow,
+} from "./sqlite-rows.js";
 
 /** The pragmas in effect on a {@link SqliteStore}'s connection, for diagnostics. */
 export interface SqliteSettings {
@@ -222,6 +237,27 @@ export class SqliteStore implements Store {
       this.q.answerHuman.run(payload, now, requestId);
       this.wake(run, now);
     });
+  }
+
+  /** See {@link Store.upsertWorker}. */
+  async upsertWorker(worker: WorkerRecord): Promise<void> {
+    this.q.upsertWorker.run(workerParams(worker));
+  }
+
+  /** See {@link Store.removeWorker}. */
+  async removeWorker(workerId: string): Promise<void> {
+    this.q.removeWorker.run(workerId);
+  }
+
+  /** See {@link Store.listWorkers}. */
+  async listWorkers(since: number): Promise<WorkerRecord[]> {
+    return (this.q.listWorkers.all(since) as WorkerRow[]).map(toWorker);
+  }
+
+  /** See {@link Store.listStuckRuns}. */
+  async listStuckRuns(now: number, graceMs: number, limit?: number): Promise<RunRecord[]> {
+    const rows = this.q.stuckRuns.all({ before: now - graceMs, limit: pageLimit(limit) }) as (StateRow & { input: string })[];
+    return rows.map(toRun);
   }
 
   private get q(): SqliteQueries {

@@ -1,0 +1,404 @@
+import type pg from "pg";
+import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
+import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
+import { isTerminal, type RunRecord, type RunStatus } from "../../core/run.js";
+import { encode } from "../../core/serialize.js";
+import type {
+  ClaimRequest,
+  CommitResult,
+  HumanRequest,
+  InboxEvent,
+  ListRunsQuery,
+  NewInboxEvent,
+  NewRun,
+  RenewRequest,
+  RunPage,
+  RunWrite,
+  Store,
+  WorkerRecord,
+} from "../../core/store.js";
+import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
+import { claimRun, fenceOut, fenceReason } from "../common/run-state.js";
+import { resolvePostgresConfig, wakeChannel, type PostgresConfig, type PostgresStoreOptions } from "./postgres-config.js";
+import { applyPostgresMigrations, latestPostgresVersion, postgresSchemaVersion } from "./postgres-migrations.js";
+import { checkDurability, clientConfig, createPool, readDurability } from "./postgres-open.js";
+import {
+  ANSWER_HUMAN,
+  CLAIM_CANDIDATES,
+  DB_NOW,
+  FIND_INBOX,
+  GET_HUMAN,
+  GET_RUN,
+  INSERT_ENTRIES,
+  INSERT_INBOX,
+  LIST_INBOX,
+  LIST_WORKERS,
+  LOCK_HUMAN,
+  PENDING_EVENTS,
+  READ_JOURNAL,
+  REMOVE_WORKER,
+  RENEW_LEASES,
+  STUCK_RUNS,
+  UPDATE_STATES_RETURNING,
+  UPSERT_WORKER,
+  listHumanQuery,
+  listRunsQuery,
+  type Sql,
+} from "./postgres-queries.js";
+import { entryArrays, stateArrays, toEntry, toHuman, toRun, toState, toWorker, type EntryRow, type HumanRow, type InboxRow, type StateRow, type WorkerRow } from "./postgres-rows.js";
+import { PgRunner, type Tx } from "./postgres-tx.js";
+import { WakeListener } from "./postgres-wake.js";
+import { WriteSession } from "./postgres-write.js";
+
+export type { PostgresStoreOptions } from "./postgres-config.js";
+
+/** What a {@link PostgresStore} runs on, for diagnostics (`cairn migrate`, health checks). */
+export interface PostgresSettings {
+  schema: string;
+  /** The schema's version, 0 before migrate(). */
+  schemaVersion: number;
+  clock: "database" | "caller";
+  /** `SHOW fsync` and `SHOW synchronous_commit` as this store's connections see them. */
+  fsync: string;
+  synchronousCommit: string;
+  allowWeakDurability: boolean;
+  /** `SHOW server_version`. */
+  serverVersion: string;
+}
+
+/**
+ * The {@link Store} for many workers on many hosts, on PostgreSQL through a `pg` pool. All tables
+ * live in one schema (`?schema=`, default `cairn`). Claims lock candidates with
+ * `FOR UPDATE SKIP LOCKED`, so concurrent claimers never wait for or double-claim a run; every
+ * commit locks its runs, fences them by epoch and writes the whole batch in one transaction.
+ * By default leases and timers run on the database clock ({@link PostgresStore.now}), and
+ * {@link PostgresStore.onWake} pushes wake-ups with LISTEN/NOTIFY.
+ *
+ * Opening ({@link PostgresStore.migrate}, which `openStore` calls) refuses a server configured to
+ * lose acknowledged commits (`fsync=off`, `synchronous_commit=off`) unless `allowWeakDurability`.
+ * Connection failures reject the operation that met them and never crash the process; the pool
+ * reconnects on the next operation.
+ *
+ * @example
+ * const store = new PostgresStore("postgres://cairn@db.internal/cairn?schema=prod");
+ * await store.migrate();
+ */
+export class PostgresStore implements Store {
+  /** The URL without password, with its schema, e.g. `postgres://cairn@db/cairn?schema=cairn`. */
+  readonly url: string;
+  /**
+   * The database clock, epoch ms (database-clock mode only; absent with `clock: "caller"`).
+   * See {@link Store.now}.
+   */
+  readonly now?: () => Promise<number>;
+  private readonly config: PostgresConfig;
+  private readonly pool: pg.Pool;
+  private readonly runner: PgRunner;
+  private readonly wakes: WakeListener;
+  private ready: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+
+  /**
+   * Creates the pool (connections open on first use). Call {@link PostgresStore.migrate} before use.
+   * @throws StoreUrlError / ValidationError for a URL or option it cannot use.
+   */
+  constructor(url: string, options: PostgresStoreOptions = {}) {
+    this.config = resolvePostgresConfig(url, options);
+    this.url = this.config.displayUrl;
+    const onError = options.onConnectionError ?? (() => undefined);
+    this.pool = createPool(this.config, onError);
+    const channel = wakeChannel(this.config.schema);
+    this.runner = new PgRunner(this.pool, this.config.clock, channel);
+    this.wakes = new WakeListener(clientConfig(this.config), channel, onError);
+    if (this.config.clock === "database") this.now = async () => this.dbNow();
+  }
+
+  /** The schema that holds the tables. */
+  get schema(): string {
+    return this.config.schema;
+  }
+
+  /**
+   * Checks the server's durability settings, then creates or upgrades the schema (see
+   * {@link Store.migrate}). Safe to call from many processes at once.
+   * @throws StoreInvalidError for a server with weak durability or a schema that is not Cairn's.
+   * @throws SchemaTooNewError when the schema was written by a newer Cairn.
+   */
+  async migrate(): Promise<void> {
+    await this.runner.withClient(async (client) => {
+      checkDurability(await readDurability(client), this.url, this.config.allowWeakDurability);
+      await applyPostgresMigrations(client, this.config.schema, this.url);
+    });
+    this.ready = Promise.resolve();
+  }
+
+  /** The server and schema this store uses, e.g. to confirm durability settings and the schema version. */
+  async settings(): Promise<PostgresSettings> {
+    return this.runner.withClient(async (client) => {
+      const durability = await readDurability(client);
+      const { rows } = await client.query<{ version: string }>("SELECT current_setting('server_version') AS version");
+      return {
+        schema: this.config.schema,
+        schemaVersion: await postgresSchemaVersion(client, this.config.schema),
+        clock: this.config.clock,
+        ...durability,
+        allowWeakDurability: this.config.allowWeakDurability,
+        serverVersion: rows[0]?.version ?? "unknown",
+      };
+    });
+  }
+
+  /** Ends the LISTEN connection and the pool. Idempotent. */
+  async close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.wakes.close();
+      await this.pool.end();
+    })();
+    await this.closing;
+  }
+
+  /** See {@link Store.onWake}: called after runs became runnable anywhere (or may have, after a reconnection). */
+  onWake(listener: () => void): () => void {
+    return this.wakes.subscribe(listener);
+  }
+
+  /** Resolves once wake-ups are being listened for (after the first {@link PostgresStore.onWake}). */
+  async listening(): Promise<void> {
+    await this.wakes.listening();
+  }
+
+  /** See {@link Store.createRun}. */
+  async createRun(run: NewRun, now: number): Promise<{ run: RunRecord; created: boolean }> {
+    return this.tx(now, async (tx) => {
+      const session = new WriteSession(tx);
+      const record = await session.createRun(run);
+      if (record) {
+        await session.flush();
+        return { run: record, created: true };
+      }
+      return { run: await mustGetRun(tx, run.runId), created: false };
+    });
+  }
+
+  /** See {@link Store.getRun}. */
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    const [row] = await this.query<StateRow & { input: string }>(GET_RUN, [runId]);
+    return row && toRun(row);
+  }
+
+  /** See {@link Store.listRuns}. */
+  async listRuns(query: ListRunsQuery): Promise<RunPage> {
+    const limit = pageLimit(query.limit);
+    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const { text, values } = listRunsQuery(query, [...new Set(query.status ?? [])], cursor, limit + 1);
+    const rows = (await this.query<StateRow & { input: string }>(text, values)).map(toRun);
+    const runs = rows.slice(0, limit);
+    const last = runs[runs.length - 1];
+    return rows.length > limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs };
+  }
+
+  /** See {@link Store.readJournal}. */
+  async readJournal(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
+    const limit = options.limit === undefined ? null : Math.max(0, options.limit);
+    return (await this.query<EntryRow>(READ_JOURNAL, [runId, options.afterSeq ?? 0, limit])).map(toEntry);
+  }
+
+  /** See {@link Store.commit}: the whole batch is one transaction. */
+  async commit(writes: RunWrite[], now: number): Promise<CommitResult[]> {
+    if (writes.length === 0) return [];
+    return this.tx(now, async (tx) => {
+      const session = new WriteSession(tx);
+      await session.lock(writes.map((write) => write.runId));
+      const results: CommitResult[] = [];
+      for (const write of writes) {
+        // Checked before anything is written, so a refused write leaves the transaction intact.
+        const run = session.state(write.runId);
+        const refused = fenceReason(run, write.epoch);
+        if (refused || !run) {
+          results.push({ ok: false, reason: refused ?? "not-found" });
+          continue;
+        }
+        if (write.entries.length > 0) await session.append(run, write.epoch, write.entries);
+        results.push({ ok: true, firstSeq: run.lastSeq + 1, lastSeq: run.lastSeq + write.entries.length });
+      }
+      await session.flush();
+      return results;
+    });
+  }
+
+  /** See {@link Store.claimRuns}. In database-clock mode `request.now` is ignored. */
+  async claimRuns(request: ClaimRequest): Promise<RunRecord[]> {
+    if (request.limit < 1 || request.workflows.length === 0) return [];
+    return this.tx(request.now, async (tx) => {
+      const names = request.workflows.map((w) => w.name);
+      const versions = request.workflows.map((w) => w.version);
+      const rows = await tx.query<StateRow & { claim_key: number }>(CLAIM_CANDIDATES, [names, versions, request.limit, tx.now]);
+      if (rows.length === 0) return [];
+      const timed = { ...request, now: tx.now };
+      const claimed = rows.map(({ claim_key: _, ...row }) => claimRun(toState(row), timed));
+      const updated = await tx.query<StateRow & { input: string }>(UPDATE_STATES_RETURNING, stateArrays(claimed.map((c) => c.run)));
+      await tx.query(INSERT_ENTRIES, entryArrays(claimed.map((c) => c.entry)));
+      const byId = new Map(updated.map((row) => [row.runId, toRun(row)]));
+      return claimed.flatMap((c) => byId.get(c.run.runId) ?? []);
+    });
+  }
+
+  /** See {@link Store.renewLeases}. In database-clock mode `request.now` is ignored. */
+  async renewLeases(request: RenewRequest): Promise<string[]> {
+    if (request.leases.length === 0) return [];
+    const rows = await this.query<{ runId: string; leaseEpoch: number }>(RENEW_LEASES, [
+      request.workerId,
+      request.leases.map((lease) => lease.runId),
+      request.leases.map((lease) => lease.epoch),
+      this.runner.nowParam(request.now),
+      request.leaseMs,
+    ]);
+    const renewed = new Set(rows.map((row) => `${row.leaseEpoch}:${row.runId}`));
+    return request.leases.filter((lease) => !renewed.has(`${lease.epoch}:${lease.runId}`)).map((lease) => lease.runId);
+  }
+
+  /** See {@link Store.controlRun}. */
+  async controlRun(runId: string, allowed: readonly RunStatus[], entry: NewEntry, now: number): Promise<{ run: RunRecord; applied: boolean }> {
+    return this.tx(now, async (tx) => {
+      const session = new WriteSession(tx);
+      await session.lock([runId]);
+      const run = session.state(runId);
+      if (!run) throw new RunNotFoundError(runId);
+      if (!allowed.includes(run.status)) return { run: await mustGetRun(tx, runId), applied: false };
+      const fenced = fenceOut(run);
+      await session.append(fenced, fenced.leaseEpoch, [entry]);
+      await session.flush();
+      return { run: await mustGetRun(tx, runId), applied: true };
+    });
+  }
+
+  /** See {@link Store.sendEvent}. */
+  async sendEvent(event: NewInboxEvent, now: number): Promise<{ duplicate: boolean }> {
+    return this.tx(now, async (tx) => {
+      const session = new WriteSession(tx);
+      await session.lock([event.runId]);
+      const run = session.state(event.runId);
+      if (!run) throw new RunNotFoundError(event.runId);
+      if ((await tx.query(FIND_INBOX, [event.runId, event.eventId])).length > 0) return { duplicate: true };
+      if (isTerminal(run.status)) throw new RunFinishedError(run.runId, run.status, `send event "${event.type}"`);
+      await tx.query(INSERT_INBOX, [event.runId, event.type, event.eventId, event.payload, tx.now]);
+      await session.wake(event.runId);
+      await session.flush();
+      return { duplicate: false };
+    });
+  }
+
+  /** See {@link Store.pendingEvents}. */
+  async pendingEvents(runId: string, type: string, limit?: number): Promise<InboxEvent[]> {
+    return this.query<InboxRow>(PENDING_EVENTS, [runId, type, limit === undefined ? null : Math.max(0, limit)]);
+  }
+
+  /** See {@link Store.listInbox}. */
+  async listInbox(runId: string): Promise<InboxEvent[]> {
+    return this.query<InboxRow>(LIST_INBOX, [runId]);
+  }
+
+  /** See {@link Store.getHumanRequest}. */
+  async getHumanRequest(requestId: string): Promise<HumanRequest | undefined> {
+    const [row] = await this.query<HumanRow>(GET_HUMAN, [requestId]);
+    return row && toHuman(row);
+  }
+
+  /** See {@link Store.listHumanRequests}. */
+  async listHumanRequests(query: { status?: "pending" | "answered"; runId?: string; limit?: number }): Promise<HumanRequest[]> {
+    const { text, values } = listHumanQuery(query.status, query.runId, pageLimit(query.limit, 1000));
+    return (await this.query<HumanRow>(text, values)).map(toHuman);
+  }
+
+  /** See {@link Store.answerHuman}. */
+  async answerHuman(requestId: string, answer: HumanAnswer, now: number): Promise<void> {
+    await this.tx(now, async (tx) => {
+      const [found] = await tx.query<HumanRow>(GET_HUMAN, [requestId]);
+      if (!found) throw new HumanRequestNotFoundError(requestId);
+      // The run first, then the request: the order a commit with human.answered locks them in.
+      const session = new WriteSession(tx);
+      await session.lock([found.runId]);
+      const [request] = await tx.query<HumanRow>(LOCK_HUMAN, [requestId]);
+      if (!request) throw new HumanRequestNotFoundError(requestId);
+      if (request.status === "answered" || (await tx.query(FIND_INBOX, [request.runId, requestId])).length > 0) throw new HumanRequestAnsweredError(requestId);
+      const run = session.state(request.runId);
+      if (!run) throw new RunNotFoundError(request.runId);
+      if (isTerminal(run.status)) throw new RunFinishedError(run.runId, run.status, `answer human request "${requestId}"`);
+      const payload = encode(answer);
+      await tx.query(INSERT_INBOX, [run.runId, `human:${requestId}`, requestId, payload, tx.now]);
+      await tx.query(ANSWER_HUMAN, [payload, tx.now, requestId]);
+      await session.wake(run.runId);
+      await session.flush();
+    });
+  }
+
+  /** See {@link Store.upsertWorker}. In database-clock mode the heartbeat (and a new worker's start) is the database's time. */
+  async upsertWorker(worker: WorkerRecord): Promise<void> {
+    const database = this.config.clock === "database";
+    await this.query(UPSERT_WORKER, [
+      worker.workerId,
+      worker.host,
+      worker.pid,
+      JSON.stringify(worker.workflows),
+      worker.runsHeld,
+      database ? null : worker.startedAt,
+      database ? null : worker.heartbeatAt,
+    ]);
+  }
+
+  /** See {@link Store.removeWorker}. */
+  async removeWorker(workerId: string): Promise<void> {
+    await this.query(REMOVE_WORKER, [workerId]);
+  }
+
+  /** See {@link Store.listWorkers}. */
+  async listWorkers(since: number): Promise<WorkerRecord[]> {
+    return (await this.query<WorkerRow>(LIST_WORKERS, [since])).map(toWorker);
+  }
+
+  /** See {@link Store.listStuckRuns}. In database-clock mode `now` is ignored. */
+  async listStuckRuns(now: number, graceMs: number, limit?: number): Promise<RunRecord[]> {
+    const rows = await this.query<StateRow & { input: string }>(STUCK_RUNS, [this.runner.nowParam(now), graceMs, pageLimit(limit)]);
+    return rows.map(toRun);
+  }
+
+  private async dbNow(): Promise<number> {
+    const [row] = await this.query<{ now: number }>(`SELECT ${DB_NOW} AS now`);
+    if (!row) throw new Error("PostgreSQL did not return the clock.");
+    return row.now;
+  }
+
+  private async query<R extends pg.QueryResultRow>(statement: Sql | string, values: readonly unknown[] = []): Promise<R[]> {
+    await this.ensureReady();
+    return this.runner.query<R>(statement, values);
+  }
+
+  private async tx<T>(now: number, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    await this.ensureReady();
+    return this.runner.transaction(now, fn);
+  }
+
+  /**
+   * Before the first operation of a store that was not migrated by this instance: the same
+   * durability check as migrate(), and the schema must be current. Retried after a failure.
+   */
+  private async ensureReady(): Promise<void> {
+    this.ready ??= this.runner.withClient(async (client) => {
+      checkDurability(await readDurability(client), this.url, this.config.allowWeakDurability);
+      const found = await postgresSchemaVersion(client, this.config.schema);
+      if (found !== latestPostgresVersion()) {
+        throw new Error(`The store ${this.url} has schema version ${found}, not ${latestPostgresVersion()}: call migrate() before using it (openStore does).`);
+      }
+    }).catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
+    await this.ready;
+  }
+}
+
+async function mustGetRun(tx: Tx, runId: string): Promise<RunRecord> {
+  const [row] = await tx.query<StateRow & { input: string }>(GET_RUN, [runId]);
+  if (!row) throw new RunNotFoundError(runId);
+  return toRun(row);
+}

@@ -1,0 +1,183 @@
+import pg from "pg";
+import { DB_NOW, type Sql } from "./postgres-queries.js";
+
+/** One open transaction, as the store's operations see it. */
+export interface Tx {
+  /** The transaction's time: the caller's `now`, or the database clock read when it began. */
+  readonly now: number;
+  /** Runs one statement; named {@link Sql} statements are prepared once per connection. */
+  query<R extends pg.QueryResultRow>(statement: Sql | string, values?: readonly unknown[]): Promise<R[]>;
+  /** Sends the schema's wake-up NOTIFY as the transaction commits (so listeners never see uncommitted runs). */
+  wake(): void;
+}
+
+/** Deadlock and serialization failures: the transaction was rolled back and may simply run again. */
+const CONFLICT_CODES = new Set(["40P01", "40001"]);
+const ATTEMPTS = 5;
+
+/**
+ * Runs statements and transactions on the pool. In database-clock mode every transaction
+ * reads the database clock as it begins (in the same round trip as BEGIN) and uses it for
+ * every time it writes; in caller mode it uses the `now` it is given.
+ *
+ * What is retried here, and what is left to the caller: a deadlock or serialization failure
+ * rolls back and runs again; so does a pooled connection found dead (the server restarted, or
+ * the connection was cut while idle) before anything was written. Any other connection failure
+ * rejects the operation, never crashing the process: the engine decides whether to retry.
+ */
+export class PgRunner {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly clock: "database" | "caller",
+    private readonly channel: string,
+  ) {}
+
+  /** `now` for a single statement: the caller's, or NULL so the statement reads the database clock. */
+  nowParam(now: number): number | null {
+    return this.clock === "database" ? null : now;
+  }
+
+  /**
+   * Runs one statement outside any transaction. Every such statement of the store is a read or an
+   * idempotent write (renewing leases, the worker registry), so it runs again on a fresh connection
+   * when its connection turns out dead.
+   */
+  async query<R extends pg.QueryResultRow>(statement: Sql | string, values: readonly unknown[] = []): Promise<R[]> {
+    return retrying(async () => (await this.pool.query<R>(toConfig(statement, values))).rows, (error) => isConflict(error) || isConnectionLoss(error));
+  }
+
+  /** Runs `fn` with a pooled connection of its own (for migrations), again if the connection was dead. */
+  async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return retrying(
+      () =>
+        this.checkedOut(async (client, exec) => {
+          await exec("SELECT 1");
+          return fn(client);
+        }),
+      (error) => error instanceof StaleConnection,
+    ).catch(unwrap);
+  }
+
+  /**
+   * Runs `fn` in one transaction and commits it; rolls back if it throws. Deadlocks and
+   * serialization failures roll back and run `fn` again (up to 5 times), so `fn` must only
+   * read and write through `tx`.
+   */
+  async transaction<T>(now: number, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return retrying(() => this.once(now, fn), (error) => isConflict(error) || error instanceof StaleConnection).catch(unwrap);
+  }
+
+  private async once<T>(callerNow: number, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.checkedOut(async (_client, exec, broken) => {
+      const now = await this.begin(exec, callerNow);
+      let wake = false;
+      const tx: Tx = {
+        now,
+        query: async <R extends pg.QueryResultRow>(statement: Sql | string, values: readonly unknown[] = []) => (await exec<R>(toConfig(statement, values))).rows,
+        wake: () => {
+          wake = true;
+        },
+      };
+      try {
+        const result = await fn(tx);
+        await exec(wake ? `NOTIFY ${this.channel}; COMMIT` : "COMMIT");
+        return result;
+      } catch (error) {
+        if (!broken()) await exec("ROLLBACK").catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Checks out a connection for `fn`. Its first statement failing with a lost connection becomes
+   * a {@link StaleConnection} (nothing was done, so the caller may run `fn` again on another one).
+   */
+  private async checkedOut<T>(
+    fn: (client: pg.PoolClient, exec: <R extends pg.QueryResultRow>(config: pg.QueryConfig | string) => Promise<pg.QueryResult<R>>, broken: () => boolean) => Promise<T>,
+  ): Promise<T> {
+    const client = await this.pool.connect();
+    // A connection that dies while checked out emits 'error'; without a listener that would crash the process.
+    let broken: Error | undefined;
+    const onError = (error: Error): void => {
+      broken ??= error;
+    };
+    client.on("error", onError);
+    let first = true;
+    const exec = async <R extends pg.QueryResultRow>(config: pg.QueryConfig | string): Promise<pg.QueryResult<R>> => {
+      const wasFirst = first;
+      first = false;
+      try {
+        return await client.query<R>(config);
+      } catch (error) {
+        // A server error leaves the connection usable (after ROLLBACK); a lost connection does not.
+        if (isConnectionLoss(error)) {
+          broken ??= error as Error;
+          if (wasFirst) throw new StaleConnection(error);
+        }
+        throw error;
+      }
+    };
+    try {
+      return await fn(client, exec, () => broken !== undefined);
+    } finally {
+      client.off("error", onError);
+      // Releasing with an error destroys the connection instead of pooling it.
+      client.release(broken);
+    }
+  }
+
+  private async begin(exec: (text: string) => Promise<pg.QueryResult>, callerNow: number): Promise<number> {
+    if (this.clock === "caller") {
+      await exec("BEGIN");
+      return callerNow;
+    }
+    const results = (await exec(`BEGIN; SELECT ${DB_NOW} AS now`)) as unknown as pg.QueryResult<{ now: number }>[];
+    const now = results[1]?.rows[0]?.now;
+    if (typeof now !== "number") throw new Error("PostgreSQL did not return the clock.");
+    return now;
+  }
+}
+
+/** A pooled connection was dead before it did anything. */
+class StaleConnection extends Error {
+  constructor(override readonly cause: unknown) {
+    super("A pooled PostgreSQL connection was lost before use.");
+  }
+}
+
+function unwrap(error: unknown): never {
+  throw error instanceof StaleConnection ? error.cause : error;
+}
+
+function toConfig(statement: Sql | string, values: readonly unknown[]): pg.QueryConfig {
+  return typeof statement === "string" ? { text: statement, values: [...values] } : { name: statement.name, text: statement.text, values: [...values] };
+}
+
+function isConflict(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && error.code !== undefined && CONFLICT_CODES.has(error.code);
+}
+
+/**
+ * The connection is gone: the server ended it (shutdown, restart, terminated backend: SQLSTATE
+ * class 57P0x or 08) or the socket failed. Failing to connect at all is not included: retrying
+ * at once would not help, and it would double the wait for an unreachable server.
+ */
+export function isConnectionLoss(error: unknown): boolean {
+  if (error instanceof StaleConnection) return true;
+  if (error instanceof pg.DatabaseError) return error.code !== undefined && (error.code.startsWith("57P0") || error.code.startsWith("08"));
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === "ECONNRESET" || code === "EPIPE" || error.message === "Connection terminated unexpectedly";
+}
+
+async function retrying<T>(fn: () => Promise<T>, retryable: (error: unknown) => boolean): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (attempt >= ATTEMPTS || !retryable(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+    }
+  }
+}

@@ -1,0 +1,152 @@
+import type { JournalEntry, NewEntry } from "../../core/journal.js";
+import type { RunRecord } from "../../core/run.js";
+import type { NewRun } from "../../core/store.js";
+import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
+import { newRunRecord, runCreatedEntry, wakePatch, type RunState } from "../common/run-state.js";
+import { CONSUME_INBOX, INSERT_ENTRIES, INSERT_HUMAN, INSERT_RUN, LOCK_INBOX, LOCK_STATES, ANSWER_HUMAN, UPDATE_STATES } from "./postgres-queries.js";
+import { entryArrays, runValues, stateArrays, toState, type StateRow } from "./postgres-rows.js";
+import type { Tx } from "./postgres-tx.js";
+
+/** Runs due this soon after a write get a wake-up NOTIFY, so workers need not poll for them. */
+export const WAKE_HORIZON_MS = 2000;
+
+type Consume = Extract<SideEffect, { kind: "consume-inbox" }>;
+
+/**
+ * The writes of one transaction. Runs are locked (`FOR UPDATE`) before they are read, and the
+ * session keeps their rows in memory, so a batch sees its own changes exactly as the SQLite
+ * store's one-row-at-a-time writes do. The common writes are then flushed with one statement
+ * each: every changed run row, every journal entry, every consumed inbox row. Rare side effects
+ * (child runs, human requests, waking a run outside the batch) run as they come.
+ */
+export class WriteSession {
+  private readonly states = new Map<string, RunState>();
+  private readonly changed = new Set<string>();
+  private readonly created = new Set<string>();
+  private readonly entries: JournalEntry[] = [];
+  private readonly consumed: Consume[] = [];
+
+  constructor(private readonly tx: Tx) {}
+
+  /** The transaction's time. */
+  get now(): number {
+    return this.tx.now;
+  }
+
+  /** Locks and loads the runs not yet held, in run_id order (so lockers of overlapping sets never deadlock on them). */
+  async lock(runIds: readonly string[]): Promise<void> {
+    const wanted = [...new Set(runIds)].filter((runId) => !this.states.has(runId));
+    if (wanted.length === 0) return;
+    for (const row of await this.tx.query<StateRow>(LOCK_STATES, [wanted])) this.states.set(row.runId, toState(row));
+  }
+
+  /** A locked run's current row (with this session's changes), or undefined when it does not exist. */
+  state(runId: string): RunState | undefined {
+    return this.states.get(runId);
+  }
+
+  /** Replaces a locked run's row; it is written at {@link WriteSession.flush}. */
+  put(run: RunState): void {
+    this.states.set(run.runId, run);
+    this.changed.add(run.runId);
+  }
+
+  /** Appends entries to a locked, fenced run, projecting them and applying their side effects. */
+  async append(run: RunState, epoch: number, entries: readonly NewEntry[]): Promise<void> {
+    const plan = planEntries(run, epoch, entries, this.now);
+    this.put(plan.run);
+    this.entries.push(...plan.entries);
+    for (const effect of plan.effects) await this.apply(effect);
+  }
+
+  /**
+   * Inserts a run with its `run.created` entry unless a run with that id exists.
+   * @returns the new row, or undefined when the id was taken.
+   */
+  async createRun(run: NewRun): Promise<RunRecord | undefined> {
+    if (this.states.has(run.runId)) return undefined;
+    const record = newRunRecord(run, this.now);
+    const inserted = await this.tx.query(INSERT_RUN, runValues(record));
+    if (inserted.length === 0) return undefined;
+    // Validated only for a run that is new, like the other stores; a bad input rolls the insert back.
+    const entry = runCreatedEntry(run, this.now);
+    const { input: _, ...state } = record;
+    this.states.set(run.runId, state);
+    this.created.add(run.runId);
+    this.entries.push(entry);
+    return record;
+  }
+
+  /** Wakes a run (see common/run-state `wakePatch`), locking it first if needed. */
+  async wake(runId: string): Promise<void> {
+    await this.lock([runId]);
+    const run = this.states.get(runId);
+    const patch = run && wakePatch(run, this.now);
+    if (run && patch) this.put({ ...run, ...patch });
+  }
+
+  /**
+   * Writes what the session changed: consumed inbox rows (checked first: a bad consumption
+   * throws and rolls the whole transaction back), run rows, journal entries; and asks for a
+   * wake-up NOTIFY when a run it touched is runnable now or within {@link WAKE_HORIZON_MS}.
+   */
+  async flush(): Promise<void> {
+    if (this.consumed.length > 0) await this.consume();
+    if (this.changed.size > 0) {
+      const runs = [...this.changed].flatMap((runId) => this.states.get(runId) ?? []);
+      await this.tx.query(UPDATE_STATES, stateArrays(runs));
+    }
+    if (this.entries.length > 0) await this.tx.query(INSERT_ENTRIES, entryArrays(this.entries));
+    const touched = [...this.changed, ...this.created].flatMap((runId) => this.states.get(runId) ?? []);
+    if (touched.some((run) => runnableSoon(run, this.now))) this.tx.wake();
+  }
+
+  private async apply(effect: SideEffect): Promise<void> {
+    switch (effect.kind) {
+      case "consume-inbox":
+        // Inbox rows are never created inside a commit, so checking them all at flush is the same as checking each now.
+        this.consumed.push(effect);
+        return;
+      case "answer-human":
+        await this.tx.query(ANSWER_HUMAN, [effect.answer, effect.at, effect.requestId]);
+        return;
+      case "create-run":
+        await this.createRun(effect.run);
+        return;
+      case "request-human": {
+        const r = effect.request;
+        await this.tx.query(INSERT_HUMAN, [r.requestId, r.runId, r.opKey, r.question, JSON.stringify(r.options), r.status, r.answer, r.timeoutAt, r.createdAt, r.answeredAt]);
+        return;
+      }
+      case "wake":
+        await this.wake(effect.runId);
+        return;
+    }
+  }
+
+  private async consume(): Promise<void> {
+    const ids = [...new Set(this.consumed.map((effect) => effect.inboxId))];
+    const rows = await this.tx.query<{ id: number; runId: string; consumedSeq: number | null }>(LOCK_INBOX, [ids]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    for (const effect of this.consumed) {
+      const row = byId.get(effect.inboxId);
+      checkConsumable(effect, row);
+      if (row) byId.set(row.id, { ...row, consumedSeq: effect.seq });
+    }
+    await this.tx.query(CONSUME_INBOX, [this.consumed.map((effect) => effect.inboxId), this.consumed.map((effect) => effect.seq)]);
+  }
+}
+
+/** True when a worker could claim `run` now or within {@link WAKE_HORIZON_MS}. */
+export function runnableSoon(run: RunState, now: number): boolean {
+  switch (run.status) {
+    case "pending":
+      return true;
+    case "suspended":
+      return run.wakeAt !== null && run.wakeAt <= now + WAKE_HORIZON_MS;
+    case "running":
+      return run.leaseOwner === null;
+    default:
+      return false;
+  }
+}
