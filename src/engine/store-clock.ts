@@ -1,12 +1,15 @@
+import { performance } from "node:perf_hooks";
 import type { Store } from "../core/store.js";
 
 /**
- * The engine's clock. When the store has its own clock (PostgreSQL), the engine keeps an
- * offset to it, so due times it computes (sleeps, timeouts, retries) are in the store's
- * time: a worker whose clock is minutes off still never fires a timer early.
+ * The engine's clock. When the store has its own clock (PostgreSQL), the engine reads it at
+ * calibration and advances it with the monotonic clock in between, so due times it computes
+ * and compares (sleeps, timeouts, retries) are in the store's time: a worker whose wall clock
+ * is minutes off, or steps (NTP, a resumed VM), never fires a timer early.
  */
 export class StoreClock {
-  private offset = 0;
+  private storeAt: number | null = null;
+  private monotonicAt = 0;
 
   constructor(
     private readonly base: () => number,
@@ -14,14 +17,15 @@ export class StoreClock {
   ) {}
 
   /** Now, in the store's time (epoch ms). Bound, so it can be passed around. */
-  readonly now = (): number => this.base() + this.offset;
+  readonly now = (): number => (this.storeAt === null ? this.base() : this.storeAt + Math.round(performance.now() - this.monotonicAt));
 
-  /** Measures the offset to the store's clock (a no-op for stores without one). */
+  /** Reads the store's clock (a no-op for stores without one). */
   async calibrate(): Promise<void> {
     if (!this.store.now) return;
-    const before = this.base();
+    const before = performance.now();
     const storeNow = await this.store.now();
-    const after = this.base();
-    this.offset = storeNow - Math.round((before + after) / 2);
+    const after = performance.now();
+    this.monotonicAt = (before + after) / 2;
+    this.storeAt = storeNow;
   }
 }
