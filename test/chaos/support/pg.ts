@@ -6,7 +6,7 @@ import pg from "pg";
 import { waitFor } from "../../../src/testing/wait-for.js";
 import { onCleanup } from "../../support/engines.js";
 
-/** The test server (trust auth); see DEVELOPERS.md. */
+/** The test server (CAIRN_TEST_PG_URL; see the README). */
 export const PG_URL = process.env.CAIRN_TEST_PG_URL || "postgres://postgres@127.0.0.1:5432/test";
 
 /** A fresh PostgreSQL schema for one test, dropped after it, with an admin connection beside it. */
