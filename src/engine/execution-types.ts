@@ -28,8 +28,8 @@ export interface OpExecution {
   readonly isEnded: boolean;
   /** Appends entries durably; returns the last seq. Throws LeaseLostError when fenced out. */
   write(entries: NewEntry[]): Promise<number>;
-  /** Queues an outcome that is already durable for delivery in journal order. */
-  deliver(key: string, seq: number, outcome: Outcome): void;
+  /** Journals an outcome and delivers it in journal order (see Execution.commitOutcome). */
+  commitOutcome(key: string, entries: NewEntry[], outcome: Outcome, onDurable?: () => void): void;
   block(descriptor: WaitDescriptor): void;
   stepHistory(key: string): StepHistory;
   takeEvent(type: string): Promise<{ id: number; eventId: string; payload: string } | undefined>;

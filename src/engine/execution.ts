@@ -245,9 +245,25 @@ export class Execution implements OpExecution {
   // ── delivering outcomes ──────────────────────────────────────────────────
 
   /** Queues a live outcome (already durable) for delivery in journal order. */
-  deliver(key: string, seq: number, outcome: Outcome): void {
+  private deliver(key: string, seq: number, outcome: Outcome): void {
     this.queueDelivery({ seq, opKey: key, outcome });
     void this.pump();
+  }
+
+  /**
+   * Journals an outcome and hands it to workflow code in the same step, in journal order.
+   * The commit that carries it also carries whatever the workflow code issues next in this
+   * tick — typically the next step's intent — so a sequential step costs one commit. Nothing
+   * with an effect waits less: a step's function runs only once its intent (and so this
+   * outcome, committed with or before it) is durable, and the run completes, suspends or
+   * consumes events only through later commits. If the commit fails, the execution is abandoned.
+   */
+  commitOutcome(key: string, entries: NewEntry[], outcome: Outcome, onDurable?: () => void): void {
+    this.write(entries).then(
+      () => onDurable?.(),
+      (error: unknown) => this.onInternalError(key, error),
+    );
+    this.deliver(key, 0, outcome);
   }
 
   private queueDelivery(delivery: Delivery): void {
@@ -548,8 +564,7 @@ export class Execution implements OpExecution {
         crashPoint("after-timer-armed", key);
       }
       if (wakeAt <= this.host.clock()) {
-        const seq = await this.write([newEntry("sleep.completed", key, {})]);
-        this.deliver(key, seq, { ok: true, value: undefined });
+        this.commitOutcome(key, [newEntry("sleep.completed", key, {})], { ok: true, value: undefined });
       } else {
         this.block({ kind: "timer", opKey: key, wakeAt });
       }
@@ -571,12 +586,11 @@ export class Execution implements OpExecution {
       if (event) {
         crashPoint("before-consume", key);
         const payload = decode(event.payload);
-        const seq = await this.write([newEntry("event.received", key, { type, eventId: event.eventId, payload, inboxId: event.id })]);
-        crashPoint("after-consume", key);
-        this.deliver(key, seq, { ok: true, value: decode(event.payload) });
+        this.commitOutcome(key, [newEntry("event.received", key, { type, eventId: event.eventId, payload, inboxId: event.id })], { ok: true, value: decode(event.payload) }, () =>
+          crashPoint("after-consume", key),
+        );
       } else if (timeoutAt !== null && timeoutAt <= this.host.clock()) {
-        const seq = await this.write([newEntry("event.timedout", key, {})]);
-        this.deliver(key, seq, { ok: false, error: new TimeoutError(key, `event "${type}"`) });
+        this.commitOutcome(key, [newEntry("event.timedout", key, {})], { ok: false, error: new TimeoutError(key, `event "${type}"`) });
       } else {
         this.block({ kind: "event", opKey: key, type, timeoutAt });
       }
@@ -607,14 +621,11 @@ export class Execution implements OpExecution {
       const child = await this.host.store.getRun(childRunId);
       if (child && (child.status === "completed" || child.status === "failed" || child.status === "cancelled")) {
         if (child.status === "completed") {
-          const output = decode(child.output);
-          const seq = await this.write([newEntry("child.completed", key, { output })]);
-          this.deliver(key, seq, { ok: true, value: decode(child.output) });
+          this.commitOutcome(key, [newEntry("child.completed", key, { output: decode(child.output) })], { ok: true, value: decode(child.output) });
         } else {
           const error = decode<SerializedError>(child.error) ?? { name: "Error", message: child.status };
           const entry = newEntry("child.failed", key, { error, status: child.status });
-          const seq = await this.write([entry]);
-          this.deliver(key, seq, this.outcomeOf(key, { seq, kind: "child.failed", data: entry.data }));
+          this.commitOutcome(key, [entry], this.outcomeOf(key, { seq: 0, kind: "child.failed", data: entry.data }));
         }
       } else {
         this.block({ kind: "child", opKey: key, childRunId });

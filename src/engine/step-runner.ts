@@ -77,9 +77,7 @@ export async function runStep<T>(
         return;
       }
       crashPoint("before-outcome", key);
-      const seq = await execution.write([newEntry("step.completed", key, { result: decode(encoded), attempt })]);
-      crashPoint("after-outcome", key);
-      execution.deliver(key, seq, { ok: true, value: decode(encoded) });
+      execution.commitOutcome(key, [newEntry("step.completed", key, { result: decode(encoded), attempt })], { ok: true, value: decode(encoded) }, () => crashPoint("after-outcome", key));
       return;
     }
     if (isNonRetryable(result.error, policy) || attempt - budgetBase >= policy.maxAttempts) {
@@ -101,8 +99,7 @@ async function fail(execution: Execution, key: string, attempt: number, error: u
   const serialized = serializeError(error);
   serialized.opKey = key;
   crashPoint("before-outcome", key);
-  const seq = await execution.write([newEntry("step.failed", key, { attempt, error: serialized, final: true })]);
-  execution.deliver(key, seq, { ok: false, error: new StepFailedError(key, serialized, attempt) });
+  execution.commitOutcome(key, [newEntry("step.failed", key, { attempt, error: serialized, final: true })], { ok: false, error: new StepFailedError(key, serialized, attempt) });
 }
 
 function lastAttempt(entries: DecodedEntry[]): number {
@@ -184,11 +181,11 @@ async function recover<T>(
     const verdict = await options.reconcile(idempotencyKey);
     if (verdict.done) {
       const encoded = encode(verdict.value);
-      const seq = await execution.write([
-        newEntry("step.reconciled", key, { action: "completed", via: "reconcile", attempt }),
-        newEntry("step.completed", key, { result: decode(encoded), attempt, via: "reconcile" }),
-      ]);
-      execution.deliver(key, seq, { ok: true, value: decode(encoded) });
+      execution.commitOutcome(
+        key,
+        [newEntry("step.reconciled", key, { action: "completed", via: "reconcile", attempt }), newEntry("step.completed", key, { result: decode(encoded), attempt, via: "reconcile" })],
+        { ok: true, value: decode(encoded) },
+      );
       return "stop";
     }
     return [newEntry("step.reconciled", key, { action: "rerun", via: "reconcile", attempt })];
@@ -232,20 +229,20 @@ async function askWhetherItHappened(execution: Execution, key: string, attempt: 
   switch (answer.action) {
     case "skip": {
       const encoded = encode(answer.value);
-      const seq = await execution.write([
-        newEntry("step.reconciled", key, { action: "completed", via: "human", attempt }),
-        newEntry("step.completed", key, { result: decode(encoded), attempt, via: "human" }),
-      ]);
-      execution.deliver(key, seq, { ok: true, value: decode(encoded) });
+      execution.commitOutcome(
+        key,
+        [newEntry("step.reconciled", key, { action: "completed", via: "human", attempt }), newEntry("step.completed", key, { result: decode(encoded), attempt, via: "human" })],
+        { ok: true, value: decode(encoded) },
+      );
       return "stop";
     }
     case "fail": {
       const error = { name: "StepAbandonedError", message: answer.message ?? `A person marked step "${key}" as failed.`, nonRetryable: true, opKey: key };
-      const seq = await execution.write([
-        newEntry("step.reconciled", key, { action: "failed", via: "human", attempt }),
-        newEntry("step.failed", key, { attempt, error, final: true }),
-      ]);
-      execution.deliver(key, seq, { ok: false, error: new StepFailedError(key, error, attempt) });
+      execution.commitOutcome(
+        key,
+        [newEntry("step.reconciled", key, { action: "failed", via: "human", attempt }), newEntry("step.failed", key, { attempt, error, final: true })],
+        { ok: false, error: new StepFailedError(key, error, attempt) },
+      );
       return "stop";
     }
     default:
