@@ -40,6 +40,28 @@ describe.each(STORE_KINDS)("engine on %s", (kind) => {
     expect(info.output).toEqual({ a: 40, b: 41, when: true, r: "number", id: 36 });
   });
 
+  it("a sequential step costs one commit: each outcome shares its transaction with the next intent", async () => {
+    const wf = defineWorkflow({
+      name: "sequential",
+      async run(ctx) {
+        let x = 0;
+        for (let i = 0; i < 20; i++) x = await ctx.step("inc", () => x + 1);
+        return x;
+      },
+    });
+    const engine = await testEngine(kind, { workflows: [wf] });
+    let commits = 0;
+    const commit = engine.store.commit.bind(engine.store);
+    engine.store.commit = (writes, now) => ((commits += 1), commit(writes, now));
+    const run = await engine.start(wf, undefined, { runId: "seq" });
+    engine.startWorker(fast);
+    expect(await run.result({ timeoutMs: 5000 })).toBe(20);
+    // 20 intents + 20 outcomes + completion in 21 transactions: intent 1 alone, then outcome k with intent k+1, then outcome 20 with the completion.
+    expect(commits).toBe(21);
+    const journal = await engine.journal("seq");
+    expect(journal.filter((e) => e.kind === "step.started")).toHaveLength(20);
+  });
+
   it("start is idempotent by runId and refuses a different input or workflow", async () => {
     const wf = defineWorkflow({ name: "idem", run: async (_ctx, input: { x: number }) => input.x });
     const other = defineWorkflow({ name: "other", run: async () => 0 });
