@@ -27,9 +27,29 @@ export default tseslint.config(
     },
   },
   { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
-  layer(["src/core/**"], ["**/store/**", "**/engine/**", "**/agent/**", "**/server/**", "**/cli/**", "node:fs", "node:fs/*", "node:net", "node:child_process", "better-sqlite3", "pg"], "core is pure: no I/O and no imports from higher layers."),
+  layer(
+    ["src/core/**"],
+    [
+      "**/store/**",
+      "**/engine/**",
+      "**/agent/**",
+      "**/server/**",
+      "**/cli/**",
+      "node:fs",
+      "node:fs/*",
+      "node:net",
+      "node:child_process",
+      "better-sqlite3",
+      "pg",
+    ],
+    "core is pure: no I/O and no imports from higher layers.",
+  ),
   layer(["src/store/**"], ["**/engine/**", "**/agent/**", "**/server/**", "**/cli/**"], "store may import only core."),
-  layer(["src/engine/**"], ["**/agent/**", "**/server/**", "**/cli/**", "better-sqlite3", "pg", "**/store/sqlite/**", "**/store/memory/**"], "engine reaches stores only through the Store port and openStore."),
+  layer(
+    ["src/engine/**"],
+    ["**/agent/**", "**/server/**", "**/cli/**", "better-sqlite3", "pg", "**/store/sqlite/**", "**/store/memory/**"],
+    "engine reaches stores only through the Store port and openStore.",
+  ),
   {
     // Workflow code is replayed: time and randomness must come from ctx (STYLE.md §7).
     files: ["examples/**/*.ts"],
@@ -40,7 +60,10 @@ export default tseslint.config(
         { object: "Date", property: "now", message: "Workflow code is replayed: use ctx.now()." },
         { object: "Math", property: "random", message: "Workflow code is replayed: use ctx.random()." },
       ],
-      "no-restricted-syntax": ["error", { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: "Workflow code is replayed: use ctx.now()." }],
+      "no-restricted-syntax": [
+        "error",
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: "Workflow code is replayed: use ctx.now()." },
+      ],
     },
   },
   layer(["src/testing/**"], ["**/cli/**", "**/server/**"], "testing helpers sit below the front doors."),

@@ -57,7 +57,12 @@ describe("approval workflow (time driven by an injected clock)", () => {
     const result: ApprovalResult = await run.result({ timeoutMs: 10_000 });
     expect(result).toEqual({ decision: "approved", by: "ben", escalated: true });
 
-    expect(countLedger(ledger)).toEqual(new Map([["po-2:notify-approver#0", 1], ["po-2:escalate#0", 1]]));
+    expect(countLedger(ledger)).toEqual(
+      new Map([
+        ["po-2:notify-approver#0", 1],
+        ["po-2:escalate#0", 1],
+      ]),
+    );
     const kinds = (await engine.journal(run.runId)).map((e) => `${e.kind} ${e.opKey ?? ""}`.trim());
     expect(kinds).toContain("event.timedout approval#0");
     expect(kinds).toContain("event.received approval#1");

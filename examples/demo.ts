@@ -100,7 +100,20 @@ const workersStarted: WorkerProcess[] = [];
 
 async function startWorker(name: string, storeUrl: string, ledger: string): Promise<WorkerProcess> {
   const workerId = name.replace(/\s+/g, "-");
-  const args = [CLI, "worker", "--store", storeUrl, "--workflows", WORKFLOWS_MODULE, "--worker-id", workerId, "--lease-ms", String(LEASE_MS), "--poll-ms", "50"];
+  const args = [
+    CLI,
+    "worker",
+    "--store",
+    storeUrl,
+    "--workflows",
+    WORKFLOWS_MODULE,
+    "--worker-id",
+    workerId,
+    "--lease-ms",
+    String(LEASE_MS),
+    "--poll-ms",
+    "50",
+  ];
   const child = spawn(process.execPath, args, {
     env: { ...process.env, [LEDGER_ENV]: ledger, [STEP_MS_ENV]: STEP_MS },
     stdio: ["ignore", "pipe", "pipe"],
@@ -219,7 +232,8 @@ async function main(): Promise<number> {
       return run.status === "suspended" && run.waitingFor.some((w) => w.kind === "event" && w.type === "review") && run;
     });
     const takeover = (await engine.journal(RUN_ID)).find((e) => e.kind === "run.claimed" && e.seq > killedAtSeq);
-    if (takeover) say(`   worker 2 took the run over at seq ${takeover.seq} with lease epoch ${takeover.epoch}; writes fenced by the old epoch would now be refused`);
+    if (takeover)
+      say(`   worker 2 took the run over at seq ${takeover.seq} with lease epoch ${takeover.epoch}; writes fenced by the old epoch would now be refused`);
     say(`   it replayed the journal, finished the remaining steps, and is now ${suspended.status}, waiting for "review"`);
     say("   (a suspended run holds no memory in any worker: it is a row with a wait descriptor)");
 
@@ -247,7 +261,11 @@ async function main(): Promise<number> {
     say(`   sent event "review" { approved: true } with eventId ${sent.eventId} (sending it again would be a no-op)`);
     const result = await engine.result<ResearchResult>(RUN_ID, { timeoutMs: 30_000 });
     say("   result:");
-    say(...JSON.stringify(result, null, 2).split("\n").map((line) => `     ${line}`));
+    say(
+      ...JSON.stringify(result, null, 2)
+        .split("\n")
+        .map((line) => `     ${line}`),
+    );
 
     heading("The whole journal, as a timeline");
     printJournal(await engine.journal(RUN_ID));

@@ -20,7 +20,9 @@ export function recordEffect(idempotencyKey: string): void {
 /** The ledger's lines in the order they were written (empty when the file does not exist). */
 export function readLedger(file: string): string[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8").split("\n").filter((line) => line !== "");
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line !== "");
 }
 
 /** How many times each idempotency key appears in the ledger, in first-seen order. */

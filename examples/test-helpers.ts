@@ -51,7 +51,8 @@ export function waitForEventWait(engine: Engine, runId: string, opKey: string, o
   return waitFor(
     async () => {
       const run = await engine.getRun(runId);
-      if (run.status === "failed" || run.status === "completed" || run.status === "cancelled") throw new GiveUp(`run ${runId} is ${run.status}${run.error ? `: ${run.error.message}` : ""} before waiting for ${opKey}`);
+      if (run.status === "failed" || run.status === "completed" || run.status === "cancelled")
+        throw new GiveUp(`run ${runId} is ${run.status}${run.error ? `: ${run.error.message}` : ""} before waiting for ${opKey}`);
       return run.status === "suspended" && run.waitingFor.some((w) => w.kind === "event" && w.opKey === opKey) && run;
     },
     { what: `run ${runId} to wait for ${opKey}`, ...options },

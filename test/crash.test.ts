@@ -41,7 +41,12 @@ async function setUp(name: string, runs = RUNS): Promise<Scenario> {
   }
   // One run finds its event already buffered; the others get theirs while workers come and go.
   await engine.sendEvent(runIds[0]!, "go", { x: 0 }, { eventId: `go-${runIds[0]}` });
-  return { engine, env: { CAIRN_TEST_STORE: store, CAIRN_TEST_WORKFLOWS: WORKFLOWS, CAIRN_TEST_LEDGER: ledger, CAIRN_TEST_LEASE_MS: LEASE_MS }, ledger, runIds };
+  return {
+    engine,
+    env: { CAIRN_TEST_STORE: store, CAIRN_TEST_WORKFLOWS: WORKFLOWS, CAIRN_TEST_LEDGER: ledger, CAIRN_TEST_LEASE_MS: LEASE_MS },
+    ledger,
+    runIds,
+  };
 }
 
 async function allDone(scenario: Scenario): Promise<boolean> {
@@ -87,10 +92,13 @@ describe("SIGKILL at every crash point", () => {
       const worker = spawnWorker({ ...scenario.env, CAIRN_CRASH_AT: `${point}:${hit}` });
       await worker.ready.catch(() => undefined);
       await sendEvents(scenario);
-      const ended = await waitFor(async () => (worker.child.signalCode ?? worker.child.exitCode ?? ((await allDone(scenario)) ? "done" : false)) as string | false, {
-        timeoutMs: 30_000,
-        what: `worker crash at ${point}:${hit} or completion`,
-      });
+      const ended = await waitFor(
+        async () => (worker.child.signalCode ?? worker.child.exitCode ?? ((await allDone(scenario)) ? "done" : false)) as string | false,
+        {
+          timeoutMs: 30_000,
+          what: `worker crash at ${point}:${hit} or completion`,
+        },
+      );
       if (ended === "SIGKILL") crashes += 1;
       else {
         worker.child.kill("SIGTERM");

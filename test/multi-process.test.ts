@@ -31,7 +31,12 @@ describe("several processes on one SQLite file", () => {
       run(process.execPath, [starter, "shared", '{"v":1}', "5"], { env }),
       run(process.execPath, [starter, "shared", '{"v":2}', "5"], { env }),
     ]);
-    const results = outputs.flatMap((o) => o.stdout.trim().split("\n").map((line) => JSON.parse(line) as { created?: boolean; error?: string }));
+    const results = outputs.flatMap((o) =>
+      o.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { created?: boolean; error?: string }),
+    );
     expect(results).toHaveLength(20);
     const created = results.filter((r) => r.created === true).length;
     const existing = results.filter((r) => r.created === false).length;
@@ -51,7 +56,12 @@ describe("several processes on one SQLite file", () => {
     const ledger = join(dir, "ledger.txt");
     const engine = await createEngine({ store, workflows, logger: silentLogger });
     onCleanup(() => engine.close());
-    const env = { CAIRN_TEST_STORE: store, CAIRN_TEST_WORKFLOWS: resolve("test/fixtures/crash-workflows.mjs"), CAIRN_TEST_LEDGER: ledger, CAIRN_TEST_LEASE_MS: "400" };
+    const env = {
+      CAIRN_TEST_STORE: store,
+      CAIRN_TEST_WORKFLOWS: resolve("test/fixtures/crash-workflows.mjs"),
+      CAIRN_TEST_LEDGER: ledger,
+      CAIRN_TEST_LEASE_MS: "400",
+    };
     await engine.start("slowpoke", undefined, { runId: "paused" });
 
     // A sends no heartbeats, so nothing but the epoch check on its writes can stop it.
@@ -61,7 +71,10 @@ describe("several processes on one SQLite file", () => {
     const epochA = (await engine.getRun("paused")).leaseEpoch;
 
     const b = spawnWorker({ ...env, CAIRN_TEST_STEP_MS: "0" });
-    await waitFor(async () => (await engine.getRun("paused")).waitingFor.some((w) => w.kind === "event"), { timeoutMs: 20_000, what: "B took over and waits for go" });
+    await waitFor(async () => (await engine.getRun("paused")).waitingFor.some((w) => w.kind === "event"), {
+      timeoutMs: 20_000,
+      what: "B took over and waits for go",
+    });
     const epochB = (await engine.getRun("paused")).leaseEpoch;
     expect(epochB).toBeGreaterThan(epochA);
 
@@ -93,7 +106,13 @@ describe("several worker processes at once", () => {
     const ledger = join(dir, "ledger.txt");
     const engine = await createEngine({ store, workflows, logger: silentLogger });
     onCleanup(() => engine.close());
-    const env = { CAIRN_TEST_STORE: store, CAIRN_TEST_WORKFLOWS: resolve("test/fixtures/crash-workflows.mjs"), CAIRN_TEST_LEDGER: ledger, CAIRN_TEST_LEASE_MS: "2000", CAIRN_TEST_STEP_MS: "5" };
+    const env = {
+      CAIRN_TEST_STORE: store,
+      CAIRN_TEST_WORKFLOWS: resolve("test/fixtures/crash-workflows.mjs"),
+      CAIRN_TEST_LEDGER: ledger,
+      CAIRN_TEST_LEASE_MS: "2000",
+      CAIRN_TEST_STEP_MS: "5",
+    };
     const runIds = Array.from({ length: 24 }, (_, i) => `multi-${i}`);
     for (const [i, runId] of runIds.entries()) {
       await engine.start("crashy", { n: i }, { runId });

@@ -57,7 +57,12 @@ export const durationArg = parser(
 export const statusArg = parser(
   z
     .string()
-    .transform((text) => text.split(",").map((part) => part.trim()).filter(Boolean))
+    .transform((text) =>
+      text
+        .split(",")
+        .map((part) => part.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]], "unknown status")).min(1, "no status given")),
   `Use one of ${RUN_STATUSES.join(", ")}, or several separated by commas.`,
 );

@@ -156,7 +156,11 @@ describe("store", () => {
   });
 
   it("an unknown run exits 1 with RUN_NOT_FOUND", async () => {
-    for (const args of [["show", "no-such-run"], ["send", "no-such-run", "review", "{}"], ["cancel", "no-such-run"]]) {
+    for (const args of [
+      ["show", "no-such-run"],
+      ["send", "no-such-run", "review", "{}"],
+      ["cancel", "no-such-run"],
+    ]) {
       const { code, stderr } = await cli(...args, "--store", store);
       expect(code, args.join(" ")).toBe(1);
       expect(stderr).toMatch(/^error \[RUN_NOT_FOUND\]: /m);

@@ -37,7 +37,8 @@ export function preview(value: unknown, max = 60): string {
   if (value === undefined) return "undefined";
   let text: string;
   try {
-    text = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? `${v}n` : v)) ?? String(value));
+    text =
+      typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? `${v}n` : v)) ?? String(value));
   } catch {
     text = String(value);
   }

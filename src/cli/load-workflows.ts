@@ -31,10 +31,13 @@ export async function loadWorkflowModules(specs: string[]): Promise<Workflow<any
   const byKey = new Map<string, { workflow: Workflow<any, any>; from: string }>();
   for (const spec of specs) {
     const path = resolve(spec);
-    if (!existsSync(path)) throw new UsageError(`Workflow module "${spec}" not found (looked at ${path}). Pass the path of an ES module that exports workflows.`);
+    if (!existsSync(path))
+      throw new UsageError(`Workflow module "${spec}" not found (looked at ${path}). Pass the path of an ES module that exports workflows.`);
     const workflows = workflowsOf(await importModule(pathToFileURL(path).href, spec));
     if (workflows.length === 0) {
-      throw new UsageError(`Module "${spec}" exports no workflow. Export \`workflows\` (an array), a default workflow, or named workflows made with defineWorkflow().`);
+      throw new UsageError(
+        `Module "${spec}" exports no workflow. Export \`workflows\` (an array), a default workflow, or named workflows made with defineWorkflow().`,
+      );
     }
     for (const workflow of workflows) addUnique(byKey, workflow, spec);
   }

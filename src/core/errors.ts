@@ -62,35 +62,58 @@ export class RunNotFoundError extends CairnError {
 
 /** `start` was called with a runId that exists with a different workflow or input. */
 export class RunConflictError extends CairnError {
-  constructor(readonly runId: string, detail: string) {
-    super("RUN_CONFLICT", `Run "${runId}" already exists ${detail}. Use a new runId, or start with exactly the same workflow and input to get the existing run.`);
+  constructor(
+    readonly runId: string,
+    detail: string,
+  ) {
+    super(
+      "RUN_CONFLICT",
+      `Run "${runId}" already exists ${detail}. Use a new runId, or start with exactly the same workflow and input to get the existing run.`,
+    );
   }
 }
 
 /** The run has already finished; the operation needs a live run. */
 export class RunFinishedError extends CairnError {
-  constructor(readonly runId: string, readonly status: string, action: string) {
+  constructor(
+    readonly runId: string,
+    readonly status: string,
+    action: string,
+  ) {
     super("RUN_FINISHED", `Cannot ${action}: run "${runId}" is already ${status}.`);
   }
 }
 
 /** `retry` was called on a run that has not failed. */
 export class RunNotFailedError extends CairnError {
-  constructor(readonly runId: string, readonly status: string) {
+  constructor(
+    readonly runId: string,
+    readonly status: string,
+  ) {
     super("RUN_NOT_FAILED", `Cannot retry run "${runId}": it is ${status}, and only failed runs can be retried.`);
   }
 }
 
 /** A workflow was named that this engine does not have registered. */
 export class WorkflowNotRegisteredError extends CairnError {
-  constructor(readonly workflow: string, known: string[]) {
-    super("WORKFLOW_NOT_REGISTERED", `Workflow "${workflow}" is not registered with this engine. Registered: ${known.length ? known.join(", ") : "(none)"}. Pass it in createEngine({ workflows }).`);
+  constructor(
+    readonly workflow: string,
+    known: string[],
+  ) {
+    super(
+      "WORKFLOW_NOT_REGISTERED",
+      `Workflow "${workflow}" is not registered with this engine. Registered: ${known.length ? known.join(", ") : "(none)"}. Pass it in createEngine({ workflows }).`,
+    );
   }
 }
 
 /** The workflow code no longer matches the run's journal. The run fails rather than diverging. */
 export class NonDeterminismError extends CairnError {
-  constructor(readonly opKey: string, readonly journaled: string, readonly issued: string) {
+  constructor(
+    readonly opKey: string,
+    readonly journaled: string,
+    readonly issued: string,
+  ) {
     super(
       "NON_DETERMINISM",
       `Non-determinism at op "${opKey}": the journal has ${journaled}, but the code now ${issued}. ` +
@@ -103,7 +126,10 @@ export class NonDeterminismError extends CairnError {
 export class PayloadTooLargeError extends CairnError {
   readonly nonRetryable = true;
   constructor(what: string, bytes: number, limit: number) {
-    super("PAYLOAD_TOO_LARGE", `${what} is ${bytes} bytes, over the ${limit}-byte limit. Store large data elsewhere (a file or object store) and return a reference.`);
+    super(
+      "PAYLOAD_TOO_LARGE",
+      `${what} is ${bytes} bytes, over the ${limit}-byte limit. Store large data elsewhere (a file or object store) and return a reference.`,
+    );
   }
 }
 
@@ -117,7 +143,10 @@ export class StoreInvalidError extends CairnError {
 /** A store URL could not be understood. */
 export class StoreUrlError extends CairnError {
   constructor(url: string) {
-    super("STORE_URL", `Unknown store URL "${url}". Use "sqlite:<path>" (e.g. sqlite:.cairn/cairn.db), "postgres://user@host:5432/db?schema=cairn" or "memory:".`);
+    super(
+      "STORE_URL",
+      `Unknown store URL "${url}". Use "sqlite:<path>" (e.g. sqlite:.cairn/cairn.db), "postgres://user@host:5432/db?schema=cairn" or "memory:".`,
+    );
   }
 }
 
@@ -151,14 +180,20 @@ export class EngineClosedError extends CairnError {
 
 /** What `run.result()` throws when the run failed; `cause` holds the workflow's error. */
 export class RunFailedError extends CairnError {
-  constructor(readonly runId: string, readonly error: SerializedError) {
+  constructor(
+    readonly runId: string,
+    readonly error: SerializedError,
+  ) {
     super("RUN_FAILED", `Run "${runId}" failed: ${error.name}: ${error.message}`, { cause: deserializeError(error) });
   }
 }
 
 /** What `run.result()` throws when the run was cancelled. */
 export class RunCancelledError extends CairnError {
-  constructor(readonly runId: string, readonly reason: string | undefined) {
+  constructor(
+    readonly runId: string,
+    readonly reason: string | undefined,
+  ) {
     super("RUN_CANCELLED", `Run "${runId}" was cancelled${reason ? `: ${reason}` : ""}.`);
   }
 }
@@ -167,21 +202,31 @@ export class RunCancelledError extends CairnError {
 
 /** A step attempt ran past its `timeout`. Retryable. */
 export class StepTimeoutError extends CairnError {
-  constructor(readonly opKey: string, ms: number) {
+  constructor(
+    readonly opKey: string,
+    ms: number,
+  ) {
     super("STEP_TIMEOUT", `Step "${opKey}" timed out after ${ms}ms.`);
   }
 }
 
 /** Thrown by `waitForEvent` (and other waits) when their timeout elapses. Catchable. */
 export class TimeoutError extends CairnError {
-  constructor(readonly opKey: string, what: string) {
+  constructor(
+    readonly opKey: string,
+    what: string,
+  ) {
     super("TIMEOUT", `Timed out waiting for ${what} (op "${opKey}").`);
   }
 }
 
 /** A step's error as seen by workflow code: rebuilt from the journal, identical live and on replay. */
 export class StepFailedError extends CairnError {
-  constructor(readonly opKey: string, readonly failure: SerializedError, readonly attempts: number) {
+  constructor(
+    readonly opKey: string,
+    readonly failure: SerializedError,
+    readonly attempts: number,
+  ) {
     super("STEP_FAILED", `Step "${opKey}" failed after ${attempts} attempt(s): ${failure.name}: ${failure.message}`, { cause: deserializeError(failure) });
   }
 }
@@ -199,7 +244,10 @@ export class NonRetryableError extends Error {
 
 /** The worker lost the lease on a run (another worker took it, or it was cancelled). It abandons the execution. */
 export class LeaseLostError extends CairnError {
-  constructor(readonly runId: string, readonly epoch: number) {
+  constructor(
+    readonly runId: string,
+    readonly epoch: number,
+  ) {
     super("LEASE_LOST", `Lease on run "${runId}" (epoch ${epoch}) is lost; this worker abandons the execution.`);
   }
 }

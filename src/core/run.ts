@@ -64,9 +64,23 @@ export function projectEntry(entry: NewEntry, now: number): RunPatch | null {
       return { status: "suspended", wakeAt: data.wakeAt, waitingFor: encode(data.waitingFor), releaseLease: true };
     }
     case "run.completed":
-      return { status: "completed", output: encode((entry.data as EntryData["run.completed"]).output), wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: now };
+      return {
+        status: "completed",
+        output: encode((entry.data as EntryData["run.completed"]).output),
+        wakeAt: null,
+        waitingFor: null,
+        releaseLease: true,
+        finishedAt: now,
+      };
     case "run.failed":
-      return { status: "failed", error: encode((entry.data as EntryData["run.failed"]).error), wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: now };
+      return {
+        status: "failed",
+        error: encode((entry.data as EntryData["run.failed"]).error),
+        wakeAt: null,
+        waitingFor: null,
+        releaseLease: true,
+        finishedAt: now,
+      };
     case "run.cancelled": {
       const reason = (entry.data as EntryData["run.cancelled"]).reason;
       const error = { name: "CancelledError", message: reason ? `Cancelled: ${reason}` : "Cancelled", code: "RUN_CANCELLED", data: { reason } };

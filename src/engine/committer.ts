@@ -90,5 +90,8 @@ const TRANSIENT_CODES = new Set([
 export function isTransient(error: unknown): boolean {
   const candidate = error as { code?: unknown; message?: unknown } | null;
   if (typeof candidate?.code === "string" && TRANSIENT_CODES.has(candidate.code)) return true;
-  return typeof candidate?.message === "string" && /Connection terminated|connection .*(closed|ended)|connection error and is not queryable|timeout exceeded when trying to connect/i.test(candidate.message);
+  return (
+    typeof candidate?.message === "string" &&
+    /Connection terminated|connection .*(closed|ended)|connection error and is not queryable|timeout exceeded when trying to connect/i.test(candidate.message)
+  );
 }

@@ -62,7 +62,10 @@ describe.each(STORE_KINDS)("step effects on %s", (kind) => {
 
   it("reversible compensates the unknown attempt, then runs again", async () => {
     const compensated: unknown[] = [];
-    const { engine, calls } = await interrupted(kind, { effect: "reversible", compensate: (result, { idempotencyKey }) => void compensated.push([result, idempotencyKey]) });
+    const { engine, calls } = await interrupted(kind, {
+      effect: "reversible",
+      compensate: (result, { idempotencyKey }) => void compensated.push([result, idempotencyKey]),
+    });
     expect(await engine.result("fx", { timeoutMs: 5000 })).toBe("result:charged-2");
     expect(compensated).toEqual([[undefined, "fx:charge#0"]]);
     expect(calls).toEqual([1, 2]);
@@ -107,10 +110,14 @@ describe.each(STORE_KINDS)("step retries and timeouts on %s", (kind) => {
     const wf = defineWorkflow({
       name: "slow",
       async run(ctx) {
-        return ctx.step("slow", ({ attempt, signal }) => {
-          if (attempt === 2) return "fast enough";
-          return new Promise((resolve) => signal.addEventListener("abort", () => (aborted.push(signal.reason), resolve("too late"))));
-        }, { timeout: "50ms", retry: { initialDelay: 1 } });
+        return ctx.step(
+          "slow",
+          ({ attempt, signal }) => {
+            if (attempt === 2) return "fast enough";
+            return new Promise((resolve) => signal.addEventListener("abort", () => (aborted.push(signal.reason), resolve("too late"))));
+          },
+          { timeout: "50ms", retry: { initialDelay: 1 } },
+        );
       },
     });
     const [engine] = await sharedEngines(kind, [wf]);
@@ -128,12 +135,16 @@ describe.each(STORE_KINDS)("step retries and timeouts on %s", (kind) => {
     const wf = defineWorkflow({
       name: "failing",
       async run(ctx, mode: string) {
-        return ctx.step("work", () => {
-          attempts[mode] = (attempts[mode] ?? 0) + 1;
-          if (mode === "class") throw new NonRetryableError("bad request");
-          if (mode === "policy") throw Object.assign(new Error("quota"), { code: "QUOTA" });
-          throw new Error("transient");
-        }, { retry: { maxAttempts: 3, initialDelay: 1, nonRetryable: ["QUOTA"] } });
+        return ctx.step(
+          "work",
+          () => {
+            attempts[mode] = (attempts[mode] ?? 0) + 1;
+            if (mode === "class") throw new NonRetryableError("bad request");
+            if (mode === "policy") throw Object.assign(new Error("quota"), { code: "QUOTA" });
+            throw new Error("transient");
+          },
+          { retry: { maxAttempts: 3, initialDelay: 1, nonRetryable: ["QUOTA"] } },
+        );
       },
     });
     const [engine] = await sharedEngines(kind, [wf]);

@@ -161,10 +161,14 @@ describe.each(STORE_KINDS)("engine on %s", (kind) => {
     const child = defineWorkflow({
       name: "child",
       async run(ctx, input: { fail: boolean }) {
-        return ctx.step("work", () => {
-          if (input.fail) throw new Error("child broke");
-          return "child-ok";
-        }, { retry: { maxAttempts: 1 } });
+        return ctx.step(
+          "work",
+          () => {
+            if (input.fail) throw new Error("child broke");
+            return "child-ok";
+          },
+          { retry: { maxAttempts: 1 } },
+        );
       },
     });
     const parent = defineWorkflow({
@@ -221,11 +225,15 @@ describe.each(STORE_KINDS)("engine on %s", (kind) => {
       name: "flaky",
       async run(ctx) {
         await ctx.step("a", () => ++counts.a);
-        return ctx.step("b", () => {
-          counts.b += 1;
-          if (failNext) throw new Error("b is down");
-          return "b-ok";
-        }, { retry: { maxAttempts: 2, initialDelay: 1 } });
+        return ctx.step(
+          "b",
+          () => {
+            counts.b += 1;
+            if (failNext) throw new Error("b is down");
+            return "b-ok";
+          },
+          { retry: { maxAttempts: 2, initialDelay: 1 } },
+        );
       },
     });
     const engine = await testEngine(kind, { workflows: [wf] });

@@ -11,7 +11,17 @@ import {
   ValidationError,
   isCairnError,
 } from "../core/errors.js";
-import { isOutcome, newEntry, opKey as makeOpKey, opKindOf, type EntryData, type JournalEntry, type NewEntry, type OpKind, type WaitDescriptor } from "../core/journal.js";
+import {
+  isOutcome,
+  newEntry,
+  opKey as makeOpKey,
+  opKindOf,
+  type EntryData,
+  type JournalEntry,
+  type NewEntry,
+  type OpKind,
+  type WaitDescriptor,
+} from "../core/journal.js";
 import type { RunRecord } from "../core/run.js";
 import { byteLength, decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import { crashPoint } from "./crash-points.js";
@@ -23,7 +33,6 @@ import type { ChildOptions, StepOptions, WaitOptions, Workflow, WorkflowContext,
 
 /** How an execution ended. */
 export type ExecutionEnd = "completed" | "failed" | "suspended" | "released" | "abandoned";
-
 
 interface Delivery {
   seq: number;
@@ -363,10 +372,13 @@ export class Execution implements OpExecution {
     const delay = at - this.host.clock();
     if (delay > 2_147_000_000) return;
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    this.wakeTimer = setTimeout(() => {
-      this.wakeTimer = null;
-      this.recheckWaits();
-    }, Math.max(0, delay) + 1);
+    this.wakeTimer = setTimeout(
+      () => {
+        this.wakeTimer = null;
+        this.recheckWaits();
+      },
+      Math.max(0, delay) + 1,
+    );
     this.wakeTimer.unref();
   }
 
@@ -469,7 +481,11 @@ export class Execution implements OpExecution {
       this.abandon(error);
       return;
     }
-    this.host.logger.log("error", "engine error while running an op; abandoning the execution", { runId: this.runId, opKey: key, error: serializeError(error) });
+    this.host.logger.log("error", "engine error while running an op; abandoning the execution", {
+      runId: this.runId,
+      opKey: key,
+      error: serializeError(error),
+    });
     this.abandon(error);
   }
 
@@ -586,8 +602,11 @@ export class Execution implements OpExecution {
       if (event) {
         crashPoint("before-consume", key);
         const payload = decode(event.payload);
-        this.commitOutcome(key, [newEntry("event.received", key, { type, eventId: event.eventId, payload, inboxId: event.id })], { ok: true, value: decode(event.payload) }, () =>
-          crashPoint("after-consume", key),
+        this.commitOutcome(
+          key,
+          [newEntry("event.received", key, { type, eventId: event.eventId, payload, inboxId: event.id })],
+          { ok: true, value: decode(event.payload) },
+          () => crashPoint("after-consume", key),
         );
       } else if (timeoutAt !== null && timeoutAt <= this.host.clock()) {
         this.commitOutcome(key, [newEntry("event.timedout", key, {})], { ok: false, error: new TimeoutError(key, `event "${type}"`) });

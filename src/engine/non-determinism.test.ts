@@ -31,7 +31,7 @@ const changes: [string, (ctx: WorkflowContext) => Promise<string>, RegExp][] = [
     "inserted",
     async (ctx) => {
       await ctx.step("a", () => 1);
-      await ctx.step("x", () => (effects.x += 1, 9));
+      await ctx.step("x", () => ((effects.x += 1), 9));
       await ctx.step("b", () => 2);
       await ctx.waitForEvent("go");
       return "done";

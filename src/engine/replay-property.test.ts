@@ -20,7 +20,11 @@ type Op =
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ t: fc.constant("step" as const), name: fc.constantFrom("a", "b", "c"), ms: fc.integer({ min: 0, max: 3 }) }),
-  fc.record({ t: fc.constant("par" as const), names: fc.array(fc.constantFrom("p", "q", "a"), { minLength: 2, maxLength: 4 }), ms: fc.integer({ min: 0, max: 3 }) }),
+  fc.record({
+    t: fc.constant("par" as const),
+    names: fc.array(fc.constantFrom("p", "q", "a"), { minLength: 2, maxLength: 4 }),
+    ms: fc.integer({ min: 0, max: 3 }),
+  }),
   fc.record({ t: fc.constant("sleep" as const), ms: fc.integer({ min: 0, max: 15 }) }),
   fc.record({ t: fc.constant("event" as const) }),
   fc.record({ t: fc.constant("value" as const) }),
@@ -61,10 +65,14 @@ function interpreter(ops: Op[], ledger: Ledger) {
           break;
         case "flaky":
           out.push(
-            await ctx.step(op.name, (info) => {
-              if (info.attempt === 1) throw new Error("first attempt fails");
-              return effect(info, 0, `${op.name}${i}`);
-            }, { retry: { maxAttempts: 3, initialDelay: 1 } }),
+            await ctx.step(
+              op.name,
+              (info) => {
+                if (info.attempt === 1) throw new Error("first attempt fails");
+                return effect(info, 0, `${op.name}${i}`);
+              },
+              { retry: { maxAttempts: 3, initialDelay: 1 } },
+            ),
           );
           break;
       }

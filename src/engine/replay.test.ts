@@ -31,10 +31,12 @@ describe.each(STORE_KINDS)("replay on %s", (kind) => {
         const seen: string[] = [];
         const results = await Promise.all(
           ["a", "b", "c"].map((n) =>
-            ctx.step(n, async () => {
-              runs[n] = (runs[n] ?? 0) + 1;
-              return crashed ? `${n}-again` : gates[n]!.promise;
-            }).then((value) => (seen.push(value), value)),
+            ctx
+              .step(n, async () => {
+                runs[n] = (runs[n] ?? 0) + 1;
+                return crashed ? `${n}-again` : gates[n]!.promise;
+              })
+              .then((value) => (seen.push(value), value)),
           ),
         );
         const after = await ctx.step("after", async () => {
@@ -128,11 +130,15 @@ describe.each(STORE_KINDS)("replay on %s", (kind) => {
     const wf = defineWorkflow({
       name: "retrying",
       async run(ctx) {
-        return ctx.step("flaky", () => {
-          attempts += 1;
-          if (attempts < 3) throw new Error(`fail ${attempts}`);
-          return `ok after ${attempts}`;
-        }, { retry: { maxAttempts: 5, initialDelay: 30, maxDelay: "1h", backoffFactor: 100 } });
+        return ctx.step(
+          "flaky",
+          () => {
+            attempts += 1;
+            if (attempts < 3) throw new Error(`fail ${attempts}`);
+            return `ok after ${attempts}`;
+          },
+          { retry: { maxAttempts: 5, initialDelay: 30, maxDelay: "1h", backoffFactor: 100 } },
+        );
       },
     });
     const clockEngine = await testEngine(kind, { workflows: [wf], clock: () => now });

@@ -77,7 +77,9 @@ export async function runStep<T>(
         return;
       }
       crashPoint("before-outcome", key);
-      execution.commitOutcome(key, [newEntry("step.completed", key, { result: decode(encoded), attempt })], { ok: true, value: decode(encoded) }, () => crashPoint("after-outcome", key));
+      execution.commitOutcome(key, [newEntry("step.completed", key, { result: decode(encoded), attempt })], { ok: true, value: decode(encoded) }, () =>
+        crashPoint("after-outcome", key),
+      );
       return;
     }
     if (isNonRetryable(result.error, policy) || attempt - budgetBase >= policy.maxAttempts) {
@@ -99,7 +101,10 @@ async function fail(execution: Execution, key: string, attempt: number, error: u
   const serialized = serializeError(error);
   serialized.opKey = key;
   crashPoint("before-outcome", key);
-  execution.commitOutcome(key, [newEntry("step.failed", key, { attempt, error: serialized, final: true })], { ok: false, error: new StepFailedError(key, serialized, attempt) });
+  execution.commitOutcome(key, [newEntry("step.failed", key, { attempt, error: serialized, final: true })], {
+    ok: false,
+    error: new StepFailedError(key, serialized, attempt),
+  });
 }
 
 function lastAttempt(entries: DecodedEntry[]): number {
@@ -183,7 +188,10 @@ async function recover<T>(
       const encoded = encode(verdict.value);
       execution.commitOutcome(
         key,
-        [newEntry("step.reconciled", key, { action: "completed", via: "reconcile", attempt }), newEntry("step.completed", key, { result: decode(encoded), attempt, via: "reconcile" })],
+        [
+          newEntry("step.reconciled", key, { action: "completed", via: "reconcile", attempt }),
+          newEntry("step.completed", key, { result: decode(encoded), attempt, via: "reconcile" }),
+        ],
         { ok: true, value: decode(encoded) },
       );
       return "stop";
@@ -231,7 +239,10 @@ async function askWhetherItHappened(execution: Execution, key: string, attempt: 
       const encoded = encode(answer.value);
       execution.commitOutcome(
         key,
-        [newEntry("step.reconciled", key, { action: "completed", via: "human", attempt }), newEntry("step.completed", key, { result: decode(encoded), attempt, via: "human" })],
+        [
+          newEntry("step.reconciled", key, { action: "completed", via: "human", attempt }),
+          newEntry("step.completed", key, { result: decode(encoded), attempt, via: "human" }),
+        ],
         { ok: true, value: decode(encoded) },
       );
       return "stop";
@@ -249,4 +260,3 @@ async function askWhetherItHappened(execution: Execution, key: string, attempt: 
       return [newEntry("step.reconciled", key, { action: "rerun", via: "human", attempt })];
   }
 }
-

@@ -132,9 +132,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
     if (options.drain === false) {
       for (const execution of running) {
         execution.abandon(new Error("worker stopped"));
-        await this.deps.committer
-          .commit({ runId: execution.runId, epoch: execution.epoch, entries: [releasedEntry(this.workerId)] })
-          .catch(() => undefined);
+        await this.deps.committer.commit({ runId: execution.runId, epoch: execution.epoch, entries: [releasedEntry(this.workerId)] }).catch(() => undefined);
       }
     } else {
       for (const execution of running) execution.drain();

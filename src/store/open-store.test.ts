@@ -45,14 +45,20 @@ describe("openStore", () => {
     await store.close();
   });
 
-  it.each(["postgres://127.0.0.1:1/cairn", "postgresql://127.0.0.1:1/cairn"])("routes %j to the PostgreSQL store, which fails to connect without crashing", async (url) => {
-    await expect(openStore(url, { connectTimeoutMs: 2000 })).rejects.toMatchObject({ code: "ECONNREFUSED" });
-    await expect(openStore(`${url}?schema=no-dashes`)).rejects.toMatchObject({ code: "INVALID_INPUT" });
-  });
+  it.each(["postgres://127.0.0.1:1/cairn", "postgresql://127.0.0.1:1/cairn"])(
+    "routes %j to the PostgreSQL store, which fails to connect without crashing",
+    async (url) => {
+      await expect(openStore(url, { connectTimeoutMs: 2000 })).rejects.toMatchObject({ code: "ECONNREFUSED" });
+      await expect(openStore(`${url}?schema=no-dashes`)).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    },
+  );
 
-  it.each(["postgres:localhost/cairn", "mysql://localhost/cairn", "sqlite:", "sqlite:   ", "sqlite://host/x.db", "memory", "cairn.db", ""])("rejects %j with StoreUrlError", async (url) => {
-    await expect(openStore(url)).rejects.toMatchObject({ code: "STORE_URL", message: expect.stringContaining("sqlite:<path>") as string });
-  });
+  it.each(["postgres:localhost/cairn", "mysql://localhost/cairn", "sqlite:", "sqlite:   ", "sqlite://host/x.db", "memory", "cairn.db", ""])(
+    "rejects %j with StoreUrlError",
+    async (url) => {
+      await expect(openStore(url)).rejects.toMatchObject({ code: "STORE_URL", message: expect.stringContaining("sqlite:<path>") as string });
+    },
+  );
 });
 
 describe("defaultStoreUrl", () => {

@@ -25,7 +25,9 @@ export async function waitFor<T>(probe: () => T | Promise<T>, options: WaitForOp
       last = error;
     }
     if (Date.now() > deadline) {
-      throw new Error(`waitFor${options.what ? ` (${options.what})` : ""}: condition not met within ${options.timeoutMs ?? 10_000}ms; last value: ${String(last instanceof Error ? last.message : JSON.stringify(last))}`);
+      throw new Error(
+        `waitFor${options.what ? ` (${options.what})` : ""}: condition not met within ${options.timeoutMs ?? 10_000}ms; last value: ${String(last instanceof Error ? last.message : JSON.stringify(last))}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 10));
   }

@@ -35,7 +35,11 @@ describe("chaos on PostgreSQL", () => {
     await onPostgres({ label: "quick", runs: 180, workers: 4, faultMs: 45_000, gap: { minMs: 1000, maxMs: 2000 }, leaseMs: 1500, settleMs: 60_000 }, false);
   }, 240_000);
 
-  it.runIf(soak)("soak tier: 800 runs on 5 workers, also through PostgreSQL restarts", async () => {
-    await onPostgres({ label: "soak", runs: 800, workers: 5, faultMs: 240_000, gap: { minMs: 1000, maxMs: 3000 }, leaseMs: 2000, settleMs: 180_000 }, true);
-  }, 900_000);
+  it.runIf(soak)(
+    "soak tier: 800 runs on 5 workers, also through PostgreSQL restarts",
+    async () => {
+      await onPostgres({ label: "soak", runs: 800, workers: 5, faultMs: 240_000, gap: { minMs: 1000, maxMs: 3000 }, leaseMs: 2000, settleMs: 180_000 }, true);
+    },
+    900_000,
+  );
 });

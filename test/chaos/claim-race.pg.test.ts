@@ -76,7 +76,13 @@ describe("two workers racing for the same runs", () => {
       const won = new Map<string, string[]>();
       const claimer = async (engine: Engine, workerId: string) => {
         for (;;) {
-          const claimed: RunRecord[] = await engine.store.claimRuns({ workerId, now: Date.now(), leaseMs, limit: 7, workflows: [{ name: "pair", version: "1" }] });
+          const claimed: RunRecord[] = await engine.store.claimRuns({
+            workerId,
+            now: Date.now(),
+            leaseMs,
+            limit: 7,
+            workflows: [{ name: "pair", version: "1" }],
+          });
           if (claimed.length === 0) return;
           for (const run of claimed) won.set(run.runId, [...(won.get(run.runId) ?? []), workerId]);
         }
@@ -87,7 +93,10 @@ describe("two workers racing for the same runs", () => {
 
     const first = await race(3000);
     expect([...first.keys()].sort()).toEqual([...runIds].sort());
-    expect([...first.values()].filter((by) => by.length !== 1), "runs claimed twice in one race").toEqual([]);
+    expect(
+      [...first.values()].filter((by) => by.length !== 1),
+      "runs claimed twice in one race",
+    ).toEqual([]);
     expect(new Set([...first.values()].flat()).size, "every claimer won some").toBe(4);
 
     // Once those leases expire (by the database clock), the runs are up for grabs again: again one winner each.
@@ -95,10 +104,16 @@ describe("two workers racing for the same runs", () => {
     await waitFor(async () => (await a.store.now!()) > leasesEnd, { timeoutMs: 10_000, what: "the first leases expired by the database clock" });
     const second = await race(60_000);
     expect([...second.keys()].sort()).toEqual([...runIds].sort());
-    expect([...second.values()].filter((by) => by.length !== 1), "runs reclaimed twice").toEqual([]);
+    expect(
+      [...second.values()].filter((by) => by.length !== 1),
+      "runs reclaimed twice",
+    ).toEqual([]);
     for (const runId of runIds) {
       const claims = (await a.journal(runId)).filter((e) => e.kind === "run.claimed");
-      expect(claims.map((e) => [e.epoch, (e.data as { from: string }).from]), runId).toEqual([
+      expect(
+        claims.map((e) => [e.epoch, (e.data as { from: string }).from]),
+        runId,
+      ).toEqual([
         [1, "pending"],
         [2, "running"],
       ]);

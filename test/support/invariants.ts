@@ -49,8 +49,14 @@ export async function checkRunInvariants(engine: Engine, runId: string, ledger: 
     }
     if (kinds[0] === "sleep.started") expect(kinds, `${runId} ${opKey}`).toEqual(["sleep.started", "sleep.completed"]);
     if (kinds[0] === "event.waiting") {
-      expect(kinds.filter((k) => k === "event.received"), `${runId} ${opKey} consumed once`).toHaveLength(1);
-      expect(kinds.filter((k) => k === "event.waiting"), `${runId} ${opKey} waits once`).toHaveLength(1);
+      expect(
+        kinds.filter((k) => k === "event.received"),
+        `${runId} ${opKey} consumed once`,
+      ).toHaveLength(1);
+      expect(
+        kinds.filter((k) => k === "event.waiting"),
+        `${runId} ${opKey} waits once`,
+      ).toHaveLength(1);
     }
     if (kinds[0] === "value.recorded") expect(kinds).toEqual(["value.recorded"]);
     if (kinds[0] === "child.started") expect(kinds).toEqual(["child.started", "child.completed"]);

@@ -36,7 +36,9 @@ export function spawnWorker(env: Record<string, string>): WorkerProcess {
     child.once("exit", (code, signal) => reject(new Error(`worker exited before ready (code ${code}, signal ${signal}): ${err}`)));
   });
   ready.catch(() => undefined);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => child.once("exit", (code, signal) => resolveExit({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) =>
+    child.once("exit", (code, signal) => resolveExit({ code, signal })),
+  );
   onCleanup(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   });

@@ -40,7 +40,9 @@ async function sendEvent(runId: string, type: string, payload: unknown, options:
   await withEngine(options, [], async (engine) => {
     const sent = await engine.sendEvent(runId, type, payload, options.eventId === undefined ? undefined : { eventId: options.eventId });
     if (options.json) return printJson({ runId, type, ...sent });
-    print(sent.duplicate ? `Event ${sent.eventId} was already delivered to ${runId}; nothing changed.` : `Sent "${type}" to ${runId} (eventId ${sent.eventId}).`);
+    print(
+      sent.duplicate ? `Event ${sent.eventId} was already delivered to ${runId}; nothing changed.` : `Sent "${type}" to ${runId} (eventId ${sent.eventId}).`,
+    );
   });
 }
 

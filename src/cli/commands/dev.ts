@@ -88,9 +88,19 @@ function hints(run: RunInfo): void {
     for (const wait of run.waitingFor) {
       if (wait.kind === "event") {
         const payload = wait.type === "review" ? `'{"approved":true}'` : `'<json>'`;
-        print("", `  ⏸  The run now waits for a "${wait.type}" event (it costs nothing while it waits). From another terminal:`, `       ${CLI} send ${id} ${shellQuote(wait.type)} ${payload}`, "");
+        print(
+          "",
+          `  ⏸  The run now waits for a "${wait.type}" event (it costs nothing while it waits). From another terminal:`,
+          `       ${CLI} send ${id} ${shellQuote(wait.type)} ${payload}`,
+          "",
+        );
       } else if (wait.kind === "human") {
-        print("", `  ⏸  The run waits for a person. See the question with \`${CLI} inbox\`, then:`, `       ${CLI} answer ${shellQuote(wait.requestId)} <retry|skip|fail|answer> --value '<json>'`, "");
+        print(
+          "",
+          `  ⏸  The run waits for a person. See the question with \`${CLI} inbox\`, then:`,
+          `       ${CLI} answer ${shellQuote(wait.requestId)} <retry|skip|fail|answer> --value '<json>'`,
+          "",
+        );
       }
     }
   } else if (run.status === "completed") {

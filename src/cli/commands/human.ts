@@ -24,7 +24,7 @@ interface InboxOptions extends StoreOptions, JsonOptions {
 export function registerHumanCommands(program: Command): void {
   const answer = program
     .command("answer")
-    .description("answer a pending human request (e.g. \"did this happen?\" after a crash in an unsafe step)")
+    .description('answer a pending human request (e.g. "did this happen?" after a crash in an unsafe step)')
     .argument("<requestId>", "the request, as listed by `cairn inbox`", idArg("request id"))
     .argument("<action>", "retry (run the step again), skip (treat it as done, with --value), fail (fail the step), answer (reply to askHuman)", actionArg)
     .option("--value <json>", "with skip: the step's result; with answer: the reply", jsonArg)

@@ -25,7 +25,9 @@ async function migrateStore(options: StoreOptions & JsonOptions): Promise<void> 
     if (options.json) return printJson(state);
     print(
       `Store ${store.url} is up to date.`,
-      ...(settings ? [`  schema version  ${settings.schemaVersion}`, `  journal mode    ${settings.journalMode}`, `  synchronous     ${settings.synchronous}`] : []),
+      ...(settings
+        ? [`  schema version  ${settings.schemaVersion}`, `  journal mode    ${settings.journalMode}`, `  synchronous     ${settings.synchronous}`]
+        : []),
       `  runs            ${state.empty ? "none yet" : `some (list them with: ${CLI} runs)`}`,
     );
   } finally {

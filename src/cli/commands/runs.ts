@@ -32,7 +32,10 @@ export function registerRunCommands(program: Command): void {
     .option("--grace-ms <ms>", "with --stuck: how long a runnable run may go unclaimed (default 60000)", intArg(0, 86_400_000));
   storeOption(jsonOption(runs)).action(listRuns);
 
-  const workers = program.command("workers").description("list live workers: id, host, pid, runs held, last heartbeat").option("--stale-ms <ms>", "hide workers silent for longer than this (default 60000)", intArg(1, 86_400_000));
+  const workers = program
+    .command("workers")
+    .description("list live workers: id, host, pid, runs held, last heartbeat")
+    .option("--stale-ms <ms>", "hide workers silent for longer than this (default 60000)", intArg(1, 86_400_000));
   storeOption(jsonOption(workers)).action(listWorkers);
 
   const show = program

@@ -25,7 +25,8 @@ export function loadMigrations(dir: URL, backend: string): Migration[] {
     })
     .sort((a, b) => a.version - b.version);
   migrations.forEach((migration, index) => {
-    if (migration.version !== index + 1) throw new Error(`${backend} migrations in ${path} must be numbered 0001, 0002, … without gaps; found ${migration.name} at position ${index + 1}.`);
+    if (migration.version !== index + 1)
+      throw new Error(`${backend} migrations in ${path} must be numbered 0001, 0002, … without gaps; found ${migration.name} at position ${index + 1}.`);
   });
   if (migrations.length === 0) throw new Error(`No ${backend} migrations found in ${path}; the package is incomplete.`);
   return migrations;

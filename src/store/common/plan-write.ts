@@ -85,7 +85,14 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
     }
     case "child.started": {
       const data = entry.data as EntryData["child.started"];
-      const child: NewRun = { runId: data.childRunId, workflow: data.workflow, version: data.version, input: encode(data.input), parentRunId: run.runId, parentOpKey: entry.opKey };
+      const child: NewRun = {
+        runId: data.childRunId,
+        workflow: data.workflow,
+        version: data.version,
+        input: encode(data.input),
+        parentRunId: run.runId,
+        parentOpKey: entry.opKey,
+      };
       return [{ kind: "create-run", run: child }];
     }
     case "human.requested": {

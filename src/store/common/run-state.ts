@@ -48,7 +48,9 @@ export function runCreatedEntry(run: NewRun, now: number): JournalEntry {
   try {
     input = decode(run.input);
   } catch (error) {
-    throw new ValidationError(`The input of run "${run.runId}" is not an encoded payload (${(error as Error).message}); encode it with encode() from core/serialize.`);
+    throw new ValidationError(
+      `The input of run "${run.runId}" is not an encoded payload (${(error as Error).message}); encode it with encode() from core/serialize.`,
+    );
   }
   const data: EntryData["run.created"] = { workflow: run.workflow, version: run.version, input };
   if (run.parentRunId != null) data.parentRunId = run.parentRunId;

@@ -10,7 +10,10 @@ export function commitSpec(store: () => Store): void {
   describe("commit", () => {
     it("appends with gapless seqs, the writer's epoch and the commit time", async () => {
       const run = await startRun(store(), "r1");
-      const results = await store().commit([{ runId: "r1", epoch: 1, entries: [stepStarted("a#0"), entry("step.completed", "a#0", { result: 42, attempt: 1 })] }], T0 + 10);
+      const results = await store().commit(
+        [{ runId: "r1", epoch: 1, entries: [stepStarted("a#0"), entry("step.completed", "a#0", { result: 42, attempt: 1 })] }],
+        T0 + 10,
+      );
       expect(results).toEqual([{ ok: true, firstSeq: 3, lastSeq: 4 }]);
       const appended = await store().readJournal("r1", { afterSeq: 2 });
       expect(appended).toEqual([

@@ -15,7 +15,9 @@ export function inboxSpec(store: () => Store): void {
       await startRun(store(), "r1");
       expect(await store().sendEvent({ runId: "r1", type: "review", eventId: "e1", payload: encode({ ok: true }) }, T0 + 5)).toEqual({ duplicate: false });
       const inbox = await store().listInbox("r1");
-      expect(inbox).toEqual([{ id: expect.any(Number) as number, runId: "r1", type: "review", eventId: "e1", payload: encode({ ok: true }), consumedSeq: null, receivedAt: T0 + 5 }]);
+      expect(inbox).toEqual([
+        { id: expect.any(Number) as number, runId: "r1", type: "review", eventId: "e1", payload: encode({ ok: true }), consumedSeq: null, receivedAt: T0 + 5 },
+      ]);
       expect(await store().pendingEvents("r1", "review")).toEqual(inbox);
       expect(await store().pendingEvents("r1", "other")).toEqual([]);
       expect(await store().listInbox("nope")).toEqual([]);
@@ -25,7 +27,9 @@ export function inboxSpec(store: () => Store): void {
       await expect(store().sendEvent({ runId: "ghost", type: "t", eventId: "e", payload: "" }, T0)).rejects.toMatchObject({ code: "RUN_NOT_FOUND" });
       const run = await startRun(store(), "r1");
       await commitOk(store(), run, [entry("run.completed", null, { output: 1 })], T0 + 1);
-      const error = await store().sendEvent({ runId: "r1", type: "review", eventId: "e", payload: "" }, T0 + 2).catch((e: unknown) => e);
+      const error = await store()
+        .sendEvent({ runId: "r1", type: "review", eventId: "e", payload: "" }, T0 + 2)
+        .catch((e: unknown) => e);
       expect(error).toMatchObject({ code: "RUN_FINISHED", runId: "r1", status: "completed" });
       expect((error as Error).message).toContain('send event "review"');
       expect(await store().listInbox("r1")).toEqual([]);
@@ -66,7 +70,10 @@ export function inboxSpec(store: () => Store): void {
       await store().sendEvent({ runId: "r1", type: "t", eventId: "e1", payload: "" }, T0);
       await store().sendEvent({ runId: "r1", type: "t", eventId: "e2", payload: "" }, T0);
       const [first] = await store().pendingEvents("r1", "t");
-      const [result] = await store().commit([{ runId: "r1", epoch: run.leaseEpoch, entries: [entry("event.waiting", "wait#0", { type: "t", timeoutAt: null }), received(first as InboxEvent)] }], T0 + 1);
+      const [result] = await store().commit(
+        [{ runId: "r1", epoch: run.leaseEpoch, entries: [entry("event.waiting", "wait#0", { type: "t", timeoutAt: null }), received(first as InboxEvent)] }],
+        T0 + 1,
+      );
       expect(result).toEqual({ ok: true, firstSeq: 3, lastSeq: 4 });
       expect((await store().pendingEvents("r1", "t")).map((e) => e.eventId)).toEqual(["e2"]);
       expect((await store().listInbox("r1")).map((e) => [e.eventId, e.consumedSeq])).toEqual([
@@ -84,7 +91,9 @@ export function inboxSpec(store: () => Store): void {
       const [ofB] = await store().listInbox("b");
       await expect(store().commit([{ runId: "a", epoch: a.leaseEpoch, entries: [received(ofB as InboxEvent)] }], T0 + 1)).rejects.toThrow(/belongs to run "b"/);
       await commitOk(store(), a, [received(ofA as InboxEvent)], T0 + 2);
-      await expect(store().commit([{ runId: "a", epoch: a.leaseEpoch, entries: [received(ofA as InboxEvent, "wait#1")] }], T0 + 3)).rejects.toThrow(/already consumed/);
+      await expect(store().commit([{ runId: "a", epoch: a.leaseEpoch, entries: [received(ofA as InboxEvent, "wait#1")] }], T0 + 3)).rejects.toThrow(
+        /already consumed/,
+      );
       expect(await seqs(store(), "a")).toEqual([1, 2, 3]);
       expect((await store().listInbox("b"))[0]?.consumedSeq).toBeNull();
     });
@@ -130,7 +139,9 @@ export function inboxSpec(store: () => Store): void {
       await asked();
       await store().answerHuman("rq1", answer, T0 + 50);
       expect(await store().getHumanRequest("rq1")).toMatchObject({ status: "answered", answer: encode(answer), answeredAt: T0 + 50 });
-      expect(await store().pendingEvents("r1", "human:rq1")).toMatchObject([{ runId: "r1", type: "human:rq1", eventId: "rq1", payload: encode(answer), consumedSeq: null, receivedAt: T0 + 50 }]);
+      expect(await store().pendingEvents("r1", "human:rq1")).toMatchObject([
+        { runId: "r1", type: "human:rq1", eventId: "rq1", payload: encode(answer), consumedSeq: null, receivedAt: T0 + 50 },
+      ]);
       expect(await mustGet(store(), "r1")).toMatchObject({ status: "suspended", wakeAt: T0 + 50 });
     });
 
@@ -161,7 +172,12 @@ export function inboxSpec(store: () => Store): void {
       await store().answerHuman("rq1", answer, T0 + 5);
       const [held] = await reclaim(store(), "r1", T0 + 6);
       const [event] = await store().pendingEvents("r1", "human:rq1");
-      await commitOk(store(), held ?? { runId: "r1", leaseEpoch: 2 }, [entry("human.answered", "approve#0", { requestId: "rq1", answer, inboxId: event?.id ?? -1 })], T0 + 7);
+      await commitOk(
+        store(),
+        held ?? { runId: "r1", leaseEpoch: 2 },
+        [entry("human.answered", "approve#0", { requestId: "rq1", answer, inboxId: event?.id ?? -1 })],
+        T0 + 7,
+      );
       expect(await store().pendingEvents("r1", "human:rq1")).toEqual([]);
       expect((await store().listInbox("r1"))[0]?.consumedSeq).toBe(6);
       expect(await store().getHumanRequest("rq1")).toMatchObject({ status: "answered", answer: encode(answer), answeredAt: T0 + 5 });
@@ -173,7 +189,12 @@ export function inboxSpec(store: () => Store): void {
       await store().sendEvent({ runId: "r1", type: "human:rq1", eventId: "rq1", payload: encode(late) }, T0 + 5);
       const [held] = await reclaim(store(), "r1", T0 + 6);
       const [event] = await store().pendingEvents("r1", "human:rq1");
-      await commitOk(store(), held ?? { runId: "r1", leaseEpoch: 2 }, [entry("human.answered", "approve#0", { requestId: "rq1", answer: late, inboxId: event?.id ?? -1 })], T0 + 7);
+      await commitOk(
+        store(),
+        held ?? { runId: "r1", leaseEpoch: 2 },
+        [entry("human.answered", "approve#0", { requestId: "rq1", answer: late, inboxId: event?.id ?? -1 })],
+        T0 + 7,
+      );
       expect(await store().getHumanRequest("rq1")).toMatchObject({ status: "answered", answer: encode(late), answeredAt: T0 + 7 });
     });
   });

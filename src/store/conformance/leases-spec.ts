@@ -13,7 +13,15 @@ export function leasesSpec(store: () => Store): void {
     it("claims a pending run: epoch + 1, lease, running, and a run.claimed entry", async () => {
       const { run } = await store().createRun(newRun("r1"), T0);
       const claimed = await store().claimRuns(claimReq({ now: T0 + 5 }));
-      const expected: RunRecord = { ...run, status: "running", leaseOwner: "w1", leaseExpiresAt: T0 + 5 + 30_000, leaseEpoch: 1, lastSeq: 2, updatedAt: T0 + 5 };
+      const expected: RunRecord = {
+        ...run,
+        status: "running",
+        leaseOwner: "w1",
+        leaseExpiresAt: T0 + 5 + 30_000,
+        leaseEpoch: 1,
+        lastSeq: 2,
+        updatedAt: T0 + 5,
+      };
       expect(claimed).toEqual([expected]);
       expect(await mustGet(store(), "r1")).toEqual(expected);
       const journal = await store().readJournal("r1");
@@ -61,7 +69,11 @@ export function leasesSpec(store: () => Store): void {
       await store().createRun(newRun("pending-30"), T0 + 30);
       await store().createRun(newRun("pending-10b"), T0 + 10);
       await store().createRun(newRun("pending-10a"), T0 + 10);
-      for (const [id, wakeAt] of [["due-20", 20], ["due-5", 5], ["due-later", 5000]] as const) {
+      for (const [id, wakeAt] of [
+        ["due-20", 20],
+        ["due-5", 5],
+        ["due-later", 5000],
+      ] as const) {
         const held = await store().createRun(newRun(id), T0 - 100);
         const [claimed] = await store().claimRuns(claimReq({ now: T0 - 100, limit: 1, workflows: [WF] }));
         expect(claimed?.runId).toBe(held.run.runId);
@@ -134,7 +146,10 @@ export function leasesSpec(store: () => Store): void {
 
   describe("controlRun", () => {
     it("throws RunNotFoundError for an unknown run", async () => {
-      await expect(store().controlRun("ghost", ["running"], entry("run.cancelled", null, {}), T0)).rejects.toMatchObject({ code: "RUN_NOT_FOUND", runId: "ghost" });
+      await expect(store().controlRun("ghost", ["running"], entry("run.cancelled", null, {}), T0)).rejects.toMatchObject({
+        code: "RUN_NOT_FOUND",
+        runId: "ghost",
+      });
     });
 
     it("changes nothing when the status is not allowed", async () => {
@@ -147,12 +162,27 @@ export function leasesSpec(store: () => Store): void {
 
     it("fences out the holder: epoch + 1, lease cleared, entry at the new epoch, projected", async () => {
       const run = await startRun(store(), "r1");
-      const { run: cancelled, applied } = await store().controlRun("r1", ["pending", "running", "suspended"], entry("run.cancelled", null, { reason: "ops" }), T0 + 7);
+      const { run: cancelled, applied } = await store().controlRun(
+        "r1",
+        ["pending", "running", "suspended"],
+        entry("run.cancelled", null, { reason: "ops" }),
+        T0 + 7,
+      );
       expect(applied).toBe(true);
-      expect(cancelled).toMatchObject({ status: "cancelled", leaseEpoch: 2, leaseOwner: null, leaseExpiresAt: null, lastSeq: 3, finishedAt: T0 + 7, updatedAt: T0 + 7 });
+      expect(cancelled).toMatchObject({
+        status: "cancelled",
+        leaseEpoch: 2,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        lastSeq: 3,
+        finishedAt: T0 + 7,
+        updatedAt: T0 + 7,
+      });
       expect(cancelled).toEqual(await mustGet(store(), "r1"));
       expect((await store().readJournal("r1")).at(-1)).toMatchObject({ seq: 3, kind: "run.cancelled", epoch: 2, at: T0 + 7 });
-      expect(await store().commit([{ runId: "r1", epoch: run.leaseEpoch, entries: [stepStarted("late#0")] }], T0 + 8)).toEqual([{ ok: false, reason: "finished" }]);
+      expect(await store().commit([{ runId: "r1", epoch: run.leaseEpoch, entries: [stepStarted("late#0")] }], T0 + 8)).toEqual([
+        { ok: false, reason: "finished" },
+      ]);
     });
 
     it("retries a failed run: pending again, error cleared, old holder fenced out", async () => {

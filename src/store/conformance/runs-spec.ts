@@ -106,7 +106,7 @@ export function runsSpec(store: () => Store): void {
 
     it("keeps payloads byte for byte", async () => {
       const run = await startRun(store(), "r1");
-      const value = { text: "naïve 🙂 \u0000 \"quoted\"", when: new Date(T0), big: 10n ** 20n, nested: new Map([["k", new Set([1])]]) };
+      const value = { text: 'naïve 🙂 \u0000 "quoted"', when: new Date(T0), big: 10n ** 20n, nested: new Map([["k", new Set([1])]]) };
       await commitOk(store(), run, [entry("step.completed", "a#0", { result: value, attempt: 1 })], T0 + 1);
       const [stored] = await store().readJournal("r1", { afterSeq: 2 });
       expect(stored?.payload).toBe(encode({ result: value, attempt: 1 }));

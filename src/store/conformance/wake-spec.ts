@@ -177,7 +177,12 @@ export function wakeSpec(store: () => Store): void {
 
     it("a finished child leaves a finished parent alone", async () => {
       const parent = await startRun(store(), "p");
-      await commitOk(store(), parent, [entry("child.started", "sub#0", { childRunId: "c", ...SUB, input: null }), entry("run.completed", null, { output: 1 })], T0 + 1);
+      await commitOk(
+        store(),
+        parent,
+        [entry("child.started", "sub#0", { childRunId: "c", ...SUB, input: null }), entry("run.completed", null, { output: 1 })],
+        T0 + 1,
+      );
       const finishedParent = await mustGet(store(), "p");
       await store().controlRun("c", ["pending"], entry("run.cancelled", null, {}), T0 + 30);
       expect(await mustGet(store(), "p")).toEqual(finishedParent);

@@ -18,7 +18,12 @@ export function workersSpec(store: () => Store): void {
       await store().upsertWorker(worker("w-b", T0 + 20));
       await store().upsertWorker(worker("w-a", T0 + 20));
       await store().upsertWorker(worker("w-new", T0 + 30, { workflows: [], runsHeld: 0 }));
-      expect(await store().listWorkers(T0 - 1)).toEqual([worker("w-new", T0 + 30, { workflows: [], runsHeld: 0 }), worker("w-a", T0 + 20), worker("w-b", T0 + 20), worker("w-old", T0)]);
+      expect(await store().listWorkers(T0 - 1)).toEqual([
+        worker("w-new", T0 + 30, { workflows: [], runsHeld: 0 }),
+        worker("w-a", T0 + 20),
+        worker("w-b", T0 + 20),
+        worker("w-old", T0),
+      ]);
       expect((await store().listWorkers(T0)).map((w) => w.workerId)).toEqual(["w-new", "w-a", "w-b"]);
       expect(await store().listWorkers(T0 + 30)).toEqual([]);
     });
@@ -53,7 +58,12 @@ export function workersSpec(store: () => Store): void {
       const lost = await startRun(store(), "lost");
       await suspend(store(), lost, null, T0 + 1);
       const waiting = await startRun(store(), "waiting");
-      await commitOk(store(), waiting, [entry("run.suspended", null, { wakeAt: null, waitingFor: [{ kind: "event", opKey: "e#0", type: "go", timeoutAt: null }] })], T0 + 1);
+      await commitOk(
+        store(),
+        waiting,
+        [entry("run.suspended", null, { wakeAt: null, waitingFor: [{ kind: "event", opKey: "e#0", type: "go", timeoutAt: null }] })],
+        T0 + 1,
+      );
       const timer = await startRun(store(), "timer");
       await suspend(store(), timer, T0 + 1_000_000, T0 + 1);
       expect(await stuckIds(T0 + 2)).toEqual(["lost"]);
@@ -100,7 +110,11 @@ export function workersSpec(store: () => Store): void {
     });
 
     it("never lists finished runs", async () => {
-      for (const [id, kind] of [["done", "run.completed"], ["failed", "run.failed"], ["cancelled", "run.cancelled"]] as const) {
+      for (const [id, kind] of [
+        ["done", "run.completed"],
+        ["failed", "run.failed"],
+        ["cancelled", "run.cancelled"],
+      ] as const) {
         const run = await startRun(store(), id);
         const data = kind === "run.completed" ? { output: 1 } : kind === "run.failed" ? { error: { name: "E", message: "m" } } : {};
         await commitOk(store(), run, [entry(kind, null, data as never)], T0 + 1);

@@ -18,7 +18,9 @@ describe("resolvePostgresConfig", () => {
   });
 
   it("takes Cairn's parameters out of the URL and keeps the rest for pg", () => {
-    const config = resolvePostgresConfig("postgresql://u:s3cret@h/db?sslmode=require&schema=Tenant_1&allowWeakDurability=1&clock=caller&options=-c%20statement_timeout%3D5000");
+    const config = resolvePostgresConfig(
+      "postgresql://u:s3cret@h/db?sslmode=require&schema=Tenant_1&allowWeakDurability=1&clock=caller&options=-c%20statement_timeout%3D5000",
+    );
     expect(config.connectionString).toBe("postgresql://u:s3cret@h/db?sslmode=require");
     expect(config.serverOptions).toBe('-c statement_timeout=5000 -c search_path="Tenant_1"');
     expect(config).toMatchObject({ schema: "Tenant_1", allowWeakDurability: true, clock: "caller" });
@@ -41,7 +43,9 @@ describe("resolvePostgresConfig", () => {
   });
 
   it.each(["bad-name", "1abc", 'x"; DROP', "a".repeat(64), ""])("rejects the schema name %j", (schema) => {
-    expect(() => resolvePostgresConfig(`postgres://h/db?schema=${encodeURIComponent(schema)}`)).toThrow(expect.objectContaining({ code: "INVALID_INPUT" }) as Error);
+    expect(() => resolvePostgresConfig(`postgres://h/db?schema=${encodeURIComponent(schema)}`)).toThrow(
+      expect.objectContaining({ code: "INVALID_INPUT" }) as Error,
+    );
   });
 
   it("rejects an unknown clock and bad pool settings", () => {
@@ -72,7 +76,8 @@ describe("checkDurability", () => {
 
   it("accepts a durable server, including synchronous_commit=local or remote_apply", () => {
     expect(() => checkDurability(strict, "postgres://h/db", false)).not.toThrow();
-    for (const synchronousCommit of ["local", "remote_write", "remote_apply"]) expect(() => checkDurability({ ...strict, synchronousCommit }, "x", false)).not.toThrow();
+    for (const synchronousCommit of ["local", "remote_write", "remote_apply"])
+      expect(() => checkDurability({ ...strict, synchronousCommit }, "x", false)).not.toThrow();
   });
 
   it("refuses fsync=off, saying why and how to allow it", () => {

@@ -73,7 +73,9 @@ export function resolvePostgresConfig(url: string, options: PostgresStoreOptions
   const params = parsed.searchParams;
   const schema = params.get("schema") ?? options.schema ?? DEFAULT_SCHEMA;
   if (!SCHEMA_NAME.test(schema)) {
-    throw new ValidationError(`Invalid PostgreSQL schema name "${schema}": use letters, digits and underscores (not starting with a digit), at most 63 characters.`);
+    throw new ValidationError(
+      `Invalid PostgreSQL schema name "${schema}": use letters, digits and underscores (not starting with a digit), at most 63 characters.`,
+    );
   }
   const weak = params.get("allowWeakDurability");
   const clock = params.get("clock") ?? options.clock ?? "database";

@@ -56,10 +56,7 @@ const UPDATE_STATES_TEXT = `UPDATE runs AS r SET status = u.status, output = u.o
 /** Writes the mutable columns of many runs in one statement; bind with `stateArrays`. */
 export const UPDATE_STATES = sql("update_states", UPDATE_STATES_TEXT);
 /** {@link UPDATE_STATES}, returning the whole updated rows. */
-export const UPDATE_STATES_RETURNING = sql(
-  "update_states_returning",
-  `${UPDATE_STATES_TEXT} RETURNING ${stateColumns("r")}, r.input`,
-);
+export const UPDATE_STATES_RETURNING = sql("update_states_returning", `${UPDATE_STATES_TEXT} RETURNING ${stateColumns("r")}, r.input`);
 
 /** Appends many journal entries in one statement; bind with `entryArrays`. */
 export const INSERT_ENTRIES = sql(
@@ -116,7 +113,10 @@ export const INSERT_INBOX = sql(
    ON CONFLICT (run_id, event_id) DO NOTHING`,
 );
 export const FIND_INBOX = sql("find_inbox", "SELECT id FROM inbox WHERE run_id = $1 AND event_id = $2");
-export const LOCK_INBOX = sql("lock_inbox", `SELECT id, run_id AS "runId", consumed_seq AS "consumedSeq" FROM inbox WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`);
+export const LOCK_INBOX = sql(
+  "lock_inbox",
+  `SELECT id, run_id AS "runId", consumed_seq AS "consumedSeq" FROM inbox WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`,
+);
 export const CONSUME_INBOX = sql(
   "consume_inbox",
   "UPDATE inbox AS i SET consumed_seq = c.seq FROM unnest($1::bigint[], $2::bigint[]) AS c(id, seq) WHERE i.id = c.id",
@@ -175,7 +175,12 @@ export const STUCK_RUNS = (() => {
 })();
 
 /** The listRuns query for these filters, with its parameters. */
-export function listRunsQuery(query: ListRunsQuery, statuses: readonly RunStatus[], cursor: RunCursor | undefined, limit: number): { text: string; values: unknown[] } {
+export function listRunsQuery(
+  query: ListRunsQuery,
+  statuses: readonly RunStatus[],
+  cursor: RunCursor | undefined,
+  limit: number,
+): { text: string; values: unknown[] } {
   const where: string[] = [];
   const values: unknown[] = [];
   const param = (value: unknown): string => {

@@ -16,7 +16,9 @@ const PG_URL = process.env.CAIRN_TEST_PG_URL || "postgres://postgres@127.0.0.1:5
 const available = await reachable();
 // A server run with fsync=off (common in CI, for speed) is refused unless allowed: allow it in
 // every test but the one about the refusal, and check the settings the server really has.
-const server = available ? (await admin<{ fsync: string; sync: string }>("SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sync"))[0] : undefined;
+const server = available
+  ? (await admin<{ fsync: string; sync: string }>("SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sync"))[0]
+  : undefined;
 const weakServer = server !== undefined && (server.fsync === "off" || server.sync === "off");
 
 /** A store on this server, allowing weak durability only when the test server has it. */
@@ -240,7 +242,10 @@ describe.skipIf(!available)("postgres", () => {
       const dbNow = (await store.now?.()) ?? 0;
       await store.createRun({ runId: "r1", workflow: "wf", version: "1", input }, 0);
       const [held] = await store.claimRuns(claim());
-      await store.commit([{ runId: "r1", epoch: held?.leaseEpoch ?? -1, entries: [newEntry("run.suspended", null, { wakeAt: dbNow + 5 * 60_000, waitingFor: [] })] }], 0);
+      await store.commit(
+        [{ runId: "r1", epoch: held?.leaseEpoch ?? -1, entries: [newEntry("run.suspended", null, { wakeAt: dbNow + 5 * 60_000, waitingFor: [] })] }],
+        0,
+      );
       expect(await store.claimRuns(claim({ now: Date.now() + FAR, workerId: "skewed" }))).toEqual([]);
       // The same request trusted by a caller-clock store would claim it: the skew is real.
       expect(await sibling(store, { clock: "caller" }).claimRuns(claim({ now: Date.now() + FAR, workerId: "skewed" }))).toHaveLength(1);
@@ -366,16 +371,24 @@ describe.skipIf(!available)("postgres", () => {
         [`LISTEN "cairn_wake_${a.schema}"`],
       );
       expect(killed).toEqual([{ ok: true }]);
-      await within(5000, "the reconnection wake-up", (async () => {
-        while (wakes === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-      })());
+      await within(
+        5000,
+        "the reconnection wake-up",
+        (async () => {
+          while (wakes === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+        })(),
+      );
       expect(errors.length).toBeGreaterThan(0);
       await within(5000, "LISTEN again", b.listening());
       wakes = 0;
       await a.createRun({ runId: "after", workflow: "wf", version: "1", input }, 0);
-      await within(2000, "a wake-up after reconnecting", (async () => {
-        while (wakes === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-      })());
+      await within(
+        2000,
+        "a wake-up after reconnecting",
+        (async () => {
+          while (wakes === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+        })(),
+      );
     });
   });
 
@@ -417,7 +430,9 @@ describe.skipIf(!available)("postgres", () => {
       const [held] = await a.claimRuns(claim({ now: 1 }));
       const epoch = held?.leaseEpoch ?? -1;
       const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).commit([{ runId: "r1", epoch, entries: [newEntry("step.started", `s#${i}`, { attempt: 1 })] }], 2)),
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 === 0 ? a : b).commit([{ runId: "r1", epoch, entries: [newEntry("step.started", `s#${i}`, { attempt: 1 })] }], 2),
+        ),
       );
       expect(results.flat().every((result) => result.ok)).toBe(true);
       expect((await a.readJournal("r1")).map((e) => e.seq)).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
@@ -457,9 +472,13 @@ describe.skipIf(!available)("postgres", () => {
       expect(await store.claimRuns(claim())).toHaveLength(3);
       // Later: the pool hears of the idle ones dying, reports them and drops them.
       await cut();
-      await within(5000, "the pool reporting a dropped connection", (async () => {
-        while (errors.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-      })());
+      await within(
+        5000,
+        "the pool reporting a dropped connection",
+        (async () => {
+          while (errors.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+        })(),
+      );
       expect(await store.getRun("r0")).toMatchObject({ status: "running" });
     });
   });

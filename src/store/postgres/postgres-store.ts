@@ -45,7 +45,20 @@ import {
   listRunsQuery,
   type Sql,
 } from "./postgres-queries.js";
-import { entryArrays, stateArrays, toEntry, toHuman, toRun, toState, toWorker, type EntryRow, type HumanRow, type InboxRow, type StateRow, type WorkerRow } from "./postgres-rows.js";
+import {
+  entryArrays,
+  stateArrays,
+  toEntry,
+  toHuman,
+  toRun,
+  toState,
+  toWorker,
+  type EntryRow,
+  type HumanRow,
+  type InboxRow,
+  type StateRow,
+  type WorkerRow,
+} from "./postgres-rows.js";
 import { PgRunner, type Tx } from "./postgres-tx.js";
 import { WakeListener } from "./postgres-wake.js";
 import { WriteSession } from "./postgres-write.js";
@@ -383,16 +396,20 @@ export class PostgresStore implements Store {
    * durability check as migrate(), and the schema must be current. Retried after a failure.
    */
   private async ensureReady(): Promise<void> {
-    this.ready ??= this.runner.withClient(async (client) => {
-      checkDurability(await readDurability(client), this.url, this.config.allowWeakDurability);
-      const found = await postgresSchemaVersion(client, this.config.schema);
-      if (found !== latestPostgresVersion()) {
-        throw new Error(`The store ${this.url} has schema version ${found}, not ${latestPostgresVersion()}: call migrate() before using it (openStore does).`);
-      }
-    }).catch((error: unknown) => {
-      this.ready = undefined;
-      throw error;
-    });
+    this.ready ??= this.runner
+      .withClient(async (client) => {
+        checkDurability(await readDurability(client), this.url, this.config.allowWeakDurability);
+        const found = await postgresSchemaVersion(client, this.config.schema);
+        if (found !== latestPostgresVersion()) {
+          throw new Error(
+            `The store ${this.url} has schema version ${found}, not ${latestPostgresVersion()}: call migrate() before using it (openStore does).`,
+          );
+        }
+      })
+      .catch((error: unknown) => {
+        this.ready = undefined;
+        throw error;
+      });
     await this.ready;
   }
 }

@@ -43,7 +43,10 @@ export class PgRunner {
    * when its connection turns out dead.
    */
   async query<R extends pg.QueryResultRow>(statement: Sql | string, values: readonly unknown[] = []): Promise<R[]> {
-    return retrying(async () => (await this.pool.query<R>(toConfig(statement, values))).rows, (error) => isConflict(error) || isConnectionLoss(error));
+    return retrying(
+      async () => (await this.pool.query<R>(toConfig(statement, values))).rows,
+      (error) => isConflict(error) || isConnectionLoss(error),
+    );
   }
 
   /** Runs `fn` with a pooled connection of its own (for migrations), again if the connection was dead. */
@@ -64,7 +67,10 @@ export class PgRunner {
    * read and write through `tx`.
    */
   async transaction<T>(now: number, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return retrying(() => this.once(now, fn), (error) => isConflict(error) || error instanceof StaleConnection).catch(unwrap);
+    return retrying(
+      () => this.once(now, fn),
+      (error) => isConflict(error) || error instanceof StaleConnection,
+    ).catch(unwrap);
   }
 
   private async once<T>(callerNow: number, fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -73,7 +79,8 @@ export class PgRunner {
       let wake = false;
       const tx: Tx = {
         now,
-        query: async <R extends pg.QueryResultRow>(statement: Sql | string, values: readonly unknown[] = []) => (await exec<R>(toConfig(statement, values))).rows,
+        query: async <R extends pg.QueryResultRow>(statement: Sql | string, values: readonly unknown[] = []) =>
+          (await exec<R>(toConfig(statement, values))).rows,
         wake: () => {
           wake = true;
         },
@@ -94,7 +101,11 @@ export class PgRunner {
    * a {@link StaleConnection} (nothing was done, so the caller may run `fn` again on another one).
    */
   private async checkedOut<T>(
-    fn: (client: pg.PoolClient, exec: <R extends pg.QueryResultRow>(config: pg.QueryConfig | string) => Promise<pg.QueryResult<R>>, broken: () => boolean) => Promise<T>,
+    fn: (
+      client: pg.PoolClient,
+      exec: <R extends pg.QueryResultRow>(config: pg.QueryConfig | string) => Promise<pg.QueryResult<R>>,
+      broken: () => boolean,
+    ) => Promise<T>,
   ): Promise<T> {
     const client = await this.pool.connect();
     // A connection that dies while checked out emits 'error'; without a listener that would crash the process.

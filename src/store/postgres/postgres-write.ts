@@ -115,7 +115,18 @@ export class WriteSession {
         return;
       case "request-human": {
         const r = effect.request;
-        await this.tx.query(INSERT_HUMAN, [r.requestId, r.runId, r.opKey, r.question, JSON.stringify(r.options), r.status, r.answer, r.timeoutAt, r.createdAt, r.answeredAt]);
+        await this.tx.query(INSERT_HUMAN, [
+          r.requestId,
+          r.runId,
+          r.opKey,
+          r.question,
+          JSON.stringify(r.options),
+          r.status,
+          r.answer,
+          r.timeoutAt,
+          r.createdAt,
+          r.answeredAt,
+        ]);
         return;
       }
       case "wake":

@@ -142,7 +142,9 @@ describe("opening a file that is not a healthy Cairn store", () => {
     raw.prepare("INSERT INTO cairn_migrations (version, name, applied_at) VALUES (999, '0999_future.sql', 0)").run();
     raw.close();
     const before = sha256(path);
-    expect(() => new SqliteStore(path)).toThrow(expect.objectContaining({ code: "SCHEMA_TOO_NEW", message: expect.stringMatching(/schema version 999/) as string }) as Error);
+    expect(() => new SqliteStore(path)).toThrow(
+      expect.objectContaining({ code: "SCHEMA_TOO_NEW", message: expect.stringMatching(/schema version 999/) as string }) as Error,
+    );
     expect(sha256(path)).toBe(before);
   });
 });
@@ -153,7 +155,14 @@ describe("opening a Cairn store", () => {
     const store = await openMigrated(path);
     expect(existsSync(path)).toBe(true);
     expect(store.url).toBe(`sqlite:${path}`);
-    expect(store.settings()).toEqual({ journalMode: "wal", synchronous: "FULL", busyTimeoutMs: 10_000, foreignKeys: true, applicationId: CAIRN_APPLICATION_ID, schemaVersion: latestSchemaVersion() });
+    expect(store.settings()).toEqual({
+      journalMode: "wal",
+      synchronous: "FULL",
+      busyTimeoutMs: 10_000,
+      foreignKeys: true,
+      applicationId: CAIRN_APPLICATION_ID,
+      schemaVersion: latestSchemaVersion(),
+    });
     await store.close();
     const raw = new Database(path, { readonly: true });
     expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
@@ -247,7 +256,9 @@ describe("several connections on one file", () => {
     const [a, b] = stores as [SqliteStore, SqliteStore, SqliteStore];
     for (let i = 0; i < 30; i++) await a.createRun({ runId: `r${i}`, workflow: "wf", version: "1", input: "1" }, 1000 + i);
     const claims = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => (stores[i % 3] as SqliteStore).claimRuns({ workerId: `w${i}`, now: 5000, leaseMs: 1000, limit: 3, workflows: [{ name: "wf", version: "1" }] })),
+      Array.from({ length: 12 }, (_, i) =>
+        (stores[i % 3] as SqliteStore).claimRuns({ workerId: `w${i}`, now: 5000, leaseMs: 1000, limit: 3, workflows: [{ name: "wf", version: "1" }] }),
+      ),
     );
     const ids = claims.flat().map((run) => run.runId);
     expect(ids).toHaveLength(30);

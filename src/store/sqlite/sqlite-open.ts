@@ -52,7 +52,9 @@ function inspectExistingFile(path: string, verify: boolean, busyTimeoutMs: numbe
   if (stat.size === 0) return;
   const header = readHeader(path);
   if (header.length < SQLITE_MAGIC.length || !header.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) {
-    throw new StoreInvalidError(`${path} is not a SQLite database, so it is not a Cairn store. It was not modified. Point the store URL at a Cairn database or at a new file.`);
+    throw new StoreInvalidError(
+      `${path} is not a SQLite database, so it is not a Cairn store. It was not modified. Point the store URL at a Cairn database or at a new file.`,
+    );
   }
   if (header.length < HEADER_SIZE) throw damaged(path, `the file is only ${stat.size} bytes, shorter than a SQLite header`);
   if (!existsSync(`${path}-wal`)) {
@@ -112,7 +114,9 @@ function readHeader(path: string): Buffer {
 }
 
 function foreign(path: string, why: string): StoreInvalidError {
-  return new StoreInvalidError(`${path} is a SQLite database of another application, not a Cairn store (${why}). It was not modified. Point the store URL at a Cairn database or at a new file.`);
+  return new StoreInvalidError(
+    `${path} is a SQLite database of another application, not a Cairn store (${why}). It was not modified. Point the store URL at a Cairn database or at a new file.`,
+  );
 }
 
 function damaged(path: string, why: string, cause?: unknown): StoreInvalidError {

@@ -325,7 +325,18 @@ export class SqliteStore implements Store {
         return;
       case "request-human": {
         const r = effect.request;
-        this.q.insertHuman.run(r.requestId, r.runId, r.opKey, r.question, JSON.stringify(r.options), r.status, r.answer, r.timeoutAt, r.createdAt, r.answeredAt);
+        this.q.insertHuman.run(
+          r.requestId,
+          r.runId,
+          r.opKey,
+          r.question,
+          JSON.stringify(r.options),
+          r.status,
+          r.answer,
+          r.timeoutAt,
+          r.createdAt,
+          r.answeredAt,
+        );
         return;
       }
       case "wake": {

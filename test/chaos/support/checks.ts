@@ -16,7 +16,10 @@ export function checkFencing(runId: string, journal: JournalEntryView[]): void {
       expect(claimed, `${runId} seq ${entry.seq}: a claim raises the epoch`).toBeGreaterThan(epoch);
       epoch = claimed;
     } else {
-      expect(entry.epoch, `${runId} seq ${entry.seq} (${entry.kind} ${entry.opKey ?? ""}): written by epoch ${entry.epoch} while epoch ${epoch} held the run`).toBe(epoch);
+      expect(
+        entry.epoch,
+        `${runId} seq ${entry.seq} (${entry.kind} ${entry.opKey ?? ""}): written by epoch ${entry.epoch} while epoch ${epoch} held the run`,
+      ).toBe(epoch);
     }
   }
 }
@@ -29,7 +32,10 @@ export function checkFencing(runId: string, journal: JournalEntryView[]): void {
 export async function checkRun(engine: Engine, runId: string, ledger: Map<string, number[]>): Promise<JournalEntryView[]> {
   checkFencing(runId, await engine.journal(runId));
   const journal = await checkRunInvariants(engine, runId, ledger);
-  expect(journal.filter((e) => e.kind === "run.completed"), `${runId} completes once`).toHaveLength(1);
+  expect(
+    journal.filter((e) => e.kind === "run.completed"),
+    `${runId} completes once`,
+  ).toHaveLength(1);
   expect(journal.at(-1)?.kind, `${runId} ends completed`).toBe("run.completed");
   return journal;
 }

@@ -50,7 +50,10 @@ export class Cluster {
     ready.catch(() => undefined);
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once("exit", (code, signal) => done({ code, signal })));
     const worker: ChaosWorker = { name, child, ready, exited, isReady: false, killed: false, paused: false, output: () => out };
-    void ready.then(() => (worker.isReady = true), () => undefined);
+    void ready.then(
+      () => (worker.isReady = true),
+      () => undefined,
+    );
     this.workers.push(worker);
     return worker;
   }

@@ -97,7 +97,9 @@ export async function runChaos(target: ChaosTarget, plan: ChaosPlan): Promise<vo
     cluster.resumeAll();
   }
   await cluster.topUp(plan.workers);
-  console.log(`[chaos] ${plan.label}: ${nemesis.log.length} faults ${JSON.stringify(nemesis.counts())} in ${Date.now() - started} ms:\n  ${nemesis.log.join("\n  ")}`);
+  console.log(
+    `[chaos] ${plan.label}: ${nemesis.log.length} faults ${JSON.stringify(nemesis.counts())} in ${Date.now() - started} ms:\n  ${nemesis.log.join("\n  ")}`,
+  );
 
   // Faults over: every run must finish within the deadline, and nothing may be stuck meanwhile.
   for (const run of runs) await send(run);
@@ -116,9 +118,15 @@ export async function runChaos(target: ChaosTarget, plan: ChaosPlan): Promise<vo
   console.log(`[chaos] ${plan.label}: settled ${Date.now() - settleStart} ms after the faults stopped`);
 
   const casualties = cluster.casualties();
-  expect(casualties.map((w) => `${w.name}: ${w.output()}`), "no worker died of a database fault").toEqual([]);
+  expect(
+    casualties.map((w) => `${w.name}: ${w.output()}`),
+    "no worker died of a database fault",
+  ).toEqual([]);
   const exits = await cluster.stopAll();
-  expect(exits.filter((e) => e.code !== 0), "workers drain and exit 0 on SIGTERM").toEqual([]);
+  expect(
+    exits.filter((e) => e.code !== 0),
+    "workers drain and exit 0 on SIGTERM",
+  ).toEqual([]);
 
   // Every worker is gone, so the ledger holds every execution, even those of workers paused mid-step.
   try {
@@ -144,7 +152,9 @@ async function verify(engine: Engine, runs: { n: number; runId: string; x: numbe
     takeovers += journal.filter((e) => e.kind === "run.claimed" && (e.data as { from: string }).from === "running").length;
   }
   expect(await engine.listStuckRuns({ graceMs: 0 })).toEqual([]);
-  console.log(`[chaos] ${label}: ${runs.length} runs checked; ${takeovers} leases taken over from killed or paused workers; ${reruns} steps ran again after an interrupted attempt`);
+  console.log(
+    `[chaos] ${label}: ${runs.length} runs checked; ${takeovers} leases taken over from killed or paused workers; ${reruns} steps ran again after an interrupted attempt`,
+  );
   // The faults bit: leases of killed or paused workers were taken over.
   expect(takeovers).toBeGreaterThan(0);
 }
@@ -194,6 +204,9 @@ function watchStuck(engine: Engine, graceMs: number): { stop(): Promise<string[]
 
 async function describeLive(engine: Engine): Promise<string> {
   const { runs } = await engine.listRuns({ status: [...LIVE], limit: 20 });
-  const lines = runs.map((r) => `${r.runId} ${r.status} epoch ${r.leaseEpoch} owner ${r.leaseOwner} lease ${r.leaseExpiresAt?.toISOString()} wake ${r.wakeAt?.toISOString()} waiting ${JSON.stringify(r.waitingFor)}`);
+  const lines = runs.map(
+    (r) =>
+      `${r.runId} ${r.status} epoch ${r.leaseEpoch} owner ${r.leaseOwner} lease ${r.leaseExpiresAt?.toISOString()} wake ${r.wakeAt?.toISOString()} waiting ${JSON.stringify(r.waitingFor)}`,
+  );
   return `live runs (first 20):\n  ${lines.join("\n  ")}`;
 }
