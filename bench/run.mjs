@@ -1,7 +1,10 @@
-// Cairn's benchmark suite: `npm run bench [-- --quick] [-- --only sqlite|postgres|memory]`.
+// Cairn's benchmark suite: `npm run bench [-- --quick] [-- --only sqlite|postgres|memory] [-- --groups peers,resume]`.
 // Progress on stderr, a table on stdout, everything in bench/out/results.json.
 // Each figure is the median of repeated runs; ratios compare figures measured in this same run.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// The peers (DBOS, LangGraph.js) are dev dependencies of bench/package.json only: when
+// bench/node_modules is missing they are installed with `npm --prefix bench ci` first.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,20 +12,28 @@ import { parseArgs } from "node:util";
 import { openStore } from "../dist/src/index.js";
 import { pgCeiling, sqliteCeiling } from "./cases/ceiling.mjs";
 import { overheadCase } from "./cases/overhead.mjs";
+import { dbosThroughputCase, langgraphCase, missingPeers } from "./cases/peers.mjs";
+import { dbosResumeCase, resumeCase } from "./cases/resume.mjs";
+import { storageCase } from "./cases/storage.mjs";
+import { suspendedCase } from "./cases/suspended.mjs";
 import { throughputCase } from "./cases/throughput.mjs";
+import { wakeupCase } from "./cases/wakeup.mjs";
 import { describeMachine } from "./lib/machine.mjs";
-import { withPgClient } from "./lib/pg.mjs";
+import { baseUrl, withPgClient } from "./lib/pg.mjs";
 import { Progress } from "./lib/progress.mjs";
-import { fmt, median, summarize } from "./lib/stats.mjs";
+import { fmt, median, signed, summarize } from "./lib/stats.mjs";
 import { openProbe } from "./lib/probe.mjs";
-import { freshTarget } from "./lib/targets.mjs";
+import { freshDatabase, freshTarget } from "./lib/targets.mjs";
 import { renderTables } from "./lib/report.mjs";
 
 const STORES = ["memory", "sqlite", "postgres"];
+/** Case groups, in the order of issue #4's list. */
+const GROUPS = ["ceiling", "throughput", "peers", "overhead", "resume", "wakeup", "suspended", "storage"];
 const { values: args } = parseArgs({
   options: {
     quick: { type: "boolean", default: process.env.BENCH_QUICK === "1" },
     only: { type: "string", default: process.env.BENCH_ONLY ?? "" },
+    groups: { type: "string", default: process.env.BENCH_GROUPS ?? "" },
     reps: { type: "string", default: process.env.BENCH_REPS ?? "" },
     "pg-url": { type: "string", default: process.env.BENCH_PG_URL ?? process.env.CAIRN_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test" },
     out: { type: "string", default: fileURLToPath(new URL("./out/results.json", import.meta.url)) },
@@ -33,6 +44,13 @@ const only = args.only ? args.only.split(",").map((s) => s.trim()) : STORES;
 for (const name of only) {
   if (!STORES.includes(name)) {
     process.stderr.write(`--only: unknown store "${name}"; use ${STORES.join(", ")} (comma-separated)\n`);
+    process.exit(2);
+  }
+}
+const groups = new Set(args.groups ? args.groups.split(",").map((s) => s.trim()) : GROUPS);
+for (const name of groups) {
+  if (!GROUPS.includes(name)) {
+    process.stderr.write(`--groups: unknown group "${name}"; use ${GROUPS.join(", ")} (comma-separated)\n`);
     process.exit(2);
   }
 }
@@ -53,6 +71,22 @@ const settings = {
   probeMs: quick ? 150 : 300,
   /** Steps in the per-step overhead run. */
   overheadSteps: quick ? 100 : 500,
+  /** Length of one repetition of a peer's throughput case. */
+  peerTargetSec: quick ? 0.3 : 1,
+  /** Journaled steps before the crash in the resume cases, and repetitions (Cairn; DBOS). */
+  resumeSteps: 1000,
+  resumeReps: quick ? 1 : reps,
+  dbosResumeReps: quick ? 1 : Math.min(reps, 3),
+  /** Wake-ups per repetition of the wake-up cases. */
+  wakeSamples: quick ? 40 : 200,
+  /** Suspended runs made in bulk; fresh worker processes measured with and without them; runs a worker suspends itself. */
+  suspendedRuns: 100_000,
+  suspendedReps: quick ? 1 : 3,
+  suspendedSettleMs: quick ? 800 : 1500,
+  selfSuspendedRuns: quick ? 1000 : 4000,
+  /** Runs × steps of the storage case. */
+  storageRuns: quick ? 10 : 20,
+  storageSteps: quick ? 200 : 500,
   pgUrl: args["pg-url"],
 };
 
@@ -70,6 +104,13 @@ if (only.includes("postgres")) {
   }
 }
 const stores = only.filter((s) => !skipped[s] || (s === "postgres" && pgCeilingOnly));
+if ((groups.has("peers") || groups.has("resume")) && stores.some((s) => s !== "memory")) {
+  const reason = ensurePeers();
+  if (reason) {
+    skipped.peers = reason;
+    process.stderr.write(`peer cases (DBOS, LangGraph.js) skipped: ${reason}\n`);
+  }
+}
 const tmpDir = mkdtempSync(join(tmpdir(), "cairn-bench-"));
 const cleanups = new Set();
 process.on("SIGINT", async () => {
@@ -78,19 +119,20 @@ process.on("SIGINT", async () => {
   rmSync(tmpDir, { recursive: true, force: true });
   process.exit(130);
 });
-const cases = planCases(stores).filter((c) => !(c.store === "postgres" && pgCeilingOnly && c.group !== "ceiling"));
+const cases = planCases(stores).filter((c) => groups.has(c.group) && !(c.store === "postgres" && pgCeilingOnly && c.group !== "ceiling"));
 const machine = { ...(await describeMachine({ pgUrl: settings.pgUrl, wantPg: stores.includes("postgres") })), loadAverageBefore };
 const progress = new Progress(cases.length);
 const results = [];
 for (const c of cases) {
   progress.begin(c.label);
-  const target = freshTarget(c.store, { tmpDir, pgUrl: settings.pgUrl, name: c.id.replaceAll(/[^a-z0-9]+/gi, "-") });
+  const target = c.target === "database" ? freshDatabase(settings.pgUrl) : freshTarget(c.store, { tmpDir, pgUrl: settings.pgUrl, name: c.id.replaceAll(/[^a-z0-9]+/gi, "-") });
   cleanups.add(target.cleanup);
   const t0 = performance.now();
   const loadAverage = loadavg()[0];
   let probe = null;
   try {
-    if (c.group !== "ceiling") probe = await openProbe(c.store, { tmpDir, pgUrl: settings.pgUrl, name: target.schema ?? c.id.replaceAll(/[^a-z0-9]+/gi, "-") });
+    if (target.create) await target.create();
+    if (c.group === "throughput" || c.group === "overhead") probe = await openProbe(c.store, { tmpDir, pgUrl: settings.pgUrl, name: target.schema ?? c.id.replaceAll(/[^a-z0-9]+/gi, "-") });
     if (probe) cleanups.add(probe.close);
     const raw = await c.run(target, (text) => progress.update(text), probe);
     const result = { ...c.describe, id: c.id, store: c.store, group: c.group, label: c.label, loadAverage, seconds: (performance.now() - t0) / 1000, ...digest(raw) };
@@ -135,6 +177,7 @@ function planCases(chosen) {
   const throughputHeadline = (r) =>
     `${fmt(r.metrics.stepsPerSec.median)} steps/s, ${fmt(r.metrics.workflowsPerSec.median)} workflows/s (steps/s ${fmt(r.metrics.stepsPerSec.min)}–${fmt(r.metrics.stepsPerSec.max)})`;
   const overheadHeadline = (r) => `p50 ${fmt(r.metrics.p50Ms.median, 3)} ms, p99 ${fmt(r.metrics.p99Ms.median, 3)} ms`;
+  const peerHeadline = (r) => `${fmt(r.metrics.stepsPerSec.median)} ${r.peer === "DBOS Transact" ? "steps" : "nodes"}/s (${fmt(r.metrics.stepsPerSec.min)}–${fmt(r.metrics.stepsPerSec.max)})`;
 
   if (chosen.includes("sqlite")) {
     list.push({
@@ -184,7 +227,120 @@ function planCases(chosen) {
       run: (t, update, probe) => overheadCase(t.url, { steps: overheadSteps, reps, probe, probeMs, onProgress: update }),
     });
   }
+  const storesWith = (group) => chosen.filter((s) => s !== "memory" && groups.has(group));
+  const peersOk = !skipped.peers;
+  const { peerTargetSec } = settings;
+
+  // 3. Peers: each figure pairs with the Cairn throughput case of the same store and concurrency.
+  if (peersOk) {
+    for (const concurrency of [1, 32]) {
+      const mode = concurrency === 1 ? "sequential" : `c${concurrency}`;
+      const common = { concurrency, reps, targetSec: peerTargetSec };
+      if (storesWith("peers").includes("sqlite")) {
+        for (const checkpointer of ["sqlite", "sqlite-full"]) {
+          list.push({
+            id: `sqlite.peers.langgraph-${checkpointer}.c${concurrency}`, store: "sqlite", group: "peers", label: `langgraph ${checkpointer} ${mode}`,
+            describe: { peer: "LangGraph.js", checkpointer, concurrency, cairnCase: `sqlite.throughput.c${concurrency}` },
+            headline: peerHeadline,
+            run: (t, update) => langgraphCase(checkpointer, { file: t.file, ...common, onProgress: update }),
+          });
+        }
+      }
+      if (storesWith("peers").includes("postgres")) {
+        list.push({
+          id: `postgres.peers.dbos.c${concurrency}`, store: "postgres", group: "peers", label: `dbos ${mode}`, target: "database",
+          describe: { peer: "DBOS Transact", checkpointer: "postgres", concurrency, cairnCase: `postgres.throughput.c${concurrency}` },
+          headline: peerHeadline,
+          run: (t, update) => dbosThroughputCase(t.url, { ...common, onProgress: update }),
+        });
+        list.push({
+          id: `postgres.peers.langgraph-postgres.c${concurrency}`, store: "postgres", group: "peers", label: `langgraph postgres ${mode}`,
+          describe: { peer: "LangGraph.js", checkpointer: "postgres", concurrency, cairnCase: `postgres.throughput.c${concurrency}` },
+          headline: peerHeadline,
+          run: (t, update) => langgraphCase("postgres", { pgUrl: baseUrl(settings.pgUrl), schema: t.schema, ...common, onProgress: update }),
+        });
+      }
+    }
+  }
+
+  // 5. Resume of a crashed run.
+  const { resumeSteps, resumeReps, dbosResumeReps } = settings;
+  for (const store of storesWith("resume")) {
+    list.push({
+      id: `${store}.resume`, store, group: "resume", label: `${store} resume ${resumeSteps} steps`,
+      describe: { who: "Cairn" },
+      headline: (r) => `claim → step ${fmt(r.metrics.claimToStepMs.median, 1)} ms (${fmt(r.metrics.claimToStepMs.min, 1)}–${fmt(r.metrics.claimToStepMs.max, 1)}), replay ${fmt(r.metrics.replayMs.median, 1)} ms`,
+      run: (t, update) => resumeCase(t.url, { steps: resumeSteps, reps: resumeReps, onProgress: update }),
+    });
+    if (store === "postgres" && peersOk) {
+      list.push({
+        id: "postgres.resume.dbos", store, group: "resume", label: `dbos resume ${resumeSteps} steps`, target: "database",
+        describe: { who: "DBOS Transact" },
+        headline: (r) => `launch → step ${fmt(r.metrics.launchToStepMs.median, 0)} ms, replay ${fmt(r.metrics.replayMs.median, 0)} ms`,
+        run: (t, update) => dbosResumeCase(t.url, { steps: resumeSteps, reps: dbosResumeReps, onProgress: update }),
+      });
+    }
+  }
+
+  // 6. Wake-up latency: SQLite with the worker in the sender's process, PostgreSQL with it in another.
+  for (const store of storesWith("wakeup")) {
+    const processes = store === "postgres" ? 1 : 0;
+    list.push({
+      id: `${store}.wakeup`, store, group: "wakeup", label: `${store} wake-up ${processes ? "worker process" : "in-process"}`,
+      describe: { processes, where: processes ? "worker process (LISTEN/NOTIFY)" : "in-process" },
+      headline: (r) => `p50 ${fmt(r.metrics.p50Ms.median, 2)} ms, p99 ${fmt(r.metrics.p99Ms.median, 2)} ms`,
+      run: (t, update) => wakeupCase(t.url, { processes, samples: settings.wakeSamples, reps, onProgress: update }),
+    });
+  }
+
+  // 7. Suspended-run cost.
+  for (const store of storesWith("suspended")) {
+    list.push({
+      id: `${store}.suspended`, store, group: "suspended", label: `${store} ${fmt(settings.suspendedRuns, 0)} suspended runs`,
+      describe: {},
+      headline: (r) => `worker RSS ${signed(r.metrics.deltaRssMB.median, 1)} MB, heap ${signed(r.metrics.deltaHeapMB.median, 2)} MB with ${fmt(r.runs, 0)} suspended runs`,
+      run: (t, update) =>
+        suspendedCase(t, {
+          runs: settings.suspendedRuns, reps: settings.suspendedReps, settleMs: settings.suspendedSettleMs,
+          selfRuns: settings.selfSuspendedRuns, wakeSamples: quick ? 5 : 20, onProgress: update,
+        }),
+    });
+  }
+
+  // 8. Storage per journaled step.
+  for (const store of storesWith("storage")) {
+    list.push({
+      id: `${store}.storage`, store, group: "storage", label: `${store} storage per step`,
+      describe: {},
+      headline: (r) => `${fmt(r.perStepBytes, 0)} bytes per step, ${fmt(r.overheadPerStepBytes, 0)} beyond its ${r.payloadBytes}-byte result`,
+      run: (t, update) => storageCase(t, { runs: settings.storageRuns, steps: settings.storageSteps, onProgress: update }),
+    });
+  }
   return list;
+}
+
+/**
+ * Whether the peers can run: installs bench/node_modules with `npm --prefix bench ci` when it is
+ * missing (better-sqlite3 compiles from source: bench/.npmrc and npm_config_build_from_source keep
+ * its install script from downloading a prebuilt binary). Returns why not, or null.
+ */
+function ensurePeers() {
+  const benchDir = fileURLToPath(new URL(".", import.meta.url));
+  if (!existsSync(join(benchDir, "node_modules"))) {
+    process.stderr.write("bench/node_modules is missing: installing the peers with npm --prefix bench ci (better-sqlite3 compiles from source, about a minute)…\n");
+    const npm = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ["npm", []];
+    const out = spawnSync(npm[0], [...npm[1], "--prefix", benchDir, "ci", "--no-audit", "--no-fund"], {
+      env: { ...process.env, npm_config_build_from_source: "true" },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    if (out.status !== 0) {
+      rmSync(join(benchDir, "node_modules"), { recursive: true, force: true });
+      const tail = `${out.stderr ?? ""}${out.error ? String(out.error) : ""}`.trim().split("\n").slice(-5).join(" | ");
+      return `npm --prefix bench ci failed (${out.status ?? out.signal}): ${tail}`;
+    }
+  }
+  return missingPeers();
 }
 
 /** Raw case output → { metrics: {name: summary}, ...rest }. */
@@ -207,7 +363,26 @@ function addRatios(all) {
   const single = { sqlite: ceiling("sqlite.ceiling.single"), postgres: ceiling("postgres.ceiling.conn1") };
   const conn32 = ceiling("postgres.ceiling.conn32");
   for (const r of all) {
-    if (r.error || r.group !== "throughput") continue;
+    if (r.error) continue;
+    if (r.group === "peers") {
+      const cairn = all.find((x) => x.id === r.cairnCase && !x.error);
+      if (cairn) {
+        r.cairnStepsPerSec = cairn.metrics.stepsPerSec.median;
+        r.cairnOverPeer = r.cairnStepsPerSec / r.metrics.stepsPerSec.median;
+      }
+      continue;
+    }
+    if (r.id === "postgres.resume.dbos") {
+      const cairn = all.find((x) => x.id === "postgres.resume" && !x.error);
+      if (cairn) {
+        r.cairnClaimToStepMs = cairn.metrics.claimToStepMs.median;
+        r.cairnEngineToStepMs = cairn.metrics.engineToStepMs.median;
+        r.peerOverCairn = r.metrics.launchToStepMs.median / r.cairnEngineToStepMs;
+        r.replayPeerOverCairn = r.metrics.replayMs.median / cairn.metrics.replayMs.median;
+      }
+      continue;
+    }
+    if (r.group !== "throughput") continue;
     if (single[r.store]) r.ratioToCeilingCase = r.metrics.stepsPerSec.median / single[r.store];
     if (r.store === "postgres" && r.concurrency > 1 && conn32) r.ratioToCeiling32 = r.metrics.stepsPerSec.median / conn32;
   }

@@ -38,4 +38,52 @@ export const noopSteps = defineWorkflow({
   },
 });
 
-export const workflows = [tenSteps, noopSteps];
+/**
+ * What a process watching bench workflows wants told (each is optional): the process sets them.
+ * `workflowStarted(runId)` when a bench-resume run's code starts (a replay, after a crash);
+ * `afterSteps(runId)` is the body of that run's last step, the one in flight at the crash;
+ * `stepEntered(runId)` when a bench-wake run's step after its event starts.
+ */
+export const hooks = { workflowStarted: null, afterSteps: null, stepEntered: null };
+
+/** `input.steps` trivial steps, then the step "after" (in flight when the resume bench crashes the worker). */
+export const resumeSteps = defineWorkflow({
+  name: "bench-resume",
+  version: "1",
+  async run(ctx, input) {
+    hooks.workflowStarted?.(ctx.runId);
+    let total = 0;
+    for (let i = 0; i < input.steps; i++) total = await ctx.step("s", () => total + 1);
+    await ctx.step("after", () => (hooks.afterSteps ? hooks.afterSteps(ctx.runId) : null));
+    return total;
+  },
+});
+
+/** Waits for the event "go", then runs one step: the wake-up and suspended-run workload. */
+export const wakeOnEvent = defineWorkflow({
+  name: "bench-wake",
+  version: "1",
+  async run(ctx) {
+    await ctx.waitForEvent("go");
+    await ctx.step("woken", () => {
+      hooks.stepEntered?.(ctx.runId);
+      return null;
+    });
+    return 1;
+  },
+});
+
+/** What each bench-storage step returns: the payload a journaled step carries. */
+export const STORAGE_RESULT = "x".repeat(100);
+
+/** `input.steps` steps that each return STORAGE_RESULT: the storage workload. */
+export const storageSteps = defineWorkflow({
+  name: "bench-storage",
+  version: "1",
+  async run(ctx, input) {
+    for (let i = 0; i < input.steps; i++) await ctx.step("s", () => STORAGE_RESULT);
+    return input.steps;
+  },
+});
+
+export const workflows = [tenSteps, noopSteps, resumeSteps, wakeOnEvent, storageSteps];

@@ -1,5 +1,6 @@
 // Counts calls to the engine's store (the public `engine.store`), to show how many store
 // transactions and reads a workflow costs. Wrapping adds a function call per store call.
+import { rootRequire } from "./root-deps.mjs";
 
 const COUNTED = ["createRun", "getRun", "listRuns", "readJournal", "commit", "claimRuns", "renewLeases", "controlRun", "sendEvent", "upsertWorker", "now"];
 
@@ -55,8 +56,7 @@ export async function countPgQueries() {
   if (pgCounter) return pgCounter;
   let pg;
   try {
-    const mod = await import("pg");
-    pg = mod.default ?? mod;
+    pg = rootRequire("pg");
   } catch {
     return null;
   }

@@ -1,12 +1,13 @@
 // What the numbers were measured on.
 import { availableParallelism, cpus, platform, release, totalmem } from "node:os";
 import { execFileSync } from "node:child_process";
-import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import Database from "better-sqlite3";
 import { withPgClient } from "./pg.mjs";
+import { rootRequire } from "./root-deps.mjs";
 
-const require = createRequire(import.meta.url);
+const Database = rootRequire("better-sqlite3");
+const PEERS = ["@dbos-inc/dbos-sdk", "@langchain/langgraph", "@langchain/langgraph-checkpoint-sqlite", "@langchain/langgraph-checkpoint-postgres", "@langchain/core"];
 
 export async function describeMachine({ pgUrl, wantPg }) {
   const memory = new Database(":memory:");
@@ -23,6 +24,7 @@ export async function describeMachine({ pgUrl, wantPg }) {
     postgres: null,
     pgClient: null,
     cairnCommit: gitDescription(),
+    peers: Object.fromEntries(PEERS.map((name) => [name, peerVersion(name)])),
   };
   if (wantPg) {
     try {
@@ -38,9 +40,18 @@ export async function describeMachine({ pgUrl, wantPg }) {
   return machine;
 }
 
+/** Version of a peer installed in bench/node_modules (read directly: some packages do not export package.json). */
+function peerVersion(name) {
+  try {
+    return JSON.parse(readFileSync(fileURLToPath(new URL(`../node_modules/${name}/package.json`, import.meta.url)), "utf8")).version;
+  } catch {
+    return null;
+  }
+}
+
 function packageVersion(name) {
   try {
-    return require(`${name}/package.json`).version;
+    return rootRequire(`${name}/package.json`).version;
   } catch {
     return null;
   }

@@ -1,14 +1,15 @@
 // PostgreSQL helpers for the bench: the `pg` client (the one the PostgreSQL store uses), loaded
 // lazily so SQLite-only runs work without it, and throwaway schemas.
 
+import { rootRequire } from "./root-deps.mjs";
+
 let pgModule;
 
 /** The `pg` module, or an Error saying why it cannot be loaded. */
 export async function loadPg() {
   if (pgModule) return pgModule;
   try {
-    const mod = await import("pg");
-    pgModule = mod.default ?? mod;
+    pgModule = rootRequire("pg");
     return pgModule;
   } catch (error) {
     throw new Error(`the "pg" package cannot be loaded (${error.message}); install dependencies with npm ci`);

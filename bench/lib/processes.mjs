@@ -1,17 +1,27 @@
 // Spawns bench/worker.mjs processes and stops them.
 import { spawn } from "node:child_process";
+import { EventEmitter } from "node:events";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
 const WORKER = fileURLToPath(new URL("../worker.mjs", import.meta.url));
 
-/** Starts `count` worker processes on `url`, each with `concurrency`; resolves once all print "ready". */
-export async function spawnWorkers(url, count, concurrency, { readyTimeoutMs = 30_000 } = {}) {
-  const children = Array.from({ length: count }, () =>
-    spawn(process.execPath, [WORKER], {
-      env: { ...process.env, BENCH_STORE: url, BENCH_CONCURRENCY: String(concurrency), CAIRN_LOG_LEVEL: "error" },
+/**
+ * Starts `count` worker processes on `url`, each with `concurrency`; resolves once all print "ready".
+ * Each child gets `lines`, an EventEmitter of its stdout lines ("line"). `env` adds to the environment
+ * (e.g. BENCH_POLL_INTERVAL), `nodeArgs` go before the script (e.g. --expose-gc).
+ */
+export async function spawnWorkers(url, count, concurrency, { readyTimeoutMs = 30_000, env = {}, nodeArgs = [] } = {}) {
+  const children = Array.from({ length: count }, () => {
+    const child = spawn(process.execPath, [...nodeArgs, WORKER], {
+      env: { ...process.env, BENCH_STORE: url, BENCH_CONCURRENCY: String(concurrency), CAIRN_LOG_LEVEL: "error", ...env },
       stdio: ["pipe", "pipe", "inherit"],
-    }),
-  );
+    });
+    child.lines = new EventEmitter();
+    child.lines.setMaxListeners(0);
+    createInterface({ input: child.stdout }).on("line", (line) => child.lines.emit("line", line));
+    return child;
+  });
   try {
     await Promise.all(children.map((child) => waitReady(child, readyTimeoutMs)));
   } catch (error) {

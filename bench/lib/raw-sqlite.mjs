@@ -1,6 +1,8 @@
 // A plain SQLite connection opened exactly as the store opens its file
 // (src/store/sqlite/sqlite-open.ts): busy_timeout, WAL, synchronous=FULL, foreign keys.
-import Database from "better-sqlite3";
+import { rootRequire } from "./root-deps.mjs";
+
+const Database = rootRequire("better-sqlite3");
 
 export const PAYLOAD = JSON.stringify({ result: 1, attempt: 1 });
 

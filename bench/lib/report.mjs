@@ -1,5 +1,5 @@
 // The stdout report: Markdown tables (so they paste into RESULTS.md as they are).
-import { fmt } from "./stats.mjs";
+import { fmt, signed } from "./stats.mjs";
 
 const STORE_NAMES = { memory: "memory (reference)", sqlite: "SQLite", postgres: "PostgreSQL" };
 
@@ -12,6 +12,8 @@ export function renderTables(report) {
       (machine.postgres ? `; PostgreSQL ${machine.postgres}, ${machine.pgClient}` : ""),
   );
   if (machine.cairnCommit) lines.push(`cairn: ${machine.cairnCommit}`);
+  const peers = Object.entries(machine.peers ?? {}).filter(([, v]) => v);
+  if (peers.length) lines.push(`peers: ${peers.map(([name, v]) => `${name} ${v}`).join(", ")}`);
   const loads = results.map((r) => r.loadAverage).filter((x) => x !== undefined);
   if (loads.length) lines.push(`1-minute load average: ${fmt(machine.loadAverageBefore, 2)} before the run; ${fmt(Math.min(...loads), 2)}–${fmt(Math.max(...loads), 2)} as cases began (the bench itself adds about 1)`);
   for (const [store, reason] of Object.entries(report.skipped ?? {})) lines.push(`skipped ${store}: ${reason}`);
@@ -56,9 +58,30 @@ export function renderTables(report) {
     lines.push("");
   }
 
+  const peerRows = ok.filter((r) => r.group === "peers");
+  if (peerRows.length) {
+    lines.push("### 3. Peers on the same work: 10-step workflows (DBOS) and 10-node graphs (LangGraph.js), Cairn's figure from section 2", "");
+    lines.push(
+      "| peer | storage | concurrent | peer steps or nodes/s | min–max | workflows or graphs/s | Cairn steps/s, same run | Cairn ÷ peer | peer SQL statements per step or node | note |",
+      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    );
+    for (const r of peerRows) {
+      const m = r.metrics;
+      const storage = r.peer === "DBOS Transact" ? "PostgreSQL (system database)" : r.checkpointer === "postgres" ? "PostgresSaver" : `SqliteSaver, synchronous=${r.synchronous ?? (r.checkpointer === "sqlite-full" ? "FULL" : "?")}`;
+      const notes = [];
+      if (r.checkpointsPerGraph !== undefined) notes.push(`${fmt(r.checkpointsPerGraph, 0)} checkpoints + ${fmt(r.putWritesPerGraph, 0)} write sets per graph`);
+      if (r.poolMax) notes.push(`pool max ${r.poolMax}`);
+      notes.push(`${r.runsPerRep} per rep`);
+      lines.push(
+        `| ${r.peer} | ${storage} | ${r.concurrency === 1 ? "1 (sequential)" : r.concurrency} | ${fmt(m.stepsPerSec.median)} | ${range(m.stepsPerSec, 0)} | ${fmt(m.workflowsPerSec.median)} | ${r.cairnStepsPerSec ? fmt(r.cairnStepsPerSec) : "–"} | ${r.cairnOverPeer ? `${fmt(r.cairnOverPeer, 1)}×` : "–"} | ${m.sqlPerStep ? fmt(m.sqlPerStep.median, 1) : "–"} | ${notes.join("; ")} |`,
+      );
+    }
+    lines.push("");
+  }
+
   const overhead = ok.filter((r) => r.group === "overhead");
   if (overhead.length) {
-    lines.push("### 3. Per-step overhead: time from one no-op step's function to the next, one sequential run", "");
+    lines.push("### 4. Per-step overhead: time from one no-op step's function to the next, one sequential run", "");
     lines.push(
       "| store | p50 ms | p50 min–max | p99 ms | mean ms | p50 in single-row commit times | store commits per step | commit txn p50 ms | SQL statements per step | steps/run |",
       "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -72,10 +95,153 @@ export function renderTables(report) {
     lines.push("");
   }
 
+  const resume = ok.filter((r) => r.group === "resume");
+  if (resume.length) {
+    lines.push("### 5. Resume: recovering a run SIGKILLed after 1,000 journaled steps, with the next step in flight", "");
+    lines.push(
+      "| who | store | claim → in-flight step running again, ms | min–max | claim → run completed, ms | replay (workflow code restart → step), ms | new process: engine/launch → step, ms | journal reads (entries), ms | note |",
+      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    );
+    for (const r of resume) {
+      const m = r.metrics;
+      if (r.who === "Cairn") {
+        const d = r.details?.[0];
+        const reads = d ? `${d.journalReads.length} (${d.journalReads.map((x) => x.entries).join(", ")}), ${fmt(m.journalReadMs.median, 1)}` : "–";
+        const calls = d ? Object.entries(d.storeCallsClaimToStep).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(", ") + (d.sqlClaimToStep !== null && d.sqlClaimToStep !== undefined ? ` (${d.sqlClaimToStep} SQL statements)` : "") : "";
+        lines.push(
+          `| Cairn | ${STORE_NAMES[r.store]} | ${fmt(m.claimToStepMs.median, 1)} | ${range(m.claimToStepMs, 1)} | ${fmt(m.claimToDoneMs.median, 1)} | ${fmt(m.replayMs.median, 1)} | ${fmt(m.engineToStepMs.median, 0)} | ${reads} | store calls claim → step: ${calls}; ${d?.entriesAtCrash ?? "?"} entries at the crash; ${m.claimToStepMs.samples.length} reps |`,
+        );
+      } else {
+        lines.push(
+          `| ${r.who} | ${STORE_NAMES[r.store]} | – (no claim: recovery at launch) | ${range(m.launchToStepMs, 0)} (launch → step) | – | ${fmt(m.replayMs.median, 0)} | ${fmt(m.launchToStepMs.median, 0)} | – | launch() ${fmt(m.launchMs.median, 0)} ms, then ${fmt(m.launchToReplayMs.median, 0)} ms until the recovered workflow restarted; ${m.replaySql ? fmt(m.replaySql.median, 0) : "?"} SQL statements during the replay${r.peerOverCairn ? `; launch → step is ${fmt(r.peerOverCairn, 0)}× Cairn's engine → step, its replay ${fmt(r.replayPeerOverCairn, 0)}× Cairn's` : ""}; ${m.launchToStepMs.samples.length} reps |`,
+        );
+      }
+    }
+    lines.push("");
+  }
+
+  const wakeup = ok.filter((r) => r.group === "wakeup");
+  if (wakeup.length) {
+    lines.push("### 6. Wake-up latency: sendEvent → the waiting run's next step function running", "");
+    lines.push("| store | worker | p50 ms | p50 min–max | p99 ms | mean ms | max ms | wake-ups per rep |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for (const r of wakeup) {
+      const m = r.metrics;
+      lines.push(`| ${STORE_NAMES[r.store]} | ${r.where} | ${fmt(m.p50Ms.median, 2)} | ${range(m.p50Ms, 2)} | ${fmt(m.p99Ms.median, 2)} | ${fmt(m.meanMs.median, 2)} | ${fmt(m.maxMs.median, 2)} | ${r.samplesPerRep} |`);
+    }
+    lines.push("");
+  }
+
+  const suspended = ok.filter((r) => r.group === "suspended");
+  if (suspended.length) {
+    lines.push("### 7. Suspended-run cost: an idle worker process's memory after GC, with 0 and with 100,000 suspended runs in the store", "");
+    lines.push(
+      "| store | suspended runs | RSS MB, empty store | RSS MB, with them | RSS Δ MB | RSS Δ, reps | heap Δ MB | idle claim query p50 ms, empty → with them | worker that suspended runs itself: RSS Δ, heap Δ, heap bytes per run (2nd half) | wake one of them, p50 ms | bulk creation s |",
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |",
+    );
+    for (const r of suspended) {
+      const m = r.metrics;
+      const self = r.selfSuspended;
+      lines.push(
+        `| ${STORE_NAMES[r.store]} | ${fmt(r.runs, 0)} | ${fmt(m.emptyRssMB.median, 1)} | ${fmt(m.fullRssMB.median, 1)} | ${signed(m.deltaRssMB.median, 1)} | ${signed(m.deltaRssMB.min, 1)} to ${signed(m.deltaRssMB.max, 1)} | ${signed(m.deltaHeapMB.median, 2)} | ${fmt(m.emptyClaimP50Ms.median, 2)} → ${fmt(m.fullClaimP50Ms.median, 2)} | ${self ? `${fmt(self.runs, 0)} runs: ${signed(self.rssDeltaMB, 1)} MB, ${signed(self.heapDeltaMB, 2)} MB, ${signed(self.secondHalfHeapBytesPerRun, 0)} B` : "–"} | ${r.wakeWithAll ? fmt(r.wakeWithAll.p50Ms, 2) : "–"} | ${fmt(r.bulkCreateMs / 1000, 1)} |`,
+      );
+    }
+    lines.push("");
+  }
+
+  const storage = ok.filter((r) => r.group === "storage");
+  if (storage.length) {
+    lines.push("### 8. Storage: bytes per journaled step (after compaction), beyond the step's result", "");
+    lines.push(
+      "| store | bytes per step, whole store | result (payload) bytes | beyond the payload | journal table only, per step | beyond the payload | journal rows per step | bytes per run (run row and its own entries) | runs × steps |",
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    );
+    for (const r of storage) {
+      lines.push(
+        `| ${STORE_NAMES[r.store]} | ${fmt(r.perStepBytes, 0)} | ${r.payloadBytes} | ${fmt(r.overheadPerStepBytes, 0)} | ${r.journalPerStepBytes === null || Number.isNaN(r.journalPerStepBytes) ? "–" : fmt(r.journalPerStepBytes, 0)} | ${r.journalOverheadPerStepBytes === null || Number.isNaN(r.journalOverheadPerStepBytes) ? "–" : fmt(r.journalOverheadPerStepBytes, 0)} | ${fmt(r.rowsPerStep, 2)} | ${fmt(r.perRunBytes, 0)} | ${r.runs} × ${r.steps} |`,
+      );
+    }
+    lines.push("");
+  }
+
+  const targets = targetRows(results);
+  if (targets.length) {
+    lines.push("### Against issue #4's targets (this run)", "");
+    lines.push("| target | measured | verdict |", "| --- | --- | --- |");
+    for (const t of targets) lines.push(`| ${t.target} | ${t.measured} | ${t.verdict} |`);
+    lines.push("");
+  }
+
   if (failed.length) {
     lines.push("### Failed cases", "");
     for (const r of failed) lines.push(`- ${r.id}: ${r.error.split("\n")[0]}`);
     lines.push("");
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** Issue #4's targets, each with what this run measured and whether it is met. */
+export function targetRows(results) {
+  const get = (id) => results.find((r) => r.id === id && !r.error);
+  const rows = [];
+  const verdict = (met, by) => (met ? `met (${by})` : `missed (${by})`);
+  const ratioRow = (target, cairnId, peerId, want, unit) => {
+    const peer = get(peerId);
+    const cairn = get(cairnId);
+    if (!peer || !cairn || !peer.cairnOverPeer) return;
+    const ratio = peer.cairnOverPeer;
+    rows.push({
+      target,
+      measured: `Cairn ${fmt(cairn.metrics.stepsPerSec.median)} steps/s vs ${fmt(peer.metrics.stepsPerSec.median)} ${unit}/s: ${fmt(ratio, 1)}×`,
+      verdict: verdict(ratio >= want, ratio >= want ? `${fmt(ratio / want, 2)}× the bar` : `${fmt(ratio, 1)}× of ${want}×, short by ${fmt(want / ratio, 2)}×`),
+    });
+  };
+  ratioRow("PostgreSQL: ≥ 10× DBOS Transact's steps/s at concurrency 32", "postgres.throughput.c32", "postgres.peers.dbos.c32", 10, "steps");
+  ratioRow("PostgreSQL: ≥ 8× DBOS Transact's steps/s sequentially", "postgres.throughput.c1", "postgres.peers.dbos.c1", 8, "steps");
+  const seq = get("sqlite.throughput.c1");
+  if (seq?.metrics.ratioToProbe) {
+    const ratio = seq.metrics.ratioToProbe.median;
+    rows.push({
+      target: "SQLite: sequential steps/s ≥ 80% of the single-row commit ceiling",
+      measured: `${fmt(seq.metrics.stepsPerSec.median)} steps/s = ${fmt(ratio, 2)} of the probe (${fmt(seq.metrics.ceilingProbe.median)} commits/s)${seq.ratioToCeilingCase ? `, ${fmt(seq.ratioToCeilingCase, 2)} of the ceiling case` : ""}`,
+      verdict: verdict(ratio >= 0.8, ratio >= 0.8 ? `${fmt(ratio / 0.8, 2)}× the bar` : `short by ${fmt(0.8 / ratio, 2)}×`),
+    });
+  }
+  const c256 = get("sqlite.throughput.c256");
+  if (c256) {
+    const v = c256.metrics.stepsPerSec.median;
+    rows.push({ target: "SQLite: ≥ 20,000 steps/s at concurrency 256", measured: `${fmt(v)} steps/s`, verdict: verdict(v >= 20_000, v >= 20_000 ? `${fmt(v / 20_000, 2)}× the bar` : `short by ${fmt((1 - v / 20_000) * 100, 0)}%`) });
+  }
+  ratioRow("≥ 10× LangGraph.js (SQLite checkpointer) node executions/s, sequential", "sqlite.throughput.c1", "sqlite.peers.langgraph-sqlite.c1", 10, "nodes");
+  ratioRow("≥ 10× LangGraph.js (SQLite checkpointer) node executions/s, 32 concurrent", "sqlite.throughput.c32", "sqlite.peers.langgraph-sqlite.c32", 10, "nodes");
+  for (const store of ["sqlite", "postgres"]) {
+    const r = get(`${store}.resume`);
+    if (!r) continue;
+    const v = r.metrics.claimToStepMs.median;
+    rows.push({
+      target: `Recovery of a crashed 1,000-step run < 50 ms (${STORE_NAMES[store]})`,
+      measured: `claim → in-flight step running again ${fmt(v, 1)} ms (max ${fmt(r.metrics.claimToStepMs.max, 1)}); ${r.details?.[0]?.journalReads.length ?? "?"} journal read`,
+      verdict: verdict(v < 50, v < 50 ? `${fmt(50 / v, 1)}× under` : `over by ${fmt(v - 50, 0)} ms`),
+    });
+  }
+  for (const [store, bar] of [["postgres", 10], ["sqlite", 5]]) {
+    const r = get(`${store}.wakeup`);
+    if (!r) continue;
+    const v = r.metrics.p50Ms.median;
+    rows.push({
+      target: `Wake-up p50 < ${bar} ms (${STORE_NAMES[store]}, ${r.where})`,
+      measured: `p50 ${fmt(v, 2)} ms, p99 ${fmt(r.metrics.p99Ms.median, 2)} ms`,
+      verdict: verdict(v < bar, v < bar ? `${fmt(bar / v, 1)}× under` : `over by ${fmt(v - bar, 1)} ms`),
+    });
+  }
+  for (const store of ["sqlite", "postgres"]) {
+    const r = get(`${store}.suspended`);
+    if (!r) continue;
+    const v = r.metrics.deltaRssMB.median;
+    rows.push({
+      target: `100,000 suspended runs add < 50 MB to a worker (${STORE_NAMES[store]})`,
+      measured: `RSS ${signed(v, 1)} MB (reps ${signed(r.metrics.deltaRssMB.min, 1)} to ${signed(r.metrics.deltaRssMB.max, 1)}), heap ${signed(r.metrics.deltaHeapMB.median, 2)} MB`,
+      verdict: verdict(v < 50, v < 50 ? `${fmt(50 - v, 0)} MB under the bar` : `over by ${fmt(v - 50, 0)} MB`),
+    });
+  }
+  return rows;
 }

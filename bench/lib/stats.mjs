@@ -27,3 +27,10 @@ export function fmt(value, digits) {
   return value.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
 }
 
+
+/** fmt with an explicit sign: +1.2, −0.3 (a minus sign, not a hyphen). */
+export function signed(value, digits) {
+  if (value === undefined || value === null || Number.isNaN(value)) return "–";
+  const text = fmt(Math.abs(value), digits);
+  return Number(text.replaceAll(",", "")) === 0 ? text : `${value < 0 ? "−" : "+"}${text}`;
+}
