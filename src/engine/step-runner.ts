@@ -121,15 +121,19 @@ async function runAttempt<T>(
   fn: (info: StepInfo) => Promise<T> | T,
   { idempotencyKey, attempt, timeoutMs }: { idempotencyKey: string; attempt: number; timeoutMs: number | undefined },
 ): Promise<Attempt> {
-  const controller = new AbortController();
   const parent = execution.signal;
-  const onAbort = () => controller.abort(parent.reason);
-  parent.addEventListener("abort", onAbort, { once: true });
+  // Only an attempt with its own timeout needs its own signal; otherwise the execution's signal
+  // (aborted on cancel, lease loss or a hard stop) is the attempt's, which saves a controller per step.
+  const controller = timeoutMs === undefined ? undefined : new AbortController();
+  const signal = controller?.signal ?? parent;
+  const forward = () => controller?.abort(parent.reason);
+  if (controller) parent.addEventListener("abort", forward, { once: true });
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   try {
-    const info: StepInfo = { idempotencyKey, attempt, signal: controller.signal, heartbeat: () => execution.hostRef.heartbeat(execution.runId) };
+    const info: StepInfo = { idempotencyKey, attempt, signal, heartbeat: () => execution.hostRef.heartbeat(execution.runId) };
     const racers: Promise<unknown>[] = [Promise.resolve().then(() => fn(info))];
-    if (timeoutMs !== undefined) {
+    if (controller && timeoutMs !== undefined) {
       racers.push(
         new Promise((_, reject) => {
           timer = setTimeout(() => {
@@ -140,10 +144,12 @@ async function runAttempt<T>(
         }),
       );
     }
+    // An aborted attempt settles at once, even if the step's function ignores its signal.
     racers.push(
       new Promise((_, reject) => {
-        if (controller.signal.aborted) reject(controller.signal.reason);
-        controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+        if (signal.aborted) return reject(signal.reason);
+        onAbort = () => reject(signal.reason);
+        signal.addEventListener("abort", onAbort, { once: true });
       }),
     );
     return { ok: true, value: await Promise.race(racers) };
@@ -151,7 +157,8 @@ async function runAttempt<T>(
     return { ok: false, error };
   } finally {
     if (timer) clearTimeout(timer);
-    parent.removeEventListener("abort", onAbort);
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+    if (controller) parent.removeEventListener("abort", forward);
   }
 }
 
