@@ -154,6 +154,9 @@ export class SqliteStore implements Store {
   /** See {@link Store.claimRuns}. */
   async claimRuns(request: ClaimRequest): Promise<RunRecord[]> {
     if (request.limit < 1 || request.workflows.length === 0) return [];
+    // An idle worker polls often: look first with a plain read (WAL readers take no lock), and
+    // open a write transaction only when there is something to claim.
+    if (this.q.claim(request.workflows.length).get(...claimParams(request)) === undefined) return [];
     return this.immediate(() => {
       const rows = this.q.claim(request.workflows.length).all(...claimParams(request)) as (StateRow & { claimKey: number })[];
       return rows.map(({ claimKey: _, ...row }) => {
