@@ -17,6 +17,18 @@ import { expectedOutput, workflows } from "./fixtures/crash-workflows.mjs";
 
 const run = promisify(execFile);
 
+/** A fresh SQLite file with the fixture workflows, an engine on it, and the env worker processes need. */
+async function fixtureStore(extra: Record<string, string>) {
+  requireBuild();
+  const dir = tempDir();
+  const store = `sqlite:${join(dir, "cairn.db")}`;
+  const ledger = join(dir, "ledger.txt");
+  const engine = await createEngine({ store, workflows, logger: silentLogger });
+  onCleanup(() => engine.close());
+  const env = { CAIRN_TEST_STORE: store, CAIRN_TEST_WORKFLOWS: resolve("test/fixtures/crash-workflows.mjs"), CAIRN_TEST_LEDGER: ledger, ...extra };
+  return { engine, env, ledger };
+}
+
 describe("several processes on one SQLite file", () => {
   it("20 racing starts of one runId from 4 processes create it once; a different input conflicts", async () => {
     requireBuild();
@@ -50,18 +62,7 @@ describe("several processes on one SQLite file", () => {
   });
 
   it("a paused worker (SIGSTOP past its lease, then SIGCONT) writes nothing after another worker took over", async () => {
-    requireBuild();
-    const dir = tempDir();
-    const store = `sqlite:${join(dir, "cairn.db")}`;
-    const ledger = join(dir, "ledger.txt");
-    const engine = await createEngine({ store, workflows, logger: silentLogger });
-    onCleanup(() => engine.close());
-    const env = {
-      CAIRN_TEST_STORE: store,
-      CAIRN_TEST_WORKFLOWS: resolve("test/fixtures/crash-workflows.mjs"),
-      CAIRN_TEST_LEDGER: ledger,
-      CAIRN_TEST_LEASE_MS: "400",
-    };
+    const { engine, env, ledger } = await fixtureStore({ CAIRN_TEST_LEASE_MS: "400" });
     await engine.start("slowpoke", undefined, { runId: "paused" });
 
     // A sends no heartbeats, so nothing but the epoch check on its writes can stop it.
@@ -100,19 +101,7 @@ describe("several processes on one SQLite file", () => {
 
 describe("several worker processes at once", () => {
   it("three workers share the runs of one SQLite file; every run completes once and no attempt runs twice", async () => {
-    requireBuild();
-    const dir = tempDir();
-    const store = `sqlite:${join(dir, "cairn.db")}`;
-    const ledger = join(dir, "ledger.txt");
-    const engine = await createEngine({ store, workflows, logger: silentLogger });
-    onCleanup(() => engine.close());
-    const env = {
-      CAIRN_TEST_STORE: store,
-      CAIRN_TEST_WORKFLOWS: resolve("test/fixtures/crash-workflows.mjs"),
-      CAIRN_TEST_LEDGER: ledger,
-      CAIRN_TEST_LEASE_MS: "2000",
-      CAIRN_TEST_STEP_MS: "5",
-    };
+    const { engine, env, ledger } = await fixtureStore({ CAIRN_TEST_LEASE_MS: "2000", CAIRN_TEST_STEP_MS: "5" });
     const runIds = Array.from({ length: 24 }, (_, i) => `multi-${i}`);
     for (const [i, runId] of runIds.entries()) {
       await engine.start("crashy", { n: i }, { runId });

@@ -3,7 +3,6 @@ import { toMs, type Duration } from "../core/duration.js";
 import {
   LeaseLostError,
   NonDeterminismError,
-  PayloadTooLargeError,
   RunCancelledError,
   RunFailedError,
   StepFailedError,
@@ -23,11 +22,12 @@ import {
   type WaitDescriptor,
 } from "../core/journal.js";
 import type { RunRecord } from "../core/run.js";
-import { byteLength, decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
+import { decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import { crashPoint } from "./crash-points.js";
 import type { ExecutionHost } from "./execution-host.js";
 import { resolveRetryPolicy } from "./retry-policy.js";
 import type { DecodedEntry, OpExecution, Outcome, StepHistory } from "./execution-types.js";
+import { journaledValue } from "./journaled-value.js";
 import { runStep } from "./step-runner.js";
 import type { ChildOptions, StepOptions, WaitOptions, Workflow, WorkflowContext, WorkflowLogger } from "./workflow.js";
 
@@ -446,16 +446,21 @@ export class Execution implements OpExecution {
     this.abortController.abort(new Error("workflow finished"));
     crashPoint("before-complete");
     if (result.ok) {
-      let output: string;
+      let entry: NewEntry;
       try {
-        output = encode(result.value);
-        const bytes = byteLength(output);
-        if (bytes > this.host.maxPayloadBytes) throw new PayloadTooLargeError("The workflow's output", bytes, this.host.maxPayloadBytes);
+        entry = journaledValue(
+          "run.completed",
+          null,
+          { output: result.value },
+          (copy) => copy.output,
+          this.host.maxPayloadBytes,
+          "The workflow's output",
+        ).entry;
       } catch (error) {
         await this.writeFailure(error);
         return;
       }
-      const ok = await this.tryWrite([newEntry("run.completed", null, { output: decode(output) })]);
+      const ok = await this.tryWrite([entry]);
       if (ok) this.end("completed");
     } else {
       await this.writeFailure(result.error);

@@ -1,6 +1,7 @@
-import { PayloadTooLargeError, StepFailedError, StepTimeoutError } from "../core/errors.js";
+import { StepFailedError, StepTimeoutError } from "../core/errors.js";
 import { newEntry, type EntryData, type HumanAnswer, type NewEntry } from "../core/journal.js";
-import { byteLength, decode, encode, serializeError } from "../core/serialize.js";
+import { decode, encode, serializeError } from "../core/serialize.js";
+import { journaledValue } from "./journaled-value.js";
 import { crashPoint } from "./crash-points.js";
 import type { DecodedEntry, OpExecution as Execution } from "./execution-types.js";
 import { backoffDelay, isNonRetryable, type ResolvedRetryPolicy } from "./retry-policy.js";
@@ -67,19 +68,22 @@ export async function runStep<T>(
     if (execution.isEnded) return;
     crashPoint("after-effect", key);
     if (result.ok) {
-      let encoded: string;
+      let outcome: ReturnType<typeof journaledValue>;
       try {
-        encoded = encode(result.value);
-        const bytes = byteLength(encoded);
-        if (bytes > host.maxPayloadBytes) throw new PayloadTooLargeError(`The result of step "${key}"`, bytes, host.maxPayloadBytes);
+        outcome = journaledValue(
+          "step.completed",
+          key,
+          { result: result.value, attempt },
+          (copy) => copy.result,
+          host.maxPayloadBytes,
+          `The result of step "${key}"`,
+        );
       } catch (error) {
         await fail(execution, key, attempt, error);
         return;
       }
       crashPoint("before-outcome", key);
-      execution.commitOutcome(key, [newEntry("step.completed", key, { result: decode(encoded), attempt })], { ok: true, value: decode(encoded) }, () =>
-        crashPoint("after-outcome", key),
-      );
+      execution.commitOutcome(key, [outcome.entry], { ok: true, value: outcome.value }, () => crashPoint("after-outcome", key));
       return;
     }
     if (isNonRetryable(result.error, policy) || attempt - budgetBase >= policy.maxAttempts) {
