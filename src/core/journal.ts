@@ -33,6 +33,15 @@ export interface EntryData {
   "value.recorded": { value: unknown };
   "human.requested": { requestId: string; question: string; options: string[]; timeoutAt: number | null };
   "human.answered": { requestId: string; answer: HumanAnswer; inboxId: number };
+  /** `ctx.loop` entered; iterations' ops are keyed `<loopKey>/<iteration>/<name>#k`. */
+  "loop.started": { snapshotEvery: number };
+  /**
+   * The loop's state before `iteration`. Supersedes the entries from `from` (the one after
+   * `loop.started`) up to itself, except `keep`: a resume starts from here (core/resume.ts).
+   */
+  "loop.snapshot": { iteration: number; state: unknown; from: number; keep: number[] };
+  /** The loop's result after `iterations`; supersedes all of its iterations like a snapshot. */
+  "loop.completed": { result: unknown; iterations: number; from: number; keep: number[] };
 }
 
 /** The kind of a journal entry. */
@@ -81,7 +90,7 @@ export function newEntry<K extends EntryKind>(kind: K, opKey: string | null, dat
 }
 
 /** Op kinds, as determinism checks compare them. */
-export type OpKind = "step" | "sleep" | "event" | "child" | "value" | "human";
+export type OpKind = "step" | "sleep" | "event" | "child" | "value" | "human" | "loop";
 
 /** The op kind an entry belongs to, or null for run-level entries. */
 export function opKindOf(kind: EntryKind): OpKind | null {
@@ -92,6 +101,7 @@ export function opKindOf(kind: EntryKind): OpKind | null {
     case "event":
     case "child":
     case "human":
+    case "loop":
       return prefix;
     case "value":
       return "value";
@@ -112,6 +122,7 @@ export function isOutcome(kind: EntryKind, data: unknown): boolean {
     case "event.timedout":
     case "child.completed":
     case "child.failed":
+    case "loop.completed":
       return true;
     case "step.failed":
       return (data as EntryData["step.failed"]).final;

@@ -38,6 +38,12 @@ export interface Store {
   /** Entries of one run in seq order, optionally after a seq and limited. */
   readJournal(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<JournalEntry[]>;
   /**
+   * The entries a worker needs to resume a run, in seq order: all of them except those a loop
+   * checkpoint supersedes (see `core/resume.ts`). Implemented with indexed reads only, so its cost
+   * follows what it returns, not the length of the run's history.
+   */
+  readJournalForResume(runId: string): Promise<JournalEntry[]>;
+  /**
    * Group commit: applies every write in one transaction where the backend allows.
    * A write whose epoch is stale, or whose run is terminal, is skipped and reported
    * `{ ok: false }`; the others still commit. Results are in the order of `writes`.

@@ -14,7 +14,8 @@ export type CrashPoint =
   | "before-consume"
   | "after-consume"
   | "after-timer-armed"
-  | "before-complete";
+  | "before-complete"
+  | "after-snapshot";
 
 /** Every crash point, for tests that iterate over them. */
 export const CRASH_POINTS: readonly CrashPoint[] = [
@@ -29,6 +30,7 @@ export const CRASH_POINTS: readonly CrashPoint[] = [
   "after-consume",
   "after-timer-armed",
   "before-complete",
+  "after-snapshot",
 ];
 
 const spec = process.env.CAIRN_CRASH_AT;

@@ -29,7 +29,17 @@ import { resolveRetryPolicy } from "./retry-policy.js";
 import type { DecodedEntry, OpExecution, Outcome, StepHistory } from "./execution-types.js";
 import { journaledValue } from "./journaled-value.js";
 import { runStep } from "./step-runner.js";
-import type { ChildOptions, StepOptions, WaitOptions, Workflow, WorkflowContext, WorkflowLogger } from "./workflow.js";
+import {
+  LoopDone,
+  type ChildOptions,
+  type LoopIteration,
+  type LoopOptions,
+  type StepOptions,
+  type WaitOptions,
+  type Workflow,
+  type WorkflowContext,
+  type WorkflowLogger,
+} from "./workflow.js";
 
 /** How an execution ended. */
 export type ExecutionEnd = "completed" | "failed" | "suspended" | "released" | "abandoned";
@@ -43,6 +53,29 @@ interface Delivery {
 interface Waiter {
   resolve(value: unknown): void;
   reject(error: unknown): void;
+}
+
+/** Where ops are issued: the workflow itself, or one iteration of a loop. */
+interface Scope {
+  /** "" for the workflow; `<loopKey>/<iteration>/` inside a loop's iteration. */
+  readonly prefix: string;
+  readonly counters: Map<string, number>;
+  /** Keys issued in this scope, forgotten when the iteration ends (not tracked for the workflow scope). */
+  readonly keys: string[] | null;
+}
+
+/** A loop being run: what its checkpoints supersede. */
+interface OpenLoop {
+  readonly key: string;
+  readonly prefix: string;
+  /** The seq after its `loop.started`. */
+  readonly from: number;
+  /** Seqs from `from` on that belong to other ops, which a resume must still read. */
+  readonly keep: Set<number>;
+  /** Writes with entries of other ops not yet committed: their seqs are not known, so no snapshot now. */
+  foreignInFlight: number;
+  /** Called when `foreignInFlight` drops to 0. */
+  onForeignCommitted: (() => void) | null;
 }
 
 const noop = () => {};
@@ -64,7 +97,10 @@ export class Execution implements OpExecution {
 
   private readonly history = new Map<string, DecodedEntry[]>();
   private readonly invalidatedFailures = new Set<string>();
-  private readonly counters = new Map<string, number>();
+  private readonly root: Scope = { prefix: "", counters: new Map(), keys: null };
+  /** Journaled op keys inside loop iterations, by iteration prefix: checked when the iteration ends. */
+  private readonly journaledByScope = new Map<string, string[]>();
+  private readonly openLoops = new Set<OpenLoop>();
   private readonly issued = new Set<string>();
   private readonly waiters = new Map<string, Waiter>();
   /** Outcomes waiting to be delivered, in journal order; `head` is the next one. */
@@ -95,7 +131,7 @@ export class Execution implements OpExecution {
     this.runId = run.runId;
     this.epoch = run.leaseEpoch;
     this.done = new Promise((resolve) => (this.finish = resolve));
-    this.ctx = this.makeContext();
+    this.ctx = this.makeContext(this.root);
   }
 
   /** Aborted when the execution is abandoned (lease lost, cancelled, hard stop). */
@@ -106,7 +142,7 @@ export class Execution implements OpExecution {
   /** Loads the journal and runs the workflow. */
   async start(): Promise<void> {
     try {
-      const entries = await this.host.store.readJournal(this.runId);
+      const entries = await this.host.store.readJournalForResume(this.runId);
       this.index(entries);
     } catch (error) {
       this.host.logger.log("error", "could not load the journal; abandoning the execution", { runId: this.runId, error: serializeError(error) });
@@ -156,7 +192,16 @@ export class Execution implements OpExecution {
       if (raw.opKey === null) continue;
       const entry: DecodedEntry = { seq: raw.seq, kind: raw.kind, data: decode(raw.payload) };
       let list = this.history.get(raw.opKey);
-      if (!list) this.history.set(raw.opKey, (list = []));
+      if (!list) {
+        this.history.set(raw.opKey, (list = []));
+        const slash = raw.opKey.lastIndexOf("/");
+        if (slash > 0) {
+          const prefix = raw.opKey.slice(0, slash + 1);
+          const keys = this.journaledByScope.get(prefix);
+          if (keys) keys.push(raw.opKey);
+          else this.journaledByScope.set(prefix, [raw.opKey]);
+        }
+      }
       list.push(entry);
       if (isOutcome(raw.kind, entry.data)) outcomes.push({ key: raw.opKey, entry });
     }
@@ -183,6 +228,8 @@ export class Execution implements OpExecution {
       }
       case "child.completed":
         return { ok: true, value: (entry.data as EntryData["child.completed"]).output };
+      case "loop.completed":
+        return { ok: true, value: (entry.data as EntryData["loop.completed"]).result };
       case "child.failed": {
         const data = entry.data as EntryData["child.failed"];
         const started = this.history.get(key)?.[0]?.data as EntryData["child.started"] | undefined;
@@ -197,14 +244,18 @@ export class Execution implements OpExecution {
 
   // ── issuing ops ──────────────────────────────────────────────────────────
 
-  private issue(name: unknown, kind: OpKind): string {
+  private issue(scope: Scope, name: unknown, kind: OpKind): string {
     if (this.settled) throw new LeaseLostError(this.runId, this.epoch);
     if (typeof name !== "string" || name.length === 0) {
       throw new ValidationError(`Op names must be non-empty strings (got ${JSON.stringify(name)} for a ${kind}).`);
     }
-    const occurrence = this.counters.get(name) ?? 0;
-    this.counters.set(name, occurrence + 1);
-    const key = makeOpKey(name, occurrence);
+    if (name.includes("/")) {
+      throw new ValidationError(`Op name "${name}" contains "/", which separates a loop's iterations in op keys: use another character.`);
+    }
+    const occurrence = scope.counters.get(name) ?? 0;
+    scope.counters.set(name, occurrence + 1);
+    const key = scope.prefix + makeOpKey(name, occurrence);
+    scope.keys?.push(key);
     const first = this.history.get(key)?.[0];
     if (first) {
       const journaled = opKindOf(first.kind);
@@ -506,7 +557,18 @@ export class Execution implements OpExecution {
   /** Appends entries durably; throws LeaseLostError (and abandons) if the lease is gone. */
   async write(entries: NewEntry[]): Promise<number> {
     if (this.ended) throw new LeaseLostError(this.runId, this.epoch);
-    const result = await this.host.commit({ runId: this.runId, epoch: this.epoch, entries });
+    const watched = this.openLoops.size > 0 ? this.watchForeign(entries) : null;
+    let result: Awaited<ReturnType<ExecutionHost["commit"]>>;
+    try {
+      result = await this.host.commit({ runId: this.runId, epoch: this.epoch, entries });
+    } finally {
+      if (watched) {
+        for (const open of watched) {
+          open.foreignInFlight -= 1;
+          if (open.foreignInFlight === 0) open.onForeignCommitted?.();
+        }
+      }
+    }
     if (!result.ok) {
       const error = new LeaseLostError(this.runId, this.epoch);
       this.abandon(error);
@@ -515,9 +577,13 @@ export class Execution implements OpExecution {
     // Keep the per-op history current, so an op relaunched after a wait sees what it wrote.
     entries.forEach((entry, i) => {
       if (entry.opKey === null) return;
+      const seq = result.firstSeq + i;
+      if (this.openLoops.size > 0) this.noteForeign(entry.opKey, seq);
+      // An op of a loop iteration that has ended is forgotten: its late-committing outcome is not kept.
+      if (!this.issued.has(entry.opKey)) return;
       let list = this.history.get(entry.opKey);
       if (!list) this.history.set(entry.opKey, (list = []));
-      list.push({ seq: result.firstSeq + i, kind: entry.kind, data: entry.data });
+      list.push({ seq, kind: entry.kind, data: entry.data });
     });
     return result.lastSeq;
   }
@@ -537,7 +603,7 @@ export class Execution implements OpExecution {
 
   // ── the context ──────────────────────────────────────────────────────────
 
-  private makeContext(): WorkflowContext {
+  private makeContext(scope: Scope): WorkflowContext {
     const self = this;
     const log = (level: "debug" | "info" | "warn" | "error") => (message: string, fields?: Record<string, unknown>) => {
       if (self.replayRemaining === 0) self.host.logger.log(level, message, { runId: self.runId, workflow: self.workflow.name, ...fields });
@@ -551,31 +617,32 @@ export class Execution implements OpExecution {
         return self.replayRemaining > 0;
       },
       log: logger,
-      step: (name, fn, options) => this.step(name, fn, options),
-      sleep: (name, duration) => this.sleep(name, duration, undefined),
-      sleepUntil: (name, until) => this.sleep(name, undefined, until),
-      waitForEvent: (type, options) => this.waitForEvent(type, options),
-      child: (workflow, input, options) => this.child(workflow, input, options),
-      now: (name = "now") => new Date(this.value(name, () => this.host.clock()) as number),
-      random: (name = "random") => this.value(name, () => Math.random()) as number,
-      uuid: (name = "uuid") => this.value(name, () => randomUUID()) as string,
+      step: (name, fn, options) => this.step(scope, name, fn, options),
+      sleep: (name, duration) => this.sleep(scope, name, duration, undefined),
+      sleepUntil: (name, until) => this.sleep(scope, name, undefined, until),
+      waitForEvent: (type, options) => this.waitForEvent(scope, type, options),
+      child: (workflow, input, options) => this.child(scope, workflow, input, options),
+      loop: (name, initial, body, options) => this.loop(scope, name, initial, body, options),
+      now: (name = "now") => new Date(this.value(scope, name, () => this.host.clock()) as number),
+      random: (name = "random") => this.value(scope, name, () => Math.random()) as number,
+      uuid: (name = "uuid") => this.value(scope, name, () => randomUUID()) as string,
     };
   }
 
-  private step<T>(name: string, fn: (info: any) => Promise<T> | T, options: StepOptions<T> = {}): Promise<T> {
+  private step<T>(scope: Scope, name: string, fn: (info: any) => Promise<T> | T, options: StepOptions<T> = {}): Promise<T> {
     if (typeof fn !== "function") throw new ValidationError(`ctx.step("${name}") needs a function to run.`);
     // Bad options fail the workflow code at the call, before anything is journaled.
     const policy = resolveRetryPolicy(name, options.retry);
     const timeoutMs = options.timeout === undefined ? undefined : toMs(options.timeout);
-    const key = this.issue(name, "step");
+    const key = this.issue(scope, name, "step");
     return this.awaitOp<T>(key, () => runStep(this, key, fn, options, policy, timeoutMs));
   }
 
-  private sleep(name: string, duration: Duration | undefined, until: Date | number | undefined): Promise<void> {
+  private sleep(scope: Scope, name: string, duration: Duration | undefined, until: Date | number | undefined): Promise<void> {
     const ms = duration === undefined ? undefined : toMs(duration);
     const untilMs = until === undefined ? undefined : until instanceof Date ? until.getTime() : until;
     if (until !== undefined && !Number.isFinite(untilMs)) throw new ValidationError(`ctx.sleepUntil("${name}") needs a valid Date or epoch ms.`);
-    const key = this.issue(name, "sleep");
+    const key = this.issue(scope, name, "sleep");
     return this.awaitOp<void>(key, async () => {
       const started = this.history.get(key)?.[0]?.data as EntryData["sleep.started"] | undefined;
       let wakeAt = started?.wakeAt;
@@ -592,10 +659,10 @@ export class Execution implements OpExecution {
     });
   }
 
-  private waitForEvent<T>(type: string, options: WaitOptions = {}): Promise<T> {
+  private waitForEvent<T>(scope: Scope, type: string, options: WaitOptions = {}): Promise<T> {
     if (typeof type !== "string" || type.length === 0) throw new ValidationError("ctx.waitForEvent needs a non-empty event type.");
     const timeoutMs = options.timeout === undefined ? undefined : toMs(options.timeout);
-    const key = this.issue(options.name ?? type, "event");
+    const key = this.issue(scope, options.name ?? type, "event");
     return this.awaitOp<T>(key, async () => {
       const waiting = this.history.get(key)?.[0]?.data as EntryData["event.waiting"] | undefined;
       let timeoutAt = waiting ? waiting.timeoutAt : null;
@@ -629,11 +696,11 @@ export class Execution implements OpExecution {
     return event;
   }
 
-  private child<I, O>(workflow: Workflow<I, O>, input: I, options: ChildOptions & { name?: string } = {}): Promise<O> {
+  private child<I, O>(scope: Scope, workflow: Workflow<I, O>, input: I, options: ChildOptions & { name?: string } = {}): Promise<O> {
     if (!workflow || typeof workflow.name !== "string" || typeof workflow.run !== "function") {
       throw new ValidationError("ctx.child needs a workflow made with defineWorkflow.");
     }
-    const key = this.issue(options.name ?? workflow.name, "child");
+    const key = this.issue(scope, options.name ?? workflow.name, "child");
     return this.awaitOp<O>(key, async () => {
       const started = this.history.get(key)?.[0]?.data as EntryData["child.started"] | undefined;
       const childRunId = started?.childRunId ?? options.runId ?? `${this.runId}/${key}`;
@@ -657,8 +724,165 @@ export class Execution implements OpExecution {
     });
   }
 
-  private value(name: string, make: () => unknown): unknown {
-    const key = this.issue(name, "value");
+  // ── loops ────────────────────────────────────────────────────────────────
+
+  private loop<S, R>(
+    scope: Scope,
+    name: string,
+    initial: S,
+    body: (state: S, iteration: LoopIteration<R>) => Promise<S | LoopDone<R>> | S | LoopDone<R>,
+    options: LoopOptions = {},
+  ): Promise<R> {
+    if (typeof body !== "function") throw new ValidationError(`ctx.loop("${name}") needs a body function.`);
+    const snapshotEvery = options.snapshotEvery ?? 10;
+    if (!Number.isSafeInteger(snapshotEvery) || snapshotEvery < 0) {
+      throw new ValidationError(`ctx.loop("${name}"): snapshotEvery must be a whole number of iterations, 0 or more (got ${String(options.snapshotEvery)}).`);
+    }
+    const key = this.issue(scope, name, "loop");
+    const promise = new Promise<R>((resolve, reject) => {
+      this.waiters.set(key, { resolve: resolve as (value: unknown) => void, reject });
+    });
+    promise.catch(noop);
+    if (this.undelivered.has(key)) {
+      // The loop completed before: its journaled result is delivered in order; the body never runs.
+      if (this.nextDelivery()?.opKey === key) void this.pump();
+      return promise;
+    }
+    const launch = () => {
+      if (this.ended) return;
+      this.runLoop(key, initial, body, snapshotEvery).catch((error: unknown) => {
+        const waiter = this.waiters.get(key);
+        this.waiters.delete(key);
+        waiter?.reject(error);
+      });
+    };
+    // Workflow code, not an effect: it runs during replay. Only a loop the journal has never seen
+    // waits, like any new op, until replay proves the code still matches the journal.
+    if (this.replayRemaining > 0 && !this.history.has(key)) {
+      this.deferred.push(launch);
+      this.scheduleCheck();
+    } else {
+      launch();
+    }
+    return promise;
+  }
+
+  private async runLoop<S, R>(
+    key: string,
+    initial: S,
+    body: (state: S, iteration: LoopIteration<R>) => Promise<S | LoopDone<R>> | S | LoopDone<R>,
+    snapshotEvery: number,
+  ): Promise<void> {
+    const journaled = this.history.get(key) ?? [];
+    const startedSeq = journaled.find((entry) => entry.kind === "loop.started")?.seq ?? (await this.write([newEntry("loop.started", key, { snapshotEvery })]));
+    const snapshot = journaled.findLast((entry) => entry.kind === "loop.snapshot")?.data as EntryData["loop.snapshot"] | undefined;
+    const open: OpenLoop = { key, prefix: `${key}/`, from: startedSeq + 1, keep: new Set(snapshot?.keep), foreignInFlight: 0, onForeignCommitted: null };
+    // Entries of other ops written since the loop started, read on this resume: later checkpoints keep them too.
+    for (const [other, entries] of this.history) {
+      if (other === key || other.startsWith(open.prefix)) continue;
+      for (const entry of entries) if (entry.seq >= open.from) open.keep.add(entry.seq);
+    }
+    this.openLoops.add(open);
+    let iteration = snapshot?.iteration ?? 0;
+    let state = (snapshot ? snapshot.state : initial) as S;
+    try {
+      for (;;) {
+        const scope: Scope = { prefix: `${key}/${iteration}/`, counters: new Map(), keys: [] };
+        const index = iteration;
+        const next = await body(state, { ctx: this.makeContext(scope), index, done: (result: R) => new LoopDone(result) });
+        if (this.ended || this.settled) return;
+        this.endIteration(key, index, scope);
+        iteration += 1;
+        if (next instanceof LoopDone) {
+          // The completion supersedes the loop's range: every other op's entry in it must have its seq.
+          if (open.foreignInFlight > 0) await new Promise<void>((resolve) => (open.onForeignCommitted = resolve));
+          if (this.ended || this.settled) return;
+          const { entry, value } = journaledValue(
+            "loop.completed",
+            key,
+            { result: next.result, iterations: iteration, from: open.from, keep: [...open.keep] },
+            (copy) => copy.result,
+            this.host.maxPayloadBytes,
+            `The result of loop "${key}"`,
+          );
+          this.openLoops.delete(open);
+          this.commitOutcome(key, [entry], { ok: true, value });
+          return;
+        }
+        state = next;
+        if (snapshotEvery > 0 && iteration % snapshotEvery === 0) {
+          const { entry, value } = journaledValue(
+            "loop.snapshot",
+            key,
+            { iteration, state, from: open.from, keep: [...open.keep] },
+            (copy) => copy.state,
+            this.host.maxPayloadBytes,
+            `The state of loop "${key}"`,
+          );
+          // Queued before the next iteration issues anything, so it lands before that iteration's entries.
+          // Skipped while another op's entries are in flight (their seqs, to keep, are unknown yet):
+          // the next snapshot covers this one's ground.
+          if (open.foreignInFlight === 0) {
+            this.write([entry]).then(
+              () => crashPoint("after-snapshot", key),
+              (error: unknown) => this.onInternalError(key, error),
+            );
+          }
+          // Go on with the copy a resume would load, so live and resumed runs see the same state.
+          state = value as S;
+        }
+      }
+    } finally {
+      this.openLoops.delete(open);
+    }
+  }
+
+  /** Checks an iteration against the journal, then forgets its ops so a long loop holds no history. */
+  private endIteration(key: string, index: number, scope: Scope): void {
+    const keys = scope.keys ?? [];
+    const pending = keys.find((k) => this.waiters.has(k));
+    if (pending !== undefined) {
+      throw new ValidationError(`Iteration ${index} of loop "${key}" returned while "${pending}" was still pending: await every op the body starts.`);
+    }
+    const journaled = this.journaledByScope.get(scope.prefix);
+    if (journaled) {
+      this.journaledByScope.delete(scope.prefix);
+      const missing = journaled.find((k) => !this.issued.has(k));
+      if (missing !== undefined) {
+        const entry = this.history.get(missing)?.at(-1);
+        const error = new NonDeterminismError(missing, `${entry?.kind ?? "an op"}`, `ends iteration ${index} without issuing it`);
+        this.failNonDeterminism(error);
+        throw error;
+      }
+    }
+    for (const k of keys) {
+      this.history.delete(k);
+      this.issued.delete(k);
+      this.launches.delete(k);
+      this.invalidatedFailures.delete(k);
+    }
+  }
+
+  /** The open loops for which these entries are another op's; their snapshots wait until they commit. */
+  private watchForeign(entries: NewEntry[]): OpenLoop[] | null {
+    let watched: OpenLoop[] | null = null;
+    for (const open of this.openLoops) {
+      if (!entries.some((entry) => entry.opKey !== null && entry.opKey !== open.key && !entry.opKey.startsWith(open.prefix))) continue;
+      open.foreignInFlight += 1;
+      (watched ??= []).push(open);
+    }
+    return watched;
+  }
+
+  /** Records an entry of some other op written while loops run: their checkpoints must keep it. */
+  private noteForeign(opKey: string, seq: number): void {
+    for (const open of this.openLoops) {
+      if (seq >= open.from && opKey !== open.key && !opKey.startsWith(open.prefix)) open.keep.add(seq);
+    }
+  }
+
+  private value(scope: Scope, name: string, make: () => unknown): unknown {
+    const key = this.issue(scope, name, "value");
     const recorded = this.history.get(key)?.[0]?.data as EntryData["value.recorded"] | undefined;
     if (recorded) return recorded.value;
     const value = make();

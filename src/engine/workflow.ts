@@ -64,6 +64,35 @@ export interface ChildOptions {
   runId?: string;
 }
 
+/** Options of `ctx.loop`. */
+export interface LoopOptions {
+  /**
+   * Journal the state after every this many iterations (default 10; 0 never). A resume starts
+   * from the newest snapshot and reads nothing older, so it costs the same after 100 or 100,000
+   * iterations. Each snapshot writes the whole state: keep it small, or snapshot less often.
+   */
+  snapshotEvery?: number;
+}
+
+/** What a loop body gets besides the state. */
+export interface LoopIteration<R> {
+  /**
+   * The context of this iteration: ops issued through it are keyed `<loop>/<index>/<name>#k`, so
+   * each iteration numbers its ops afresh and a resume can skip whole iterations. Inside the body,
+   * issue ops through this context, not the outer one.
+   */
+  readonly ctx: WorkflowContext;
+  /** 0 for the first iteration. */
+  readonly index: number;
+  /** Ends the loop: `return it.done(result)`. */
+  done(result: R): LoopDone<R>;
+}
+
+/** What `it.done(result)` returns; the loop resolves to `result`. */
+export class LoopDone<R> {
+  constructor(readonly result: R) {}
+}
+
 /** Structured log that is silent while replaying. */
 export interface WorkflowLogger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -96,6 +125,23 @@ export interface WorkflowContext {
   waitForEvent<T = unknown>(type: string, options?: WaitOptions): Promise<T>;
   /** Starts a child run and waits for its result (or its error). */
   child<I, O>(workflow: Workflow<I, O>, input: I, options?: ChildOptions): Promise<O>;
+  /**
+   * A durable loop: runs `body(state, it)` for iterations 0, 1, … until it returns `it.done(result)`,
+   * each time with the state the previous iteration returned. The state is snapshotted every
+   * `snapshotEvery` iterations; a resume loads the newest snapshot and only the journal after it.
+   * Every op an iteration starts must settle before the body returns.
+   * @example
+   * const total = await ctx.loop("pages", { cursor: null, n: 0 }, async (s, it) => {
+   *   const page = await it.ctx.step("fetch", () => api.list(s.cursor));
+   *   return page.next ? { cursor: page.next, n: s.n + page.items.length } : it.done(s.n + page.items.length);
+   * }, { snapshotEvery: 50 });
+   */
+  loop<S, R = S>(
+    name: string,
+    initial: S,
+    body: (state: S, iteration: LoopIteration<R>) => Promise<S | LoopDone<R>> | S | LoopDone<R>,
+    options?: LoopOptions,
+  ): Promise<R>;
   /** Journaled wall-clock time. */
   now(name?: string): Date;
   /** Journaled `Math.random()`. */

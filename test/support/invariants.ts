@@ -21,7 +21,7 @@ export function readLedger(path: string): Map<string, number[]> {
  * Checks the replay-safety invariants of one finished run against the ledger:
  * every execution had a durable intent first, no (key, attempt) ran twice, each step
  * completed once and never started again after completing, each sleep armed and fired
- * once, each event consumed once.
+ * once, each event consumed once, each loop started and completed once with snapshots moving forward.
  */
 export async function checkRunInvariants(engine: Engine, runId: string, ledger: Map<string, number[]>): Promise<JournalEntryView[]> {
   const journal = await engine.journal(runId);
@@ -60,6 +60,20 @@ export async function checkRunInvariants(engine: Engine, runId: string, ledger: 
     }
     if (kinds[0] === "value.recorded") expect(kinds).toEqual(["value.recorded"]);
     if (kinds[0] === "child.started") expect(kinds).toEqual(["child.started", "child.completed"]);
+    if (kinds[0] === "loop.started") {
+      expect(
+        kinds.filter((k) => k === "loop.started"),
+        `${runId} ${opKey} starts once`,
+      ).toHaveLength(1);
+      expect(
+        kinds.filter((k) => k === "loop.completed"),
+        `${runId} ${opKey} completes once`,
+      ).toHaveLength(1);
+      expect(kinds.at(-1), `${runId} ${opKey} ends with its result`).toBe("loop.completed");
+      // Snapshots only move forward, and never twice at the same iteration.
+      const iterations = entries.filter((e) => e.kind === "loop.snapshot").map((e) => (e.data as { iteration: number }).iteration);
+      expect(iterations, `${runId} ${opKey} snapshots`).toEqual([...new Set(iterations)].sort((a, b) => a - b));
+    }
   }
   return journal;
 }

@@ -3,6 +3,7 @@ import { commitSpec } from "./commit-spec.js";
 import { useStore, type StoreFactory } from "./harness.js";
 import { inboxSpec } from "./inbox-spec.js";
 import { leasesSpec } from "./leases-spec.js";
+import { resumeSpec } from "./resume-spec.js";
 import { runsSpec } from "./runs-spec.js";
 import { wakeSpec } from "./wake-spec.js";
 import { workersSpec } from "./workers-spec.js";
@@ -25,5 +26,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     leasesSpec(store);
     inboxSpec(store);
     workersSpec(store);
+    resumeSpec(store);
   });
 }

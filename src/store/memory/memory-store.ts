@@ -1,6 +1,7 @@
 import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord, type RunStatus } from "../../core/run.js";
+import { isCheckpoint, readForResume } from "../../core/resume.js";
 import { encode } from "../../core/serialize.js";
 import type {
   ClaimRequest,
@@ -81,6 +82,20 @@ export class MemoryStore implements Store {
   async readJournal(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
     const entries = (this.t.journal.get(runId) ?? []).filter((entry) => entry.seq > (options.afterSeq ?? 0));
     return (options.limit === undefined ? entries : entries.slice(0, Math.max(0, options.limit))).map((entry) => ({ ...entry }));
+  }
+
+  /** See {@link Store.readJournalForResume}. */
+  async readJournalForResume(runId: string): Promise<JournalEntry[]> {
+    // seq n sits at index n - 1: the journal has no gaps.
+    const journal = this.t.journal.get(runId) ?? [];
+    return readForResume({
+      latestCheckpointBelow: async (below) => {
+        for (let i = Math.min(below - 1, journal.length) - 1; i >= 0; i--) if (isCheckpoint(journal[i]!.kind)) return { ...journal[i]! };
+        return undefined;
+      },
+      range: async (from, below) => journal.slice(from - 1, Math.min(below - 1, journal.length)).map((entry) => ({ ...entry })),
+      seqs: async (seqs) => seqs.flatMap((seq) => (journal[seq - 1] ? [{ ...journal[seq - 1]! }] : [])),
+    });
   }
 
   /** See {@link Store.commit}. */

@@ -66,6 +66,14 @@ export const INSERT_ENTRIES = sql(
 );
 
 export const READ_JOURNAL = sql("read_journal", `SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`);
+/** The newest loop checkpoint below a seq: served by the partial index journal_checkpoint_idx. */
+export const LATEST_CHECKPOINT = sql(
+  "latest_checkpoint",
+  `SELECT ${ENTRY_COLUMNS} FROM journal
+   WHERE run_id = $1 AND kind IN ('loop.snapshot', 'loop.completed') AND seq < $2 ORDER BY seq DESC LIMIT 1`,
+);
+export const READ_JOURNAL_RANGE = sql("read_journal_range", `SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`);
+export const READ_JOURNAL_SEQS = sql("read_journal_seqs", `SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = $1 AND seq = ANY($2::bigint[]) ORDER BY seq`);
 
 /**
  * Claim candidates, locked: each kind of runnable run is read from its own index and locked

@@ -2,6 +2,7 @@ import type pg from "pg";
 import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord, type RunStatus } from "../../core/run.js";
+import { readForResume } from "../../core/resume.js";
 import { encode } from "../../core/serialize.js";
 import type {
   ClaimRequest,
@@ -36,6 +37,9 @@ import {
   LOCK_HUMAN,
   PENDING_EVENTS,
   READ_JOURNAL,
+  LATEST_CHECKPOINT,
+  READ_JOURNAL_RANGE,
+  READ_JOURNAL_SEQS,
   REMOVE_WORKER,
   RENEW_LEASES,
   STUCK_RUNS,
@@ -214,6 +218,15 @@ export class PostgresStore implements Store {
   async readJournal(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
     const limit = options.limit === undefined ? null : Math.max(0, options.limit);
     return (await this.query<EntryRow>(READ_JOURNAL, [runId, options.afterSeq ?? 0, limit])).map(toEntry);
+  }
+
+  /** See {@link Store.readJournalForResume}. */
+  async readJournalForResume(runId: string): Promise<JournalEntry[]> {
+    return readForResume({
+      latestCheckpointBelow: async (below) => (await this.query<EntryRow>(LATEST_CHECKPOINT, [runId, below])).map(toEntry)[0],
+      range: async (from, below) => (await this.query<EntryRow>(READ_JOURNAL_RANGE, [runId, from, below])).map(toEntry),
+      seqs: async (seqs) => (await this.query<EntryRow>(READ_JOURNAL_SEQS, [runId, seqs])).map(toEntry),
+    });
   }
 
   /** See {@link Store.commit}: the whole batch is one transaction. */

@@ -24,6 +24,9 @@ export class SqliteQueries {
   readonly updateState: Statement;
   readonly insertEntry: Statement;
   readonly readJournal: Statement;
+  readonly latestCheckpoint: Statement;
+  readonly readJournalRange: Statement;
+  readonly readJournalSeqs: Statement;
   readonly renewLease: Statement;
   readonly insertInbox: Statement;
   readonly getInbox: Statement;
@@ -60,6 +63,13 @@ export class SqliteQueries {
     );
     this.insertEntry = db.prepare("INSERT INTO journal (run_id, seq, kind, op_key, payload, epoch, at) VALUES (?, ?, ?, ?, ?, ?, ?)");
     this.readJournal = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`);
+    // Served by the partial index journal_checkpoint_idx (the IN list must match the index's).
+    this.latestCheckpoint = db.prepare(
+      `SELECT ${ENTRY_COLUMNS} FROM journal
+       WHERE run_id = ? AND kind IN ('loop.snapshot', 'loop.completed') AND seq < ? ORDER BY seq DESC LIMIT 1`,
+    );
+    this.readJournalRange = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND seq >= ? AND seq < ? ORDER BY seq`);
+    this.readJournalSeqs = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND seq IN (SELECT value FROM json_each(?)) ORDER BY seq`);
     this.renewLease = db.prepare(
       `UPDATE runs SET lease_expires_at = ?
        WHERE run_id = ? AND lease_epoch = ? AND lease_owner = ? AND status NOT IN ('completed', 'failed', 'cancelled')`,

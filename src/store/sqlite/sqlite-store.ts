@@ -3,6 +3,7 @@ import type Database from "better-sqlite3";
 import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord, type RunStatus } from "../../core/run.js";
+import { readForResume } from "../../core/resume.js";
 import { encode } from "../../core/serialize.js";
 import type {
   ClaimRequest,
@@ -134,6 +135,18 @@ export class SqliteStore implements Store {
   async readJournal(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
     const limit = options.limit === undefined ? -1 : Math.max(0, options.limit);
     return (this.q.readJournal.all(runId, options.afterSeq ?? 0, limit) as EntryRow[]).map(toEntry);
+  }
+
+  /** See {@link Store.readJournalForResume}. */
+  async readJournalForResume(runId: string): Promise<JournalEntry[]> {
+    return readForResume({
+      latestCheckpointBelow: async (below) => {
+        const row = this.q.latestCheckpoint.get(runId, below) as EntryRow | undefined;
+        return row && toEntry(row);
+      },
+      range: async (from, below) => (this.q.readJournalRange.all(runId, from, below) as EntryRow[]).map(toEntry),
+      seqs: async (seqs) => (this.q.readJournalSeqs.all(runId, JSON.stringify(seqs)) as EntryRow[]).map(toEntry),
+    });
   }
 
   /** See {@link Store.commit}. */
