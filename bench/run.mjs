@@ -14,6 +14,7 @@ import { pgCeiling, sqliteCeiling } from "./cases/ceiling.mjs";
 import { overheadCase } from "./cases/overhead.mjs";
 import { dbosThroughputCase, langgraphCase, missingPeers } from "./cases/peers.mjs";
 import { dbosResumeCase, resumeCase } from "./cases/resume.mjs";
+import { loopResumeCase, metricName } from "./cases/resume-loop.mjs";
 import { storageCase } from "./cases/storage.mjs";
 import { suspendedCase } from "./cases/suspended.mjs";
 import { throughputCase } from "./cases/throughput.mjs";
@@ -77,6 +78,9 @@ const settings = {
   resumeSteps: 1000,
   resumeReps: quick ? 1 : reps,
   dbosResumeReps: quick ? 1 : Math.min(reps, 3),
+  /** Journaled iterations of the crashed loop runs (item 5b; each run is written through the store), and their snapshot interval. */
+  loopResumeIterations: [100, 10_000, 100_000],
+  loopSnapshotEvery: 100,
   /** Wake-ups per repetition of the wake-up cases. */
   wakeSamples: quick ? 40 : 200,
   /** Suspended runs made in bulk; fresh worker processes measured with and without them; runs a worker suspends itself. */
@@ -263,8 +267,8 @@ function planCases(chosen) {
     }
   }
 
-  // 5. Resume of a crashed run.
-  const { resumeSteps, resumeReps, dbosResumeReps } = settings;
+  // 5. Resume of a crashed run; 5b. of a crashed loop run, by its length.
+  const { resumeSteps, resumeReps, dbosResumeReps, loopResumeIterations, loopSnapshotEvery } = settings;
   for (const store of storesWith("resume")) {
     list.push({
       id: `${store}.resume`, store, group: "resume", label: `${store} resume ${resumeSteps} steps`,
@@ -280,6 +284,14 @@ function planCases(chosen) {
         run: (t, update) => dbosResumeCase(t.url, { steps: resumeSteps, reps: dbosResumeReps, onProgress: update }),
       });
     }
+    const sizes = loopResumeIterations;
+    list.push({
+      id: `${store}.resume.loop`, store, group: "resume", label: `${store} resume loop ${sizes.map((n) => fmt(n, 0)).join("/")}`,
+      describe: { who: "Cairn", loop: true },
+      headline: (r) =>
+        `claim → step ${sizes.map((n) => `${fmt(n, 0)}: ${fmt(r.metrics[metricName("claimToStepMs", n)].median, 1)} ms`).join(", ")}; ${fmt(sizes.at(-1), 0)} ÷ ${fmt(sizes[0], 0)} ${fmt(r.claimToStepRatio, 2)}×`,
+      run: (t, update) => loopResumeCase(t.url, { sizes, reps: resumeReps, snapshotEvery: loopSnapshotEvery, onProgress: update }),
+    });
   }
 
   // 6. Wake-up latency: SQLite with the worker in the sender's process, PostgreSQL with it in another.

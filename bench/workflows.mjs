@@ -40,8 +40,8 @@ export const noopSteps = defineWorkflow({
 
 /**
  * What a process watching bench workflows wants told (each is optional): the process sets them.
- * `workflowStarted(runId)` when a bench-resume run's code starts (a replay, after a crash);
- * `afterSteps(runId)` is the body of that run's last step, the one in flight at the crash;
+ * `workflowStarted(runId)` when a bench-resume or bench-loop run's code starts (a replay, after a crash);
+ * `afterSteps(runId)` is the body of that run's last step (bench-loop: its last iteration's step), the one in flight at the crash;
  * `stepEntered(runId)` when a bench-wake run's step after its event starts.
  */
 export const hooks = { workflowStarted: null, afterSteps: null, stepEntered: null };
@@ -56,6 +56,31 @@ export const resumeSteps = defineWorkflow({
     for (let i = 0; i < input.steps; i++) total = await ctx.step("s", () => total + 1);
     await ctx.step("after", () => (hooks.afterSteps ? hooks.afterSteps(ctx.runId) : null));
     return total;
+  },
+});
+
+/**
+ * A durable loop of `input.iterations` iterations of one trivial step each (state: the running total),
+ * snapshotted every `input.snapshotEvery`; iteration `input.iterations` runs the step "after" (in flight
+ * when the loop-resume bench crashes the worker) and ends the loop with the total.
+ */
+export const loopSteps = defineWorkflow({
+  name: "bench-loop",
+  version: "1",
+  async run(ctx, input) {
+    hooks.workflowStarted?.(ctx.runId);
+    return ctx.loop(
+      "iterate",
+      0,
+      async (total, it) => {
+        if (it.index === input.iterations) {
+          await it.ctx.step("after", () => (hooks.afterSteps ? hooks.afterSteps(ctx.runId) : null));
+          return it.done(total);
+        }
+        return it.ctx.step("s", () => total + 1);
+      },
+      { snapshotEvery: input.snapshotEvery },
+    );
   },
 });
 
@@ -87,3 +112,6 @@ export const storageSteps = defineWorkflow({
 });
 
 export const workflows = [tenSteps, noopSteps, resumeSteps, wakeOnEvent, storageSteps];
+
+/** What the resume bench's processes register: the workflows above and bench-loop (kept out of them so the other cases' workers claim as before). */
+export const resumeWorkflows = [...workflows, loopSteps];

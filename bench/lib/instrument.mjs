@@ -2,7 +2,7 @@
 // transactions and reads a workflow costs. Wrapping adds a function call per store call.
 import { rootRequire } from "./root-deps.mjs";
 
-const COUNTED = ["createRun", "getRun", "listRuns", "readJournal", "commit", "claimRuns", "renewLeases", "controlRun", "sendEvent", "upsertWorker", "now"];
+const COUNTED = ["createRun", "getRun", "listRuns", "readJournal", "readJournalForResume", "commit", "claimRuns", "renewLeases", "controlRun", "sendEvent", "upsertWorker", "now"];
 
 /**
  * Wraps the store's methods in place; returns { snapshot(): {name: count}, commitMs(): number[] }.
