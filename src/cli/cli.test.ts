@@ -233,6 +233,46 @@ describe("a run from start to completion", () => {
   });
 });
 
+describe("a question for a person", () => {
+  it("inbox lists it; answer takes one of its options and refuses others", async () => {
+    const fixture = join(dir, "asker.mjs");
+    writeFileSync(
+      fixture,
+      [
+        `import { defineWorkflow } from ${JSON.stringify(pathToFileURL(ENTRY).href)};`,
+        `export const asker = defineWorkflow({`,
+        `  name: "asker",`,
+        `  async run(ctx) {`,
+        `    const reply = await ctx.askHuman({ name: "deploy", question: "Deploy?", options: ["approve", "reject"] });`,
+        `    return { option: reply.option, by: reply.by };`,
+        `  },`,
+        `});`,
+      ].join("\n"),
+    );
+    expect((await cli("start", "asker", "--run-id", "ask-1", "--workflows", fixture, "--store", store)).code).toBe(0);
+    const { child } = await spawnUntil(["worker", "--workflows", fixture, "--poll-ms", "50", "--store", store], /^cairn worker \S+ ready \(/);
+    try {
+      const inbox = await eventually("the question in the inbox", async () => {
+        const listed = await cli("inbox", "--store", store);
+        return listed.stdout.includes("ask-1:deploy#0") ? listed.stdout : undefined;
+      });
+      expect(inbox).toContain("approve|reject");
+      const bad = await cli("answer", "ask-1:deploy#0", "maybe", "--store", store);
+      expect(bad.code).not.toBe(0);
+      expect(bad.stderr).toContain("approve, reject");
+      const good = await cli("answer", "ask-1:deploy#0", "approve", "--by", "ada", "--store", store);
+      expect(good.code, good.stderr).toBe(0);
+      const run = await eventually("the run to complete", async () => {
+        const shown = JSON.parse((await cli("show", "ask-1", "--json", "--store", store)).stdout) as { run: { status: string; output: unknown } };
+        return shown.run.status === "completed" ? shown.run : undefined;
+      });
+      expect(run.output).toEqual({ option: "approve", by: "ada" });
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+  });
+});
+
 describe("dev", () => {
   it("runs the demo on a fresh store and takes the review from another process", async () => {
     const devStore = `sqlite:${join(dir, "dev.db")}`;

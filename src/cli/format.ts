@@ -197,7 +197,17 @@ export function summarize(entry: JournalEntryView): string {
     }
     case "human.answered": {
       const data = d as EntryData["human.answered"];
-      return `${data.requestId}: ${data.answer.action}${data.answer.value === undefined ? "" : ` ${preview(data.answer.value, 40)}`}${data.answer.by ? ` by ${data.answer.by}` : ""}`;
+      return `${data.requestId}: ${data.answer.option ?? data.answer.action}${data.answer.value === undefined ? "" : ` ${preview(data.answer.value, 40)}`}${data.answer.by ? ` by ${data.answer.by}` : ""}`;
+    }
+    case "human.timedout": {
+      const data = d as EntryData["human.timedout"];
+      return `${data.requestId}: timed out → ${data.escalation === "fail" ? "fail" : `chose ${data.option ?? "(none)"}`}`;
+    }
+    case "loop.snapshot":
+      return `iteration ${(d as EntryData["loop.snapshot"]).iteration}`;
+    case "loop.completed": {
+      const data = d as EntryData["loop.completed"];
+      return `${data.iterations} iterations → ${preview(data.result)}`;
     }
     default:
       return "";

@@ -31,8 +31,12 @@ export interface EntryData {
   "child.failed": { error: SerializedError; status: string };
   /** A journaled `now()`, `random()` or `uuid()`. */
   "value.recorded": { value: unknown };
-  "human.requested": { requestId: string; question: string; options: string[]; timeoutAt: number | null };
-  "human.answered": { requestId: string; answer: HumanAnswer; inboxId: number };
+  /** A question for a person: from `ctx.askHuman`, or "did this happen?" about an unsafe step. */
+  "human.requested": { requestId: string; question: string; options: string[]; timeoutAt: number | null; context?: unknown };
+  /** The answer, consumed from the inbox. `reply: true` when it is the outcome of a `ctx.askHuman`. */
+  "human.answered": { requestId: string; answer: HumanAnswer; inboxId: number; reply?: boolean };
+  /** A `ctx.askHuman` expired unanswered and escalated as declared: failed, or chose `option`. */
+  "human.timedout": { requestId: string; escalation: "fail" | "choose"; option?: string; value?: unknown };
   /** `ctx.loop` entered; iterations' ops are keyed `<loopKey>/<iteration>/<name>#k`. */
   "loop.started": { snapshotEvery: number };
   /**
@@ -58,6 +62,8 @@ export type WaitDescriptor =
 /** An answer to a human request. For "did this happen?" requests: retry, skip (with the step's value) or fail. */
 export interface HumanAnswer {
   action: "retry" | "skip" | "fail" | "answer";
+  /** With "answer": the option chosen, one of the request's options. */
+  option?: string;
   value?: unknown;
   message?: string;
   by?: string;
@@ -123,7 +129,10 @@ export function isOutcome(kind: EntryKind, data: unknown): boolean {
     case "child.completed":
     case "child.failed":
     case "loop.completed":
+    case "human.timedout":
       return true;
+    case "human.answered":
+      return (data as EntryData["human.answered"]).reply === true;
     case "step.failed":
       return (data as EntryData["step.failed"]).final;
     default:

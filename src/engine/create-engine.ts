@@ -16,7 +16,7 @@ import {
 import { newEntry, type HumanAnswer, type WaitDescriptor } from "../core/journal.js";
 import { isTerminal, RUN_STATUSES, type RunRecord, type RunStatus } from "../core/run.js";
 import { decode, encode, type SerializedError } from "../core/serialize.js";
-import type { Store } from "../core/store.js";
+import type { HumanRequest, Store } from "../core/store.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { Committer } from "./committer.js";
 import { isWorkflow } from "./define-workflow.js";
@@ -35,11 +35,29 @@ const EVENT_TYPE = z.string().min(1, "must not be empty").max(256);
 const answerSchema = z
   .object({
     action: z.enum(["retry", "skip", "fail", "answer"]),
+    option: z.string().min(1).max(256).optional(),
     value: z.unknown().optional(),
     message: z.string().max(10_000).optional(),
     by: z.string().max(256).optional(),
   })
   .strict();
+/** An answer must fit its request: one of its options, or its recovery actions. */
+function checkAnswerFits(request: HumanRequest, answer: HumanAnswer): void {
+  const recovery = request.options.length > 0 && request.options.every((option) => option === "retry" || option === "skip" || option === "fail");
+  if (answer.action === "answer") {
+    if (recovery) throw new ValidationError(`Human request "${request.requestId}" asks whether a step happened: answer retry, skip or fail.`);
+    if (request.options.length > 0 && (answer.option === undefined || !request.options.includes(answer.option))) {
+      throw new ValidationError(
+        `Human request "${request.requestId}" takes one of these options: ${request.options.join(", ")} (got ${answer.option === undefined ? "none" : JSON.stringify(answer.option)}).`,
+      );
+    }
+  } else if (!recovery) {
+    throw new ValidationError(
+      `Human request "${request.requestId}" was asked with ctx.askHuman: answer with action "answer"${request.options.length > 0 ? ` and an option (${request.options.join(", ")})` : ""}.`,
+    );
+  }
+}
+
 const statusSchema = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]);
 
 function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
@@ -228,8 +246,9 @@ class EngineImpl implements Engine {
     this.ensureOpen();
     check(z.string().min(1), requestId, "respondToHuman: requestId");
     const parsed = check(answerSchema, answer, "respondToHuman: answer") as HumanAnswer;
-    await this.store.answerHuman(requestId, parsed, this.clock());
     const request = await this.store.getHumanRequest(requestId);
+    if (request) checkAnswerFits(request, parsed);
+    await this.store.answerHuman(requestId, parsed, this.clock());
     if (request) this.notifyWorkers(request.runId);
   }
 

@@ -23,6 +23,7 @@ import {
 } from "../core/journal.js";
 import type { RunRecord } from "../core/run.js";
 import { decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
+import { checkAskHuman, replyOutcome, runAskHuman } from "./ask-human.js";
 import { crashPoint } from "./crash-points.js";
 import type { ExecutionHost } from "./execution-host.js";
 import { resolveRetryPolicy } from "./retry-policy.js";
@@ -31,7 +32,9 @@ import { journaledValue } from "./journaled-value.js";
 import { runStep } from "./step-runner.js";
 import {
   LoopDone,
+  type AskHumanRequest,
   type ChildOptions,
+  type HumanReply,
   type LoopIteration,
   type LoopOptions,
   type StepOptions,
@@ -230,6 +233,9 @@ export class Execution implements OpExecution {
         return { ok: true, value: (entry.data as EntryData["child.completed"]).output };
       case "loop.completed":
         return { ok: true, value: (entry.data as EntryData["loop.completed"]).result };
+      case "human.answered":
+      case "human.timedout":
+        return replyOutcome(key, entry.kind, entry.data);
       case "child.failed": {
         const data = entry.data as EntryData["child.failed"];
         const started = this.history.get(key)?.[0]?.data as EntryData["child.started"] | undefined;
@@ -623,6 +629,7 @@ export class Execution implements OpExecution {
       waitForEvent: (type, options) => this.waitForEvent(scope, type, options),
       child: (workflow, input, options) => this.child(scope, workflow, input, options),
       loop: (name, initial, body, options) => this.loop(scope, name, initial, body, options),
+      askHuman: (request) => this.askHuman(scope, request),
       now: (name = "now") => new Date(this.value(scope, name, () => this.host.clock()) as number),
       random: (name = "random") => this.value(scope, name, () => Math.random()) as number,
       uuid: (name = "uuid") => this.value(scope, name, () => randomUUID()) as string,
@@ -724,13 +731,19 @@ export class Execution implements OpExecution {
     });
   }
 
+  private askHuman<T>(scope: Scope, request: AskHumanRequest): Promise<HumanReply<T>> {
+    const checked = checkAskHuman(request);
+    const key = this.issue(scope, request.name ?? "ask", "human");
+    return this.awaitOp<HumanReply<T>>(key, () => runAskHuman(this, key, checked));
+  }
+
   // ── loops ────────────────────────────────────────────────────────────────
 
   private loop<S, R>(
     scope: Scope,
     name: string,
     initial: S,
-    body: (state: S, iteration: LoopIteration<R>) => Promise<S | LoopDone<R>> | S | LoopDone<R>,
+    body: (state: S, iteration: LoopIteration) => Promise<S | LoopDone<R>> | S | LoopDone<R>,
     options: LoopOptions = {},
   ): Promise<R> {
     if (typeof body !== "function") throw new ValidationError(`ctx.loop("${name}") needs a body function.`);
@@ -770,7 +783,7 @@ export class Execution implements OpExecution {
   private async runLoop<S, R>(
     key: string,
     initial: S,
-    body: (state: S, iteration: LoopIteration<R>) => Promise<S | LoopDone<R>> | S | LoopDone<R>,
+    body: (state: S, iteration: LoopIteration) => Promise<S | LoopDone<R>> | S | LoopDone<R>,
     snapshotEvery: number,
   ): Promise<void> {
     const journaled = this.history.get(key) ?? [];
@@ -789,7 +802,7 @@ export class Execution implements OpExecution {
       for (;;) {
         const scope: Scope = { prefix: `${key}/${iteration}/`, counters: new Map(), keys: [] };
         const index = iteration;
-        const next = await body(state, { ctx: this.makeContext(scope), index, done: (result: R) => new LoopDone(result) });
+        const next = await body(state, { ctx: this.makeContext(scope), index, done: <V>(result: V) => new LoopDone(result) });
         if (this.ended || this.settled) return;
         this.endIteration(key, index, scope);
         iteration += 1;

@@ -75,7 +75,7 @@ export interface LoopOptions {
 }
 
 /** What a loop body gets besides the state. */
-export interface LoopIteration<R> {
+export interface LoopIteration {
   /**
    * The context of this iteration: ops issued through it are keyed `<loop>/<index>/<name>#k`, so
    * each iteration numbers its ops afresh and a resume can skip whole iterations. Inside the body,
@@ -84,13 +84,42 @@ export interface LoopIteration<R> {
   readonly ctx: WorkflowContext;
   /** 0 for the first iteration. */
   readonly index: number;
-  /** Ends the loop: `return it.done(result)`. */
-  done(result: R): LoopDone<R>;
+  /** Ends the loop: `return it.done(result)`; the loop resolves to `result`. */
+  done<R>(result: R): LoopDone<R>;
 }
 
 /** What `it.done(result)` returns; the loop resolves to `result`. */
 export class LoopDone<R> {
   constructor(readonly result: R) {}
+}
+
+/** What `ctx.askHuman` asks. */
+export interface AskHumanRequest {
+  /** What the person is asked, shown in `cairn inbox` and the API. */
+  question: string;
+  /** When given, an answer must choose one of them. */
+  options?: string[];
+  /** Anything that helps the person decide (journaled with the request). */
+  context?: unknown;
+  /** How long to wait; then `onTimeout` applies. */
+  timeout?: Duration;
+  /** On timeout: throw TimeoutError ("fail", the default) or choose an option (with an optional value). */
+  onTimeout?: "fail" | { option: string; value?: unknown };
+  /** Op name; default "ask". The request id is `<runId>:<op key>`. */
+  name?: string;
+}
+
+/** A person's answer to `ctx.askHuman` (or the escalation chosen when it timed out). */
+export interface HumanReply<T = unknown> {
+  requestId: string;
+  /** The option chosen, or null for a free-form answer. */
+  option: string | null;
+  /** What the person supplied with the answer (e.g. edited arguments). */
+  value: T | undefined;
+  /** Who answered; "timeout" when the escalation chose. */
+  by: string | null;
+  message: string | null;
+  timedOut: boolean;
 }
 
 /** Structured log that is silent while replaying. */
@@ -123,6 +152,12 @@ export interface WorkflowContext {
   sleepUntil(name: string, until: Date | number): Promise<void>;
   /** Waits for an event sent with `engine.sendEvent(runId, type, …)`. Throws TimeoutError on expiry. */
   waitForEvent<T = unknown>(type: string, options?: WaitOptions): Promise<T>;
+  /**
+   * Asks a person and waits, durably, for the answer: the run suspends meanwhile and holds nothing.
+   * Answer with `engine.respondToHuman(requestId, { action: "answer", option, value?, by? })` or
+   * `cairn answer`. Several requests may be pending at once (issue them concurrently).
+   */
+  askHuman<T = unknown>(request: AskHumanRequest): Promise<HumanReply<T>>;
   /** Starts a child run and waits for its result (or its error). */
   child<I, O>(workflow: Workflow<I, O>, input: I, options?: ChildOptions): Promise<O>;
   /**
@@ -136,10 +171,10 @@ export interface WorkflowContext {
    *   return page.next ? { cursor: page.next, n: s.n + page.items.length } : it.done(s.n + page.items.length);
    * }, { snapshotEvery: 50 });
    */
-  loop<S, R = S>(
+  loop<S, R>(
     name: string,
     initial: S,
-    body: (state: S, iteration: LoopIteration<R>) => Promise<S | LoopDone<R>> | S | LoopDone<R>,
+    body: (state: S, iteration: LoopIteration) => Promise<S | LoopDone<R>> | S | LoopDone<R>,
     options?: LoopOptions,
   ): Promise<R>;
   /** Journaled wall-clock time. */

@@ -26,7 +26,11 @@ export function registerHumanCommands(program: Command): void {
     .command("answer")
     .description('answer a pending human request (e.g. "did this happen?" after a crash in an unsafe step)')
     .argument("<requestId>", "the request, as listed by `cairn inbox`", idArg("request id"))
-    .argument("<action>", "retry (run the step again), skip (treat it as done, with --value), fail (fail the step), answer (reply to askHuman)", actionArg)
+    .argument(
+      "<choice>",
+      "for a question from ctx.askHuman: one of its options (or `answer` with --value for a free-form reply); for a step that may have happened: retry (run it again), skip (treat it as done, with --value) or fail",
+      choiceArg,
+    )
     .option("--value <json>", "with skip: the step's result; with answer: the reply", jsonArg)
     .option("--message <text>", "a note kept with the answer")
     .option("--by <name>", "who answers", safeUser());
@@ -40,9 +44,10 @@ export function registerHumanCommands(program: Command): void {
   storeOption(jsonOption(inbox)).action(listRequests);
 }
 
-function actionArg(value: string): HumanAnswer["action"] {
-  if ((ACTIONS as readonly string[]).includes(value)) return value as HumanAnswer["action"];
-  throw new InvalidArgumentError(`Use one of ${ACTIONS.join(", ")}.`);
+/** A recovery action, or an askHuman option (checked against the request by the engine). */
+function choiceArg(value: string): string {
+  if (value.trim() === "") throw new InvalidArgumentError(`Give an option of the request, or one of ${ACTIONS.join(", ")}.`);
+  return value;
 }
 
 function safeUser(): string | undefined {
@@ -53,15 +58,17 @@ function safeUser(): string | undefined {
   }
 }
 
-async function answerRequest(requestId: string, action: HumanAnswer["action"], options: AnswerOptions): Promise<void> {
+async function answerRequest(requestId: string, choice: string, options: AnswerOptions): Promise<void> {
+  const action = (ACTIONS as readonly string[]).includes(choice) ? (choice as HumanAnswer["action"]) : "answer";
   const answer: HumanAnswer = { action };
+  if (action === "answer" && choice !== "answer") answer.option = choice;
   if (options.value !== undefined) answer.value = options.value;
   if (options.message !== undefined) answer.message = options.message;
   if (options.by !== undefined) answer.by = options.by;
   await withEngine(options, [], async (engine) => {
     await engine.respondToHuman(requestId, answer);
     if (options.json) return printJson({ requestId, answer });
-    print(`Answered ${requestId}: ${action}. The run resumes when a worker picks it up.`);
+    print(`Answered ${requestId}: ${choice}. The run resumes when a worker picks it up.`);
   });
 }
 
@@ -70,6 +77,10 @@ async function listRequests(options: InboxOptions): Promise<void> {
     const requests = await engine.listHumanRequests({ status: options.all ? undefined : "pending", runId: options.run });
     if (options.json) return printJson(requests.map((r) => ({ ...r, answer: r.answer === null ? null : decode<HumanAnswer>(r.answer) })));
     if (requests.length === 0) return print(options.all ? "No human requests." : "No human requests are waiting.");
-    print(...humanTable(requests), "", `Answer one with: ${CLI} answer <request> retry|skip|fail [--value '<json>']`);
+    print(
+      ...humanTable(requests),
+      "",
+      `Answer one with: ${CLI} answer <request> <option> [--value '<json>']   (retry|skip|fail for a step that may have happened)`,
+    );
   });
 }

@@ -1,4 +1,4 @@
-import type { EntryData, JournalEntry, NewEntry } from "../../core/journal.js";
+import type { EntryData, HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, projectEntry, type RunPatch } from "../../core/run.js";
 import { encode } from "../../core/serialize.js";
 import type { HumanRequest, InboxEvent, NewRun } from "../../core/store.js";
@@ -82,6 +82,16 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
         { kind: "consume-inbox", runId: run.runId, inboxId: data.inboxId, seq },
         { kind: "answer-human", requestId: data.requestId, answer: encode(data.answer), at: now },
       ];
+    }
+    case "human.timedout": {
+      // The request leaves the inbox: the escalation answered it.
+      const data = entry.data as EntryData["human.timedout"];
+      const answer: HumanAnswer =
+        data.escalation === "fail"
+          ? { action: "fail", message: "timed out", by: "timeout" }
+          : { action: "answer", option: data.option, value: data.value, by: "timeout" };
+      if (answer.option === undefined) delete answer.option;
+      return [{ kind: "answer-human", requestId: data.requestId, answer: encode(answer), at: now }];
     }
     case "child.started": {
       const data = entry.data as EntryData["child.started"];
