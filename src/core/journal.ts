@@ -16,7 +16,8 @@ export interface EntryData {
   "run.failed": { error: SerializedError };
   "run.cancelled": { reason?: string };
   "run.retried": { failedSteps: string[] };
-  "step.started": { attempt: number; recovered?: boolean };
+  /** A step's intent; `intent` is what the caller asked to journal with it (e.g. a tool call's argument hash). */
+  "step.started": { attempt: number; recovered?: boolean; intent?: unknown };
   "step.completed": { result: unknown; attempt: number; via?: "reconcile" | "human" };
   "step.failed": { attempt: number; error: SerializedError; final: boolean; retryAt?: number };
   /** How an intent without an outcome was resolved after a crash. */

@@ -641,6 +641,13 @@ export class Execution implements OpExecution {
     // Bad options fail the workflow code at the call, before anything is journaled.
     const policy = resolveRetryPolicy(name, options.retry);
     const timeoutMs = options.timeout === undefined ? undefined : toMs(options.timeout);
+    if (options.intent !== undefined) {
+      try {
+        encode(options.intent);
+      } catch (error) {
+        throw new ValidationError(`ctx.step("${name}"): intent must be plain data the journal can hold (${(error as Error).message}).`);
+      }
+    }
     const key = this.issue(scope, name, "step");
     return this.awaitOp<T>(key, () => runStep(this, key, fn, options, policy, timeoutMs));
   }

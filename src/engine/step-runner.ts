@@ -61,7 +61,9 @@ export async function runStep<T>(
     if (execution.isDraining || execution.isEnded) return;
     attempt += 1;
     crashPoint("before-intent", key);
-    await execution.write([...prefix, newEntry("step.started", key, prefix.length > 0 ? { attempt, recovered: true } : { attempt })]);
+    const intent: EntryData["step.started"] = prefix.length > 0 ? { attempt, recovered: true } : { attempt };
+    if (options.intent !== undefined) intent.intent = options.intent;
+    await execution.write([...prefix, newEntry("step.started", key, intent)]);
     prefix = [];
     crashPoint("after-intent", key);
     const result = await runAttempt(execution, key, fn, { idempotencyKey, attempt, timeoutMs });

@@ -46,6 +46,11 @@ export interface StepOptions<T> {
   effect?: StepEffect;
   /** Undo for a `reversible` step; called with the result (or undefined when the outcome is unknown). */
   compensate?: (result: T | undefined, info: { idempotencyKey: string }) => Promise<void> | void;
+  /**
+   * Journaled with every intent of this step (plain JSON): what it is about to do, e.g. a tool call's
+   * name and argument hash, so the journal shows it even when the outcome never arrives.
+   */
+  intent?: unknown;
   /** Asked first after a crash between intent and outcome: did the effect happen, and with what value? */
   reconcile?: (idempotencyKey: string) => Promise<ReconcileResult<T>> | ReconcileResult<T>;
 }
