@@ -66,5 +66,10 @@ export default tseslint.config(
       ],
     },
   },
+  layer(
+    ["src/agent/**"],
+    ["**/server/**", "**/cli/**", "better-sqlite3", "pg", "**/store/sqlite/**", "**/store/postgres/**", "**/store/memory/**"],
+    "agent sits above the engine: it reaches stores only through the Store port, never the front doors.",
+  ),
   layer(["src/testing/**"], ["**/cli/**", "**/server/**"], "testing helpers sit below the front doors."),
 );

@@ -23,7 +23,11 @@ export type ErrorCode =
   | "STORE_INVALID"
   | "STORE_URL"
   | "SCHEMA_TOO_NEW"
-  | "ENGINE_CLOSED";
+  | "ENGINE_CLOSED"
+  | "MODEL_SCRIPT_EXHAUSTED"
+  | "MODEL_SCRIPT_MISMATCH"
+  | "MODEL_PRICE_UNKNOWN"
+  | "MODEL_SDK_MISSING";
 
 /** Base of every Cairn error: carries a stable {@link ErrorCode}. */
 export class CairnError extends Error {

@@ -1,0 +1,131 @@
+/**
+ * Mapping between neutral messages and the Anthropic Messages API, typed with the SDK's own types.
+ * Internal to the adapter (not exported from `cairn/agent`, so its declarations need no SDK).
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import { count, makeResponse } from "./messages.js";
+import type { ModelRequest, ModelResponse } from "./model.js";
+import type { ContentBlock, Message, StopReason, ToolChoice, Usage } from "./schemas.js";
+
+type MessageParam = Anthropic.Messages.MessageParam;
+type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
+type CreateParams = Anthropic.Messages.MessageCreateParamsNonStreaming;
+type AnthropicMessage = Anthropic.Messages.Message;
+
+/** Maps neutral messages to Anthropic `messages`: tool results become `tool_result` blocks of a user turn. */
+export function toAnthropicMessages(messages: Message[]): MessageParam[] {
+  const out: MessageParam[] = [];
+  // Anthropic wants tool results first in the user turn that follows the tool calls; a user message
+  // right after a tool message joins that same turn.
+  const pushUser = (blocks: ContentBlockParam[]) => {
+    const last = out[out.length - 1];
+    if (last?.role === "user" && Array.isArray(last.content)) last.content.push(...blocks);
+    else out.push({ role: "user", content: blocks });
+  };
+  for (const message of messages) {
+    if (message.role === "user") {
+      const blocks: ContentBlockParam[] =
+        typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content.map((b) => ({ type: "text", text: b.text }));
+      const last = out[out.length - 1];
+      if (last?.role === "user") pushUser(blocks);
+      else out.push({ role: "user", content: typeof message.content === "string" ? message.content : blocks });
+    } else if (message.role === "tool") {
+      pushUser(
+        message.content.map((r) => {
+          const block: Anthropic.Messages.ToolResultBlockParam = { type: "tool_result", tool_use_id: r.toolUseId, content: r.content };
+          if (r.isError) block.is_error = true;
+          return block;
+        }),
+      );
+    } else {
+      // A thinking block without a signature came from another provider: Anthropic would reject it.
+      const blocks = message.content.filter((b) => b.type !== "thinking" || b.signature).map(toAnthropicBlock);
+      out.push({ role: "assistant", content: blocks });
+    }
+  }
+  return out;
+}
+
+function toAnthropicBlock(block: ContentBlock): ContentBlockParam {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text };
+    case "tool_use":
+      return { type: "tool_use", id: block.id, name: block.name, input: block.input };
+    case "thinking":
+      return { type: "thinking", thinking: block.thinking, signature: block.signature! };
+    case "redacted_thinking":
+      return { type: "redacted_thinking", data: block.data };
+  }
+}
+
+function toAnthropicToolChoice(choice: ToolChoice): Anthropic.Messages.ToolChoice {
+  if (choice === "auto") return { type: "auto" };
+  if (choice === "none") return { type: "none" };
+  if (choice === "required") return { type: "any" };
+  return { type: "tool", name: choice.name };
+}
+
+/** Builds the `messages.create` parameters for a neutral request. */
+export function toAnthropicParams(
+  request: ModelRequest,
+  options: { model: string; defaultMaxTokens?: number; params?: Record<string, unknown> },
+): CreateParams {
+  const params: CreateParams = {
+    ...(options.params as Partial<CreateParams>),
+    model: options.model,
+    max_tokens: request.maxTokens ?? options.defaultMaxTokens ?? 4096,
+    messages: toAnthropicMessages(request.messages),
+  };
+  if (request.system !== undefined) params.system = request.system;
+  // The SDK's types no longer list `temperature` (recent Claude models reject sampling parameters),
+  // but older models accept it: send it only when the caller asked for it.
+  if (request.temperature !== undefined) (params as CreateParams & { temperature?: number }).temperature = Math.min(request.temperature, 1);
+  if (request.tools?.length) {
+    params.tools = request.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: { type: "object", ...t.inputSchema } as Anthropic.Messages.Tool.InputSchema,
+    }));
+  }
+  if (request.toolChoice !== undefined) params.tool_choice = toAnthropicToolChoice(request.toolChoice);
+  return params;
+}
+
+const STOP_REASONS: Record<string, StopReason> = {
+  end_turn: "end_turn",
+  tool_use: "tool_use",
+  max_tokens: "max_tokens",
+  stop_sequence: "stop_sequence",
+  refusal: "refusal",
+  model_context_window_exceeded: "max_tokens",
+};
+
+/** Maps an Anthropic `Message` to a neutral response. Blocks Cairn does not model (server tools) are left out of `content` but kept in `raw`. */
+export function fromAnthropicMessage(message: AnthropicMessage): ModelResponse {
+  const content: ContentBlock[] = [];
+  for (const block of message.content) {
+    if (block.type === "text") content.push({ type: "text", text: block.text });
+    else if (block.type === "tool_use") content.push({ type: "tool_use", id: block.id, name: block.name, input: (block.input ?? {}) as never });
+    else if (block.type === "thinking") content.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
+    else if (block.type === "redacted_thinking") content.push({ type: "redacted_thinking", data: block.data });
+  }
+  const u = message.usage;
+  const usage: Usage = {
+    inputTokens: count(u.input_tokens),
+    outputTokens: count(u.output_tokens),
+    cacheReadTokens: count(u.cache_read_input_tokens),
+    cacheWriteTokens: count(u.cache_creation_input_tokens),
+    reasoningTokens: count(u.output_tokens_details?.thinking_tokens),
+  };
+  const raw = message.stop_reason;
+  return makeResponse({
+    content,
+    stopReason: raw ? (STOP_REASONS[raw] ?? "other") : "other",
+    rawStopReason: raw,
+    usage,
+    model: message.model,
+    id: message.id,
+    raw: message,
+  });
+}

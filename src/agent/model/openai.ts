@@ -1,0 +1,73 @@
+/**
+ * Adapter for the official OpenAI SDK (`openai`), Responses API.
+ */
+import type OpenAI from "openai";
+import { ModelSdkMissingError } from "./errors.js";
+import { checkRequest } from "./messages.js";
+import type { Model } from "./model.js";
+import { fromOpenAIResponse, toOpenAIParams } from "./openai-mapping.js";
+
+/**
+ * The part of an `OpenAI` client the adapter uses. A real `new OpenAI()` fits; so does a fake in tests.
+ * Typed structurally so that `cairn/agent`'s declarations do not require the SDK to be installed.
+ */
+export interface OpenAIClientLike {
+  responses: {
+    create(params: any, options?: { signal?: AbortSignal }): PromiseLike<unknown>;
+  };
+}
+
+/** Options of {@link openaiModel}. */
+export interface OpenAIModelOptions {
+  /** Model id, e.g. `gpt-5-mini`. */
+  model: string;
+  /** A client instance. When absent one is built with `apiKey` (or `OPENAI_API_KEY`) on first use. */
+  client?: OpenAIClientLike;
+  /** API key for the client built on first use. Default: `process.env.OPENAI_API_KEY`. */
+  apiKey?: string;
+  /**
+   * Extra `responses.create` parameters merged into every request, e.g.
+   * `{ reasoning: { effort: "low", summary: "auto" } }`, or
+   * `{ store: false, include: ["reasoning.encrypted_content"] }` to keep reasoning stateless.
+   */
+  params?: Record<string, unknown>;
+}
+
+/**
+ * A {@link Model} backed by OpenAI's Responses API. Stateless: the whole transcript is sent each call
+ * (no `previous_response_id`), because the transcript lives in Cairn's journal.
+ *
+ * @example
+ * ```ts
+ * import OpenAI from "openai";
+ * const model = openaiModel({ model: "gpt-5-mini", client: new OpenAI(), params: { reasoning: { effort: "low" } } });
+ * ```
+ */
+export function openaiModel(options: OpenAIModelOptions): Model {
+  let client: Promise<OpenAIClientLike> | undefined = options.client ? Promise.resolve(options.client) : undefined;
+  const getClient = () =>
+    (client ??= buildClient(options.apiKey).catch((error: unknown) => {
+      client = undefined; // a later call may succeed once the SDK is installed
+      throw error;
+    }));
+  return {
+    provider: "openai",
+    modelId: options.model,
+    async generate(request) {
+      checkRequest(request);
+      const params = toOpenAIParams(request, options);
+      const response = await (await getClient()).responses.create(params, request.signal ? { signal: request.signal } : undefined);
+      return fromOpenAIResponse(response as OpenAI.Responses.Response);
+    },
+  };
+}
+
+async function buildClient(apiKey: string | undefined): Promise<OpenAIClientLike> {
+  let Sdk: typeof OpenAI;
+  try {
+    Sdk = (await import("openai")).default;
+  } catch (cause) {
+    throw new ModelSdkMissingError("openai", { cause });
+  }
+  return new Sdk(apiKey === undefined ? {} : { apiKey });
+}
