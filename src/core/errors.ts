@@ -27,7 +27,8 @@ export type ErrorCode =
   | "MODEL_SCRIPT_EXHAUSTED"
   | "MODEL_SCRIPT_MISMATCH"
   | "MODEL_PRICE_UNKNOWN"
-  | "MODEL_SDK_MISSING";
+  | "MODEL_SDK_MISSING"
+  | "BUDGET_EXCEEDED";
 
 /** Base of every Cairn error: carries a stable {@link ErrorCode}. */
 export class CairnError extends Error {

@@ -1,0 +1,242 @@
+import { ValidationError, isCairnError } from "../core/errors.js";
+import { defineWorkflow } from "../engine/define-workflow.js";
+import type { RetryPolicy, Workflow, WorkflowContext } from "../engine/workflow.js";
+import {
+  addCall,
+  checkBeforeCall,
+  checkToolCalls,
+  emptyTotals,
+  resolveBudget,
+  tierToEnter,
+  BudgetExceededError,
+  type AgentBudget,
+  type AgentTotals,
+  type ResolvedBudget,
+} from "./budget.js";
+import { compactIfNeeded, resolveContext, type ContextOptions } from "./context.js";
+import { costOf, type CostOptions } from "./model/cost.js";
+import { estimateCost, estimateTokens } from "./model/estimate.js";
+import { textOf } from "./model/messages.js";
+import type { Model, ModelRequest, ModelResponse } from "./model/model.js";
+import type { Message, StopReason, ToolResult, ToolUseBlock } from "./model/schemas.js";
+import { argumentsHash, describeIssues, formatOutput, type Tool } from "./tool.js";
+
+/** What an agent run starts with: a prompt, or a whole conversation. */
+export type AgentInput = { prompt: string } | { messages: Message[] };
+
+/** How an agent run ended. */
+export interface AgentResult {
+  /** The text of the final assistant turn. */
+  text: string;
+  /** The transcript as last sent to the model, plus the final turn (summaries replace older turns). */
+  messages: Message[];
+  stopReason: StopReason;
+  totals: AgentTotals;
+  /** Turns taken (model calls in the loop, summaries excluded). */
+  turns: number;
+}
+
+/** What {@link defineAgent} takes. */
+export interface AgentDefinition {
+  name: string;
+  /** Default "1". Bump it when the system prompt, tools or loop change in a way old runs cannot replay. */
+  version?: string;
+  /** The model, or a function that makes it in the worker (e.g. from environment keys). */
+  model: Model | (() => Model);
+  system?: string;
+  tools?: Tool[];
+  budget?: AgentBudget;
+  context?: ContextOptions;
+  /** Max tokens per model call (also the output estimate a budget check uses). Default 4096. */
+  maxTokens?: number;
+  temperature?: number;
+  /** Retry policy of model calls. Default 4 attempts from 2 s. */
+  retry?: RetryPolicy;
+  /** Price overrides (USD per million tokens) by model id. */
+  prices?: CostOptions["prices"];
+  /** Loop state snapshot interval (turns). Default 5. */
+  snapshotEvery?: number;
+}
+
+/** The loop's state: journaled in snapshots, so it is all a resume needs. */
+interface AgentState {
+  messages: Message[];
+  totals: AgentTotals;
+  turns: number;
+  approvedTiers: number;
+  /** Summaries made so far (provenance lives in their journaled steps). */
+  summaries: number;
+}
+
+/** A model call's journaled result: the response and what it cost. */
+type ModelCall = ModelResponse & { costMicros: number };
+
+const CALL_ID = /[^a-zA-Z0-9_-]/g;
+
+/**
+ * Defines an agent: a workflow whose loop calls the model, runs the tools it asks for, and repeats
+ * until the model answers without tool calls. Every model call is a step (a crash after it returns
+ * never bills it again), every tool call is a step with its arguments' hash in the intent, approvals
+ * are durable questions answered before the tool runs, and budgets are folds of the journal. The
+ * loop runs on `ctx.loop`, so a resume reads only the newest snapshot and what follows.
+ * @example
+ * const researcher = defineAgent({ name: "researcher", model: modelFromEnv() ?? scripted, system: "…", tools: [search], budget: { maxCostUsd: 2 } });
+ * await engine.start(researcher, { prompt: "What limits solid-state batteries?" });
+ */
+export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, AgentResult> {
+  const { name } = definition;
+  if (!definition.model) throw new ValidationError(`Agent "${name}" needs a model.`);
+  const budget = resolveBudget(name, definition.budget);
+  const context = resolveContext(name, definition.context);
+  const tools = new Map<string, Tool>();
+  for (const tool of definition.tools ?? []) {
+    if (!tool?.spec) throw new ValidationError(`Agent "${name}": tools must be made with defineTool.`);
+    if (tools.has(tool.name)) throw new ValidationError(`Agent "${name}" has two tools named "${tool.name}".`);
+    tools.set(tool.name, tool);
+  }
+  const specs = [...tools.values()].map((tool) => tool.spec);
+  let model: Model | null = typeof definition.model === "function" ? null : definition.model;
+  const getModel = () => (model ??= (definition.model as () => Model)());
+  const costOptions: CostOptions = definition.prices ? { prices: definition.prices } : {};
+  const maxTokens = definition.maxTokens ?? 4096;
+
+  return defineWorkflow<AgentInput, AgentResult>({
+    name,
+    ...(definition.version === undefined ? {} : { version: definition.version }),
+    async run(ctx, input) {
+      const initial: AgentState = { messages: initialMessages(name, input), totals: emptyTotals(), turns: 0, approvedTiers: 0, summaries: 0 };
+      const startedAt = ctx.now("started").getTime();
+      return ctx.loop(
+        "turn",
+        initial,
+        async (state, it) => {
+          const turnCtx = it.ctx;
+          const current = getModel();
+          const started = startedAt;
+          // Keep the prompt within the window: older turns become a journaled summary.
+          state = await compactIfNeeded(turnCtx, current, context, { system: definition.system, tools: specs, maxTokens }, state, costOptions, (next) =>
+            checkBeforeCall(budget, state.totals, next, turnCtx.now("summary-clock").getTime() - started),
+          );
+          const request: Omit<ModelRequest, "signal"> = { messages: state.messages, maxTokens };
+          if (definition.system !== undefined) request.system = definition.system;
+          if (specs.length > 0) request.tools = specs;
+          if (definition.temperature !== undefined) request.temperature = definition.temperature;
+
+          const estimate = estimateTokens(request);
+          const estimatedCost = estimateCost(current.modelId, request, costOptions);
+          const elapsed = turnCtx.now("clock").getTime() - startedAt;
+          checkBeforeCall(budget, state.totals, { costMicros: estimatedCost, ...estimate }, elapsed);
+          state = await approveTier(turnCtx, budget, state, estimatedCost);
+
+          const call = await turnCtx.step<ModelCall>(
+            "model",
+            async ({ signal }) => {
+              const response = await current.generate({ ...request, signal });
+              return { ...response, costMicros: costOf(current.modelId, response.usage, costOptions) };
+            },
+            { retry: definition.retry ?? { maxAttempts: 4, initialDelay: "2s" }, intent: { model: current.modelId, estimatedCostMicros: estimatedCost } },
+          );
+          let totals = addCall(state.totals, call.usage, call.costMicros);
+          const messages: Message[] = [...state.messages, { role: "assistant", content: call.content }];
+          const turns = state.turns + 1;
+
+          if (call.toolCalls.length === 0) {
+            const result: AgentResult = { text: textOf(call.content), messages, stopReason: call.stopReason, totals, turns };
+            return it.done(result);
+          }
+          checkToolCalls(budget, totals, call.toolCalls.length);
+          // Every call gets exactly one result, in the order the model made them; they run concurrently.
+          const results = await Promise.all(call.toolCalls.map((toolCall) => runToolCall(turnCtx, tools, toolCall)));
+          totals = { ...totals, toolCalls: totals.toolCalls + call.toolCalls.length };
+          messages.push({ role: "tool", content: results });
+          return { ...state, messages, totals, turns };
+        },
+        { snapshotEvery: definition.snapshotEvery ?? 5 },
+      );
+    },
+  });
+}
+
+function initialMessages(agent: string, input: AgentInput): Message[] {
+  if (input && typeof input === "object" && "prompt" in input && typeof input.prompt === "string" && input.prompt !== "") {
+    return [{ role: "user", content: input.prompt }];
+  }
+  if (input && typeof input === "object" && "messages" in input && Array.isArray(input.messages) && input.messages.length > 0) return input.messages;
+  throw new ValidationError(`Agent "${agent}" takes { prompt: string } or { messages: Message[] } as input.`);
+}
+
+/** Before a call could enter the next cost tier, a person decides whether the run goes on. */
+async function approveTier(ctx: WorkflowContext, budget: ResolvedBudget, state: AgentState, nextCost: number): Promise<AgentState> {
+  let approved = state.approvedTiers;
+  for (let tier = tierToEnter(budget, state.totals, nextCost, approved); tier >= 0; tier = tierToEnter(budget, state.totals, nextCost, approved)) {
+    const limit = budget.tiersMicros[tier]! / 1e6;
+    const reply = await ctx.askHuman({
+      name: `budget-tier-${tier}`,
+      question: `The run has spent $${(state.totals.costMicros / 1e6).toFixed(4)}; its next model call may take it past $${limit}. Continue?`,
+      options: ["continue", "stop"],
+      context: { tier: limit, spentMicros: state.totals.costMicros, nextCallMicros: nextCost },
+      ...(budget.tierApproval.timeout === undefined ? {} : { timeout: budget.tierApproval.timeout }),
+      onTimeout: { option: budget.tierApproval.onTimeout },
+    });
+    if (reply.option !== "continue")
+      throw new BudgetExceededError(`tiers[${tier}] (declined by ${reply.by ?? "someone"})`, limit, state.totals, nextCost / 1e6);
+    approved = tier + 1;
+  }
+  return approved === state.approvedTiers ? state : { ...state, approvedTiers: approved };
+}
+
+/** One tool call to its one result: validated, approved if needed, run as a journaled step. */
+async function runToolCall(ctx: WorkflowContext, tools: Map<string, Tool>, call: ToolUseBlock): Promise<ToolResult> {
+  const error = (content: string): ToolResult => ({ type: "tool_result", toolUseId: call.id, content, isError: true });
+  const tool = tools.get(call.name);
+  if (!tool) return error(`There is no tool named "${call.name}". Available: ${[...tools.keys()].join(", ") || "none"}.`);
+  if (typeof call.input === "string") return error(`The arguments are not valid JSON: ${call.input.slice(0, 200)}`);
+  const parsed = tool.input.safeParse(call.input);
+  if (!parsed.success) return error(`Invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}`);
+  let args: unknown = parsed.data;
+  const suffix = call.id.replace(CALL_ID, "_");
+  let approvedBy: string | null = null;
+
+  const policy = tool.approvalPolicy;
+  if (policy && (policy.when?.(args) ?? true)) {
+    const hash = argumentsHash(args);
+    const reply = await ctx.askHuman<unknown>({
+      name: `approve-${suffix}`,
+      question: policy.question?.(args) ?? `Allow ${tool.name} with ${JSON.stringify(args).slice(0, 500)}?`,
+      options: ["approve", "reject", "edit"],
+      context: { tool: tool.name, toolCallId: call.id, arguments: args, argumentsHash: hash },
+      ...(policy.timeout === undefined ? {} : { timeout: policy.timeout }),
+      onTimeout: policy.onTimeout === "fail" ? "fail" : { option: policy.onTimeout ?? "reject" },
+    });
+    approvedBy = reply.by ?? "someone";
+    if (reply.option === "reject") return error(`A person (${approvedBy}) rejected this call${reply.message ? `: ${reply.message}` : "."}`);
+    if (reply.option === "edit") {
+      const edited = tool.input.safeParse(reply.value);
+      if (!edited.success)
+        return error(`The arguments ${approvedBy} edited are invalid for ${tool.name} (${describeIssues(edited.error)}); the call did not run.`);
+      args = edited.data;
+    }
+  }
+
+  const runId = ctx.runId;
+  const idempotencyKey = `${runId}:tool:${call.id}`;
+  try {
+    const output = await ctx.step(
+      `tool-${suffix}`,
+      (info) => tool.run(args, { idempotencyKey, toolCallId: call.id, runId, attempt: info.attempt, signal: info.signal, heartbeat: info.heartbeat }),
+      {
+        effect: tool.effect,
+        intent: { tool: tool.name, toolCallId: call.id, argumentsHash: argumentsHash(args), ...(approvedBy === null ? {} : { approvedBy }) },
+        ...(tool.retry === undefined ? {} : { retry: tool.retry }),
+        ...(tool.timeout === undefined ? {} : { timeout: tool.timeout }),
+        ...(tool.reconcile ? { reconcile: () => tool.reconcile!(args, idempotencyKey) } : {}),
+        ...(tool.compensate ? { compensate: (result: unknown) => tool.compensate!(args, result, idempotencyKey) } : {}),
+      },
+    );
+    return { type: "tool_result", toolUseId: call.id, content: formatOutput(tool, output) };
+  } catch (failure) {
+    // A tool that failed for good is reported to the model; anything else (lease lost, divergence) ends the turn.
+    if (!isCairnError(failure, "STEP_FAILED")) throw failure;
+    return error(`${tool.name} failed: ${(failure as Error).message}`);
+  }
+}

@@ -1,0 +1,145 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { Duration } from "../core/duration.js";
+import { ValidationError } from "../core/errors.js";
+import type { ReconcileResult, RetryPolicy, StepEffect } from "../engine/workflow.js";
+import type { JsonValue, ToolSpec } from "./model/schemas.js";
+
+/** What a tool's `run` receives besides its parsed input. */
+export interface ToolContext {
+  /** `<runId>:tool:<toolCallId>`: the same on every attempt and after every crash. Pass it downstream (e.g. an Idempotency-Key header). */
+  readonly idempotencyKey: string;
+  /** The model's id for this call. */
+  readonly toolCallId: string;
+  readonly runId: string;
+  /** 1 for the first attempt. */
+  readonly attempt: number;
+  /** Aborted on cancel, timeout, lease loss or shutdown. */
+  readonly signal: AbortSignal;
+  /** Renews the run's lease for a long call. */
+  heartbeat(): void;
+}
+
+/** When and how a tool call waits for a person's approval. */
+export interface ApprovalPolicy<I> {
+  /** Which calls need approval; default every call. */
+  when?: (input: I) => boolean;
+  /** How long the approval may take; then `onTimeout` applies. Default: no limit. */
+  timeout?: Duration;
+  /** On timeout: reject the call (default; the model is told), approve it, or fail the run. */
+  onTimeout?: "reject" | "approve" | "fail";
+  /** The question shown to the approver; default names the tool and its arguments. */
+  question?: (input: I) => string;
+}
+
+/** What {@link defineTool} takes. */
+export interface ToolDefinition<I, O> {
+  /** Letters, digits, `_` and `-`, up to 64 characters (what every provider accepts). */
+  name: string;
+  /** What the tool does and when to use it, for the model. */
+  description: string;
+  /** The arguments' schema: the model's arguments are parsed with it; invalid ones go back to the model as a tool error. */
+  input: z.ZodType<I>;
+  /**
+   * What a crash between the call's intent and its outcome means (DESIGN §3.4): `none` and
+   * `idempotent` run again with the same idempotency key; `reversible` compensates first;
+   * `unsafe` asks a person whether it happened. `reconcile`, when given, is asked first.
+   */
+  effect: "none" | "idempotent" | "reversible" | "unsafe";
+  run(input: I, context: ToolContext): Promise<O> | O;
+  /** Did the call whose outcome was never journaled happen, and with what output? */
+  reconcile?: (input: I, idempotencyKey: string) => Promise<ReconcileResult<O>> | ReconcileResult<O>;
+  /** Undoes a `reversible` call (output undefined when its outcome is unknown). */
+  compensate?: (input: I, output: O | undefined, idempotencyKey: string) => Promise<void> | void;
+  /** Require a person's approval: `true` for every call, or a policy. */
+  approval?: boolean | ApprovalPolicy<I>;
+  /** Retry policy of the call's step (default: 3 attempts). */
+  retry?: RetryPolicy;
+  /** Per-attempt timeout. */
+  timeout?: Duration;
+  /** The text the model sees for an output; default: strings as they are, anything else as JSON. */
+  format?: (output: O) => string;
+}
+
+/** A tool made by {@link defineTool}. */
+export interface Tool<I = any, O = any> extends ToolDefinition<I, O> {
+  /** What the model is shown: name, description and the input's JSON Schema. */
+  readonly spec: ToolSpec;
+  /** The approval policy, resolved; null when the tool never needs approval. */
+  readonly approvalPolicy: ApprovalPolicy<I> | null;
+}
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const EFFECTS = ["none", "idempotent", "reversible", "unsafe"] as const satisfies readonly StepEffect[];
+
+/**
+ * Defines a tool an agent can call. Each call is a journaled step: its intent (with the hash of
+ * its canonical arguments) is durable before `run` starts, and after a crash an unconfirmed call
+ * is resolved by `effect`, never blindly rerun.
+ * @example
+ * const createIssue = defineTool({
+ *   name: "create_issue",
+ *   description: "Open an issue in the tracker.",
+ *   input: z.object({ title: z.string(), body: z.string() }),
+ *   effect: "idempotent",
+ *   run: ({ title, body }, { idempotencyKey }) => tracker.create({ title, body }, { idempotencyKey }),
+ * });
+ */
+export function defineTool<I, O>(definition: ToolDefinition<I, O>): Tool<I, O> {
+  if (!definition || typeof definition !== "object") throw new ValidationError("defineTool needs a definition object.");
+  const { name, description, input, effect, run } = definition;
+  if (typeof name !== "string" || !NAME.test(name)) {
+    throw new ValidationError(`Tool name ${JSON.stringify(name)} is invalid: use 1–64 letters, digits, _ or -.`);
+  }
+  if (typeof description !== "string" || description.trim() === "") throw new ValidationError(`Tool "${name}" needs a description for the model.`);
+  if (!(input instanceof z.ZodType)) throw new ValidationError(`Tool "${name}": input must be a zod schema.`);
+  if (!(EFFECTS as readonly string[]).includes(effect)) throw new ValidationError(`Tool "${name}": effect must be one of ${EFFECTS.join(", ")}.`);
+  if (typeof run !== "function") throw new ValidationError(`Tool "${name}" needs a run function.`);
+  if (effect === "reversible" && typeof definition.compensate !== "function") {
+    throw new ValidationError(`Tool "${name}" is reversible: give it a compensate function.`);
+  }
+  let inputSchema: Record<string, JsonValue>;
+  try {
+    inputSchema = z.toJSONSchema(input, { io: "input", unrepresentable: "any" }) as Record<string, JsonValue>;
+  } catch (error) {
+    throw new ValidationError(`Tool "${name}": its input schema has no JSON Schema form (${(error as Error).message}).`);
+  }
+  delete inputSchema.$schema;
+  const approval = definition.approval;
+  const approvalPolicy = approval === true ? {} : approval && typeof approval === "object" ? approval : null;
+  return Object.freeze({ ...definition, spec: { name, description, inputSchema }, approvalPolicy });
+}
+
+/** JSON with object keys sorted at every level: the same arguments always give the same text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === "object" && !(value instanceof Date)) {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}
+
+/** `sha256:<hex>` of the canonical JSON of a call's arguments: what an approval is bound to. */
+export function argumentsHash(args: unknown): string {
+  return `sha256:${createHash("sha256").update(canonicalJson(args)).digest("hex")}`;
+}
+
+/** The text the model sees for a tool's output. */
+export function formatOutput<O>(tool: Tool<unknown, O>, output: O): string {
+  if (tool.format) return tool.format(output);
+  if (typeof output === "string") return output;
+  return output === undefined ? "" : JSON.stringify(output);
+}
+
+/** Reads a zod error as one line the model can act on. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(arguments)"}: ${issue.message}`).join("; ");
+}
