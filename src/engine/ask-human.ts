@@ -2,6 +2,7 @@ import { toMs } from "../core/duration.js";
 import { TimeoutError, ValidationError } from "../core/errors.js";
 import { newEntry, type EntryData, type HumanAnswer } from "../core/journal.js";
 import { decode, encode } from "../core/serialize.js";
+import { crashPoint } from "./crash-points.js";
 import type { OpExecution, Outcome } from "./execution-types.js";
 import type { AskHumanRequest, HumanReply } from "./workflow.js";
 
@@ -84,7 +85,8 @@ export async function runAskHuman(execution: OpExecution, key: string, request: 
   if (event) {
     const answer = decode<HumanAnswer>(event.payload);
     const entry = newEntry("human.answered", key, { requestId, answer, inboxId: event.id, reply: true });
-    execution.commitOutcome(key, [entry], replyOutcome(key, "human.answered", entry.data));
+    crashPoint("before-consume", key);
+    execution.commitOutcome(key, [entry], replyOutcome(key, "human.answered", entry.data), () => crashPoint("after-consume", key));
     return;
   }
   if (timeoutAt !== null && timeoutAt <= host.clock()) {
