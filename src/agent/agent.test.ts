@@ -98,7 +98,7 @@ describe.each(STORE_KINDS)("defineAgent on %s", (kind) => {
       input: z.object({}),
       effect: "none",
       retry: { maxAttempts: 1 },
-      run: () => {
+      run: (): string => {
         throw new Error("disk on fire");
       },
     });
@@ -297,6 +297,41 @@ describe.each(STORE_KINDS)("defineAgent on %s", (kind) => {
     expect(Math.max(...prompts)).toBeLessThan(4000 * 4);
     const summaries = (await engine.journal("long")).filter((e) => e.kind === "step.started" && e.opKey?.endsWith("/summarize#0"));
     expect(summaries[0]!.data).toMatchObject({ intent: { summary: 1, model: "scripted", messages: { from: 0 } } });
+  });
+
+  it("pins a run to its manifest: a changed definition is refused with the diff unless it declares a migration", async () => {
+    const ledger: string[] = [];
+    const { deploy } = makeTools(ledger);
+    const script = (): ScriptedTurn[] => [{ content: [call("d1", "deploy", { service: "api", replicas: 2 })] }, { content: "done" }];
+    const original = defineAgent({ name: "pinned", model: counted(script()), system: "Deploy carefully.", tools: [deploy] });
+    const changed = defineAgent({ name: "pinned", model: counted(script()), system: "Deploy fast.", tools: [deploy] });
+    const migrating = defineAgent({
+      name: "pinned",
+      model: counted(script()),
+      system: "Deploy fast.",
+      tools: [deploy],
+      migrate: (changes) => changes.every((c) => c.field === "systemHash"),
+    });
+    for (const [runId, next, outcome] of [
+      ["refused", changed, "failed"],
+      ["migrated", migrating, "completed"],
+    ] as const) {
+      const [one, two] = await sharedEngines(kind, [original], [next]);
+      const worker = one!.startWorker(fast);
+      await one!.start(original, { prompt: "deploy" }, { runId });
+      await waitFor(async () => (await pendingApprovals(one!, runId)).length === 1);
+      await worker.stop();
+      two!.startWorker(fast);
+      const [request] = await pendingApprovals(two!, runId);
+      await two!.respondToHuman(request!.requestId, { action: "answer", option: "approve" });
+      await waitFor(async () => (await two!.getRun(runId)).status === outcome, { what: `${runId} ${outcome}` });
+      if (outcome === "failed") {
+        const error = (await two!.getRun(runId)).error;
+        expect(error).toMatchObject({ code: "MANIFEST_CHANGED" });
+        expect(error?.message).toContain("systemHash was");
+      }
+    }
+    expect(ledger).toEqual(["deploy api 2"]);
   });
 
   it("refuses bad definitions and inputs with errors that say what to do", async () => {

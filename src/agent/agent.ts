@@ -13,6 +13,7 @@ import {
   type AgentTotals,
   type ResolvedBudget,
 } from "./budget.js";
+import { diffManifests, makeManifest, ManifestChangedError, type AgentManifest, type ManifestChange } from "./manifest.js";
 import { compactIfNeeded, resolveContext, type ContextOptions } from "./context.js";
 import { costOf, type CostOptions } from "./model/cost.js";
 import { estimateCost, estimateTokens } from "./model/estimate.js";
@@ -56,6 +57,11 @@ export interface AgentDefinition {
   prices?: CostOptions["prices"];
   /** Loop state snapshot interval (turns). Default 5. */
   snapshotEvery?: number;
+  /**
+   * Accepts a run started under another manifest (system prompt, tools, model, price table,
+   * version): return true to resume it under this definition. Default: refuse with MANIFEST_CHANGED.
+   */
+  migrate?: (changes: ManifestChange[], was: AgentManifest, now: AgentManifest) => boolean;
 }
 
 /** The loop's state: journaled in snapshots, so it is all a resume needs. */
@@ -104,6 +110,11 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
     name,
     ...(definition.version === undefined ? {} : { version: definition.version }),
     async run(ctx, input) {
+      // The manifest is journaled first; a resume under a different definition must be accepted explicitly.
+      const manifest = makeManifest(name, definition.version ?? "1", definition.system, specs, getModel().modelId);
+      const recorded = await ctx.step("manifest", () => manifest);
+      const changes = diffManifests(recorded, manifest);
+      if (changes.length > 0 && !definition.migrate?.(changes, recorded, manifest)) throw new ManifestChangedError(ctx.runId, changes);
       const initial: AgentState = { messages: initialMessages(name, input), totals: emptyTotals(), turns: 0, approvedTiers: 0, summaries: 0 };
       const startedAt = ctx.now("started").getTime();
       return ctx.loop(

@@ -11,3 +11,4 @@ export { defineAgent, type AgentDefinition, type AgentInput, type AgentResult } 
 export { defineTool, argumentsHash, canonicalJson, type Tool, type ToolDefinition, type ToolContext, type ApprovalPolicy } from "./tool.js";
 export { BudgetExceededError, usdToMicros, type AgentBudget, type AgentTotals } from "./budget.js";
 export { cutIndex, renderForSummary, type ContextOptions } from "./context.js";
+export { diffManifests, makeManifest, ManifestChangedError, type AgentManifest, type ManifestChange } from "./manifest.js";

@@ -28,7 +28,8 @@ export type ErrorCode =
   | "MODEL_SCRIPT_MISMATCH"
   | "MODEL_PRICE_UNKNOWN"
   | "MODEL_SDK_MISSING"
-  | "BUDGET_EXCEEDED";
+  | "BUDGET_EXCEEDED"
+  | "MANIFEST_CHANGED";
 
 /** Base of every Cairn error: carries a stable {@link ErrorCode}. */
 export class CairnError extends Error {

@@ -31,7 +31,7 @@ describe.each(STORE_KINDS)("ctx.askHuman on %s", (kind) => {
     await engine.start(wf, undefined, { runId: "r" });
     await waitFor(async () => (await pending(engine, "r")).length === 1, { what: "the request is pending" });
     expect(await pending(engine, "r")).toEqual(["r:ask#0"]);
-    expect((await engine.getRun("r")).status).toBe("suspended");
+    await waitFor(async () => (await engine.getRun("r")).status === "suspended", { what: "the run suspends while it waits" });
     const requested = (await engine.journal("r")).find((e) => e.kind === "human.requested");
     expect(requested?.data).toMatchObject({ question: "Deploy to production?", options: ["approve", "reject"], context: { diff: "+1 -1" } });
 

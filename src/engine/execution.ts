@@ -493,8 +493,10 @@ export class Execution implements OpExecution {
       return;
     }
     this.settled = true;
-    // Outcomes of ops still in flight (a race's loser) are fine; journaled ops the code never reached are not.
-    const missing = [...this.history.keys()].find((key) => !this.issued.has(key));
+    // Outcomes of ops still in flight (a race's loser) are fine; journaled ops the code never reached are not,
+    // unless the code stopped with a Cairn error of its own (e.g. a refused manifest): that says more.
+    const stoppedOnPurpose = !result.ok && isCairnError(result.error);
+    const missing = stoppedOnPurpose ? undefined : [...this.history.keys()].find((key) => !this.issued.has(key));
     if (missing !== undefined) {
       const entry = this.history.get(missing)?.at(-1);
       await this.writeFailure(new NonDeterminismError(missing, `${entry?.kind ?? "an op"}`, "finishes without issuing it"));
