@@ -4,7 +4,7 @@ import { sharedEngines, STORE_KINDS, testEngine } from "../../test/support/engin
 import { isCairnError } from "../core/errors.js";
 import type { Engine } from "../engine/engine.js";
 import { waitFor } from "../testing/wait-for.js";
-import { defineAgent, type AgentResult } from "./agent.js";
+import { agentTool, defineAgent, type AgentResult } from "./agent.js";
 import { transcriptProblems } from "./model/messages.js";
 import type { Model, ModelRequest } from "./model/model.js";
 import { ScriptedModel, type ScriptedTurn } from "./model/scripted.js";
@@ -332,6 +332,68 @@ describe.each(STORE_KINDS)("defineAgent on %s", (kind) => {
       }
     }
     expect(ledger).toEqual(["deploy api 2"]);
+  });
+
+  it("runs sub-agents as child runs within what is left of the caller's budget, and adds their spend", async () => {
+    const prices = { "priced-model": { input: 1, output: 1 } };
+    const usage = { inputTokens: 500, outputTokens: 500 }; // $0.001 per call
+    const child = defineAgent({
+      name: "helper-agent",
+      model: counted([(request) => ({ content: `answer to ${JSON.stringify(request.messages[0]!.content)}`, usage })], "priced-model"),
+      prices,
+      maxTokens: 600,
+    });
+    const parent = defineAgent({
+      name: "lead-agent",
+      model: counted(
+        [
+          { content: [call("a1", "delegate", { task: "first" }), call("a2", "delegate", { task: "second" })], usage },
+          (request) => ({
+            content: lastResults(request)
+              .map((r) => `${r.isError ? "error" : "ok"}: ${r.content}`)
+              .join(" | "),
+            usage,
+          }),
+        ],
+        "priced-model",
+      ),
+      tools: [agentTool({ name: "delegate", description: "Hands a task to a helper.", agent: child })],
+      prices,
+      maxTokens: 600,
+      budget: { maxCostUsd: 1 },
+    });
+    const engine = await testEngine(kind, { workflows: [parent, child] });
+    engine.startWorker(fast);
+    await engine.start(parent, { prompt: "lead" }, { runId: "lead" });
+    const result = (await engine.result("lead", { timeoutMs: 5000 })) as AgentResult;
+    expect(result.text).toBe('ok: answer to "first" | ok: answer to "second"');
+    // Two calls of its own and one per sub-agent: $0.004 in all.
+    expect(result.totals.steps).toBe(4);
+    expect(result.totals.costMicros).toBe(4000);
+    const children = (await engine.listRuns({ workflow: "helper-agent" })).runs;
+    expect(children.map((r) => r.parentRunId)).toEqual(["lead", "lead"]);
+
+    // With less left than a sub-agent's call could cost, the sub-agent stops at the caller's ceiling.
+    const tight = defineAgent({
+      name: "tight-lead",
+      model: counted(
+        [
+          { content: [call("b1", "delegate", { task: "big" })], usage },
+          (request) => ({ content: lastResults(request)[0]!.content, usage: { inputTokens: 1, outputTokens: 1 } }),
+        ],
+        "priced-model",
+      ),
+      tools: [agentTool({ name: "delegate", description: "Hands a task to a helper.", agent: child })],
+      prices,
+      maxTokens: 10,
+      budget: { maxCostUsd: 0.0015 },
+    });
+    const second = await testEngine(kind, { workflows: [tight, child] });
+    second.startWorker(fast);
+    await second.start(tight, { prompt: "lead" }, { runId: "tight" });
+    const text = ((await second.result("tight", { timeoutMs: 5000 })) as AgentResult).text;
+    expect(text).toContain("did not finish");
+    expect(text).toContain("maxCostUsd");
   });
 
   it("refuses bad definitions and inputs with errors that say what to do", async () => {

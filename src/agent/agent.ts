@@ -1,8 +1,10 @@
+import { z } from "zod";
 import { ValidationError, isCairnError } from "../core/errors.js";
 import { defineWorkflow } from "../engine/define-workflow.js";
 import type { RetryPolicy, Workflow, WorkflowContext } from "../engine/workflow.js";
 import {
   addCall,
+  addTotals,
   checkBeforeCall,
   checkToolCalls,
   emptyTotals,
@@ -20,10 +22,13 @@ import { estimateCost, estimateTokens } from "./model/estimate.js";
 import { textOf } from "./model/messages.js";
 import type { Model, ModelRequest, ModelResponse } from "./model/model.js";
 import type { Message, StopReason, ToolResult, ToolUseBlock } from "./model/schemas.js";
-import { argumentsHash, describeIssues, formatOutput, type Tool } from "./tool.js";
+import { argumentsHash, defineTool, describeIssues, formatOutput, type Tool } from "./tool.js";
 
-/** What an agent run starts with: a prompt, or a whole conversation. */
-export type AgentInput = { prompt: string } | { messages: Message[] };
+/** What an agent run starts with: a prompt, or a whole conversation, and optionally tighter limits. */
+export type AgentInput = ({ prompt: string } | { messages: Message[] }) & {
+  /** Limits set by a parent agent (what is left of its own budget); the tighter of these and the agent's own apply. */
+  limits?: { maxCostMicros?: number };
+};
 
 /** How an agent run ended. */
 export interface AgentResult {
@@ -115,6 +120,7 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
       const recorded = await ctx.step("manifest", () => manifest);
       const changes = diffManifests(recorded, manifest);
       if (changes.length > 0 && !definition.migrate?.(changes, recorded, manifest)) throw new ManifestChangedError(ctx.runId, changes);
+      const runBudget = tighten(budget, input?.limits);
       const initial: AgentState = { messages: initialMessages(name, input), totals: emptyTotals(), turns: 0, approvedTiers: 0, summaries: 0 };
       const startedAt = ctx.now("started").getTime();
       return ctx.loop(
@@ -126,7 +132,7 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
           const started = startedAt;
           // Keep the prompt within the window: older turns become a journaled summary.
           state = await compactIfNeeded(turnCtx, current, context, { system: definition.system, tools: specs, maxTokens }, state, costOptions, (next) =>
-            checkBeforeCall(budget, state.totals, next, turnCtx.now("summary-clock").getTime() - started),
+            checkBeforeCall(runBudget, state.totals, next, turnCtx.now("summary-clock").getTime() - started),
           );
           const request: Omit<ModelRequest, "signal"> = { messages: state.messages, maxTokens };
           if (definition.system !== undefined) request.system = definition.system;
@@ -136,8 +142,8 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
           const estimate = estimateTokens(request);
           const estimatedCost = estimateCost(current.modelId, request, costOptions);
           const elapsed = turnCtx.now("clock").getTime() - startedAt;
-          checkBeforeCall(budget, state.totals, { costMicros: estimatedCost, ...estimate }, elapsed);
-          state = await approveTier(turnCtx, budget, state, estimatedCost);
+          checkBeforeCall(runBudget, state.totals, { costMicros: estimatedCost, ...estimate }, elapsed);
+          state = await approveTier(turnCtx, runBudget, state, estimatedCost);
 
           const call = await turnCtx.step<ModelCall>(
             "model",
@@ -155,11 +161,14 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
             const result: AgentResult = { text: textOf(call.content), messages, stopReason: call.stopReason, totals, turns };
             return it.done(result);
           }
-          checkToolCalls(budget, totals, call.toolCalls.length);
+          checkToolCalls(runBudget, totals, call.toolCalls.length);
           // Every call gets exactly one result, in the order the model made them; they run concurrently.
-          const results = await Promise.all(call.toolCalls.map((toolCall) => runToolCall(turnCtx, tools, toolCall)));
+          const remaining = runBudget.maxCostMicros === null ? null : Math.max(0, runBudget.maxCostMicros - totals.costMicros);
+          const outcomes = await Promise.all(call.toolCalls.map((toolCall) => runToolCall(turnCtx, tools, toolCall, remaining)));
           totals = { ...totals, toolCalls: totals.toolCalls + call.toolCalls.length };
-          messages.push({ role: "tool", content: results });
+          // What sub-agents spent counts against this run's budget too.
+          for (const outcome of outcomes) if (outcome.child) totals = addTotals(totals, outcome.child);
+          messages.push({ role: "tool", content: outcomes.map((outcome) => outcome.result) });
           return { ...state, messages, totals, turns };
         },
         { snapshotEvery: definition.snapshotEvery ?? 5 },
@@ -196,8 +205,56 @@ async function approveTier(ctx: WorkflowContext, budget: ResolvedBudget, state: 
   return approved === state.approvedTiers ? state : { ...state, approvedTiers: approved };
 }
 
-/** One tool call to its one result: validated, approved if needed, run as a journaled step. */
-async function runToolCall(ctx: WorkflowContext, tools: Map<string, Tool>, call: ToolUseBlock): Promise<ToolResult> {
+/** The tighter of an agent's budget and the limits its parent passed down. */
+function tighten(budget: ResolvedBudget, limits: AgentInput["limits"]): ResolvedBudget {
+  const parent = limits?.maxCostMicros;
+  if (typeof parent !== "number" || !Number.isFinite(parent) || parent < 0) return budget;
+  return { ...budget, maxCostMicros: budget.maxCostMicros === null ? parent : Math.min(budget.maxCostMicros, parent) };
+}
+
+/** A tool that hands a task to another agent: it runs as a child run, and its spend counts against the caller's budget. */
+export interface AgentTool extends Tool<{ task: string }, string> {
+  readonly agent: Workflow<AgentInput, AgentResult>;
+}
+
+/**
+ * Makes a sub-agent callable as a tool. The call runs the agent as a child run (durable on its own,
+ * visible in `cairn runs`), limited to what is left of the caller's cost budget; its totals are added
+ * to the caller's.
+ * @example
+ * const research = agentTool({ name: "research", description: "Researches a question in depth.", agent: researcher });
+ */
+export function agentTool(options: { name: string; description: string; agent: Workflow<AgentInput, AgentResult> }): AgentTool {
+  const tool = defineTool({
+    name: options.name,
+    description: options.description,
+    input: z.object({ task: z.string().min(1).describe("What the sub-agent should do, with everything it needs to know.") }),
+    effect: "none",
+    run: (): string => {
+      throw new Error(`agentTool "${options.name}" runs as a child run, not as a step.`);
+    },
+  });
+  return Object.freeze({ ...tool, agent: options.agent });
+}
+
+interface CallOutcome {
+  result: ToolResult;
+  /** What a sub-agent spent. */
+  child?: AgentTotals;
+}
+
+/** One tool call to its one result: validated, approved if needed, run as a journaled step (or a child run). */
+async function runToolCall(ctx: WorkflowContext, tools: Map<string, Tool>, call: ToolUseBlock, remainingMicros: number | null): Promise<CallOutcome> {
+  const outcome = await runToolCallInner(ctx, tools, call, remainingMicros);
+  return "type" in outcome ? { result: outcome } : outcome;
+}
+
+async function runToolCallInner(
+  ctx: WorkflowContext,
+  tools: Map<string, Tool>,
+  call: ToolUseBlock,
+  remainingMicros: number | null,
+): Promise<ToolResult | CallOutcome> {
   const error = (content: string): ToolResult => ({ type: "tool_result", toolUseId: call.id, content, isError: true });
   const tool = tools.get(call.name);
   if (!tool) return error(`There is no tool named "${call.name}". Available: ${[...tools.keys()].join(", ") || "none"}.`);
@@ -226,6 +283,18 @@ async function runToolCall(ctx: WorkflowContext, tools: Map<string, Tool>, call:
       if (!edited.success)
         return error(`The arguments ${approvedBy} edited are invalid for ${tool.name} (${describeIssues(edited.error)}); the call did not run.`);
       args = edited.data;
+    }
+  }
+
+  if ("agent" in tool && tool.agent) {
+    const input: AgentInput = { prompt: (args as { task: string }).task };
+    if (remainingMicros !== null) input.limits = { maxCostMicros: remainingMicros };
+    try {
+      const child = await ctx.child(tool.agent as Workflow<AgentInput, AgentResult>, input, { name: `agent-${suffix}` });
+      return { result: { type: "tool_result", toolUseId: call.id, content: child.text }, child: child.totals };
+    } catch (failure) {
+      if (!isCairnError(failure, "RUN_FAILED") && !isCairnError(failure, "RUN_CANCELLED")) throw failure;
+      return error(`The sub-agent ${tool.name} did not finish: ${(failure as Error).message}`);
     }
   }
 

@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 export * from "./model/index.js";
-export { defineAgent, type AgentDefinition, type AgentInput, type AgentResult } from "./agent.js";
+export { agentTool, defineAgent, type AgentDefinition, type AgentInput, type AgentResult, type AgentTool } from "./agent.js";
 export { defineTool, argumentsHash, canonicalJson, type Tool, type ToolDefinition, type ToolContext, type ApprovalPolicy } from "./tool.js";
 export { BudgetExceededError, usdToMicros, type AgentBudget, type AgentTotals } from "./budget.js";
 export { cutIndex, renderForSummary, type ContextOptions } from "./context.js";

@@ -712,7 +712,7 @@ export class Execution implements OpExecution {
     return event;
   }
 
-  private child<I, O>(scope: Scope, workflow: Workflow<I, O>, input: I, options: ChildOptions & { name?: string } = {}): Promise<O> {
+  private child<I, O>(scope: Scope, workflow: Workflow<I, O>, input: I, options: ChildOptions = {}): Promise<O> {
     if (!workflow || typeof workflow.name !== "string" || typeof workflow.run !== "function") {
       throw new ValidationError("ctx.child needs a workflow made with defineWorkflow.");
     }

@@ -65,6 +65,8 @@ export interface WaitOptions {
 
 /** Options of `ctx.child`. */
 export interface ChildOptions {
+  /** Op name; defaults to the child workflow's name. */
+  name?: string;
   /** Default `${parentRunId}/${opKey}`. */
   runId?: string;
 }
