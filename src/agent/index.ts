@@ -12,3 +12,4 @@ export { defineTool, argumentsHash, canonicalJson, type Tool, type ToolDefinitio
 export { BudgetExceededError, usdToMicros, type AgentBudget, type AgentTotals } from "./budget.js";
 export { cutIndex, renderForSummary, type ContextOptions } from "./context.js";
 export { diffManifests, makeManifest, ManifestChangedError, type AgentManifest, type ManifestChange } from "./manifest.js";
+export { defineThread, sendToThread, type ThreadMessage, type ThreadState } from "./thread.js";
