@@ -398,6 +398,55 @@ describe.each(STORE_KINDS)("defineAgent on %s", (kind) => {
     expect(text).toContain("maxCostUsd");
   });
 
+  it("keeps working memory outside the window and searches the run's own history", async () => {
+    const lookup = defineTool({
+      name: "lookup",
+      description: "Looks something up.",
+      input: z.object({ q: z.string() }),
+      effect: "none",
+      run: ({ q }) => `Notes on ${q}: solid electrolytes are ceramic or polymer; dendrites pierce liquid ones.`,
+    });
+    const model = counted([
+      {
+        content: [
+          call("l1", "lookup", { q: "batteries" }),
+          call("s1", "memory_set", { key: "topic", value: "batteries" }),
+          call("s2", "memory_set", { key: "year", value: "soon" }),
+        ],
+      },
+      (request) => {
+        const results = lastResults(request);
+        expect(results[1]).toMatchObject({ content: 'Remembered "topic".' });
+        expect(results[2]).toMatchObject({ isError: true });
+        expect(results[2]!.content).toContain("Invalid value");
+        return {
+          content: [call("g1", "memory_get", { key: "topic" }), call("h1", "search_history", { query: "dendrites pierce" }), call("k1", "memory_list", {})],
+        };
+      },
+      (request) => {
+        const [got, found, keys] = lastResults(request);
+        expect(got!.content).toBe('"batteries"');
+        expect(found!.content).toContain("dendrites pierce liquid ones");
+        expect(keys!.content).toBe('["seen","topic"]');
+        return { content: "done" };
+      },
+    ]);
+    const agent = defineAgent({
+      name: "rememberer",
+      model,
+      retry: { maxAttempts: 1 },
+      tools: [lookup],
+      memory: { schema: { topic: z.string(), year: z.number() } },
+    });
+    const engine = await testEngine(kind, { workflows: [agent] });
+    engine.startWorker(fast);
+    await engine.start(agent, { prompt: "research", memory: { seen: 1 } } as never, { runId: "mem" });
+    const result = (await engine.result("mem", { timeoutMs: 5000 })) as AgentResult;
+    expect(result.text).toBe("done");
+    expect(result.memory).toEqual({ seen: 1, topic: "batteries" });
+    expect(model.requests[0]!.tools!.map((t) => t.name)).toEqual(["lookup", "memory_set", "memory_get", "memory_list", "search_history"]);
+  });
+
   it("refuses bad definitions and inputs with errors that say what to do", async () => {
     expect(() => defineTool({ name: "bad name", description: "x", input: z.object({}), effect: "none", run: () => 1 })).toThrow(/letters, digits/);
     expect(() => defineTool({ name: "undo", description: "x", input: z.object({}), effect: "reversible", run: () => 1 })).toThrow(/compensate/);

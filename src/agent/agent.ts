@@ -15,6 +15,7 @@ import {
   type AgentTotals,
   type ResolvedBudget,
 } from "./budget.js";
+import { MEMORY_TOOLS, memoryToolSpecs, resolveMemory, runMemoryTool, type Memory, type MemoryOptions } from "./memory.js";
 import { diffManifests, makeManifest, ManifestChangedError, type AgentManifest, type ManifestChange } from "./manifest.js";
 import { compactIfNeeded, resolveContext, type ContextOptions } from "./context.js";
 import { costOf, type CostOptions } from "./model/cost.js";
@@ -28,6 +29,8 @@ import { argumentsHash, defineTool, describeIssues, formatOutput, type Tool } fr
 export type AgentInput = ({ prompt: string } | { messages: Message[] }) & {
   /** Limits set by a parent agent (what is left of its own budget); the tighter of these and the agent's own apply. */
   limits?: { maxCostMicros?: number };
+  /** Working memory to start with (e.g. what an earlier turn of a thread remembered). */
+  memory?: Memory;
 };
 
 /** How an agent run ended. */
@@ -38,6 +41,8 @@ export interface AgentResult {
   messages: Message[];
   stopReason: StopReason;
   totals: AgentTotals;
+  /** The working memory at the end (empty without `memory` options). */
+  memory: Memory;
   /** Turns taken (model calls in the loop, summaries excluded). */
   turns: number;
 }
@@ -53,6 +58,8 @@ export interface AgentDefinition {
   tools?: Tool[];
   budget?: AgentBudget;
   context?: ContextOptions;
+  /** Structured working memory (memory_set/get/list tools) and search over the run's history (search_history). */
+  memory?: MemoryOptions;
   /** Max tokens per model call (also the output estimate a budget check uses). Default 4096. */
   maxTokens?: number;
   temperature?: number;
@@ -77,6 +84,7 @@ interface AgentState {
   approvedTiers: number;
   /** Summaries made so far (provenance lives in their journaled steps). */
   summaries: number;
+  memory: Memory;
 }
 
 /** A model call's journaled result: the response and what it cost. */
@@ -105,7 +113,12 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
     if (tools.has(tool.name)) throw new ValidationError(`Agent "${name}" has two tools named "${tool.name}".`);
     tools.set(tool.name, tool);
   }
-  const specs = [...tools.values()].map((tool) => tool.spec);
+  const memoryOptions = resolveMemory(name, definition.memory);
+  if (memoryOptions) {
+    for (const builtin of MEMORY_TOOLS)
+      if (tools.has(builtin)) throw new ValidationError(`Agent "${name}": "${builtin}" is a built-in memory tool; rename your tool.`);
+  }
+  const specs = [...tools.values()].map((tool) => tool.spec).concat(memoryOptions ? memoryToolSpecs(memoryOptions) : []);
   let model: Model | null = typeof definition.model === "function" ? null : definition.model;
   const getModel = () => (model ??= (definition.model as () => Model)());
   const costOptions: CostOptions = definition.prices ? { prices: definition.prices } : {};
@@ -121,7 +134,14 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
       const changes = diffManifests(recorded, manifest);
       if (changes.length > 0 && !definition.migrate?.(changes, recorded, manifest)) throw new ManifestChangedError(ctx.runId, changes);
       const runBudget = tighten(budget, input?.limits);
-      const initial: AgentState = { messages: initialMessages(name, input), totals: emptyTotals(), turns: 0, approvedTiers: 0, summaries: 0 };
+      const initial: AgentState = {
+        messages: initialMessages(name, input),
+        totals: emptyTotals(),
+        turns: 0,
+        approvedTiers: 0,
+        summaries: 0,
+        memory: { ...(input?.memory ?? {}) },
+      };
       const startedAt = ctx.now("started").getTime();
       return ctx.loop(
         "turn",
@@ -151,25 +171,39 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
               const response = await current.generate({ ...request, signal });
               return { ...response, costMicros: costOf(current.modelId, response.usage, costOptions) };
             },
-            { retry: definition.retry ?? { maxAttempts: 4, initialDelay: "2s" }, intent: { model: current.modelId, estimatedCostMicros: estimatedCost } },
+            {
+              retry: definition.retry ?? { maxAttempts: 4, initialDelay: "2s" },
+              intent: { model: current.modelId, estimatedCostMicros: estimatedCost },
+              searchText: (response) => textOf(response.content),
+            },
           );
           let totals = addCall(state.totals, call.usage, call.costMicros);
           const messages: Message[] = [...state.messages, { role: "assistant", content: call.content }];
           const turns = state.turns + 1;
 
           if (call.toolCalls.length === 0) {
-            const result: AgentResult = { text: textOf(call.content), messages, stopReason: call.stopReason, totals, turns };
+            const result: AgentResult = { text: textOf(call.content), messages, stopReason: call.stopReason, totals, turns, memory: state.memory };
             return it.done(result);
           }
           checkToolCalls(runBudget, totals, call.toolCalls.length);
           // Every call gets exactly one result, in the order the model made them; they run concurrently.
           const remaining = runBudget.maxCostMicros === null ? null : Math.max(0, runBudget.maxCostMicros - totals.costMicros);
-          const outcomes = await Promise.all(call.toolCalls.map((toolCall) => runToolCall(turnCtx, tools, toolCall, remaining)));
+          const memory = state.memory;
+          const outcomes = await Promise.all(
+            call.toolCalls.map((toolCall) =>
+              memoryOptions && (MEMORY_TOOLS as readonly string[]).includes(toolCall.name)
+                ? runMemoryTool(turnCtx, memoryOptions, memory, toolCall)
+                : runToolCall(turnCtx, tools, toolCall, remaining),
+            ),
+          );
+          // Memory writes apply in the order the model made the calls.
+          let nextMemory = memory;
+          for (const outcome of outcomes) if ("set" in outcome && outcome.set) nextMemory = { ...nextMemory, [outcome.set.key]: outcome.set.value };
           totals = { ...totals, toolCalls: totals.toolCalls + call.toolCalls.length };
           // What sub-agents spent counts against this run's budget too.
-          for (const outcome of outcomes) if (outcome.child) totals = addTotals(totals, outcome.child);
+          for (const outcome of outcomes) if ("child" in outcome && outcome.child) totals = addTotals(totals, outcome.child);
           messages.push({ role: "tool", content: outcomes.map((outcome) => outcome.result) });
-          return { ...state, messages, totals, turns };
+          return { ...state, messages, totals, turns, memory: nextMemory };
         },
         { snapshotEvery: definition.snapshotEvery ?? 5 },
       );
@@ -307,6 +341,7 @@ async function runToolCallInner(
       {
         effect: tool.effect,
         intent: { tool: tool.name, toolCallId: call.id, argumentsHash: argumentsHash(args), ...(approvedBy === null ? {} : { approvedBy }) },
+        searchText: (output: unknown) => `${tool.name} ${JSON.stringify(args)} → ${formatOutput(tool, output)}`,
         ...(tool.retry === undefined ? {} : { retry: tool.retry }),
         ...(tool.timeout === undefined ? {} : { timeout: tool.timeout }),
         ...(tool.reconcile ? { reconcile: () => tool.reconcile!(args, idempotencyKey) } : {}),

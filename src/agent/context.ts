@@ -139,7 +139,7 @@ export async function compactIfNeeded<S extends CompactableState>(
       const response = await model.generate({ ...summaryRequest, signal });
       return { ...response, costMicros: costOf(model.modelId, response.usage, costOptions) };
     },
-    { retry: { maxAttempts: 4, initialDelay: "2s" }, intent: provenance },
+    { retry: { maxAttempts: 4, initialDelay: "2s" }, intent: provenance, searchText: (response) => textOf(response.content) },
   );
   const summary: Message = { role: "user", content: `[Summary ${provenance.summary} of the earlier conversation]\n${textOf(call.content)}` };
   return {

@@ -13,3 +13,4 @@ export { BudgetExceededError, usdToMicros, type AgentBudget, type AgentTotals } 
 export { cutIndex, renderForSummary, type ContextOptions } from "./context.js";
 export { diffManifests, makeManifest, ManifestChangedError, type AgentManifest, type ManifestChange } from "./manifest.js";
 export { defineThread, sendToThread, type ThreadMessage, type ThreadState } from "./thread.js";
+export { MEMORY_TOOLS, type Memory, type MemoryOptions } from "./memory.js";

@@ -9,6 +9,8 @@ import { MessageSchema, type Message } from "./model/schemas.js";
 /** What a thread run keeps: the conversation so far, across every turn. */
 export interface ThreadState {
   messages: Message[];
+  /** The agent's working memory, carried from turn to turn. */
+  memory?: Record<string, unknown>;
   turns: number;
 }
 
@@ -54,8 +56,8 @@ export function defineThread(
           const { prompt, turnId } = parsed.data;
           const messages: Message[] = [...state.messages, { role: "user", content: prompt }];
           try {
-            const result = await it.ctx.child(agent, { messages }, { runId: `${ctx.runId}:${turnId}`, name: "turn" });
-            return { messages: result.messages, turns: state.turns + 1 };
+            const result = await it.ctx.child(agent, { messages, memory: state.memory ?? {} }, { runId: `${ctx.runId}:${turnId}`, name: "turn" });
+            return { messages: result.messages, memory: result.memory, turns: state.turns + 1 };
           } catch (error) {
             // A failed turn leaves the conversation as it was; the turn's run holds the error.
             if (isCairnError(error, "RUN_FAILED") || isCairnError(error, "RUN_CANCELLED")) return state;

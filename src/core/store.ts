@@ -44,6 +44,11 @@ export interface Store {
    */
   readJournalForResume(runId: string): Promise<JournalEntry[]>;
   /**
+   * Full-text search over the run's indexed step results (`step.completed` entries with `text`):
+   * entries matching any of the query's words, most relevant first.
+   */
+  searchJournal(runId: string, query: string, limit: number): Promise<JournalTextHit[]>;
+  /**
    * Group commit: applies every write in one transaction where the backend allows.
    * A write whose epoch is stale, or whose run is terminal, is skipped and reported
    * `{ ok: false }`; the others still commit. Results are in the order of `writes`.
@@ -208,6 +213,13 @@ export interface InboxEvent {
   /** Seq of the entry that consumed it, or null while buffered. */
   consumedSeq: number | null;
   receivedAt: number;
+}
+
+/** One hit of {@link Store.searchJournal}. */
+export interface JournalTextHit {
+  seq: number;
+  opKey: string;
+  text: string;
 }
 
 /** A question for a person, durable until answered. */

@@ -35,6 +35,7 @@ import {
   type AskHumanRequest,
   type ChildOptions,
   type HumanReply,
+  type JournalSearchHit,
   type LoopIteration,
   type LoopOptions,
   type StepOptions,
@@ -632,6 +633,7 @@ export class Execution implements OpExecution {
       child: (workflow, input, options) => this.child(scope, workflow, input, options),
       loop: (name, initial, body, options) => this.loop(scope, name, initial, body, options),
       askHuman: (request) => this.askHuman(scope, request),
+      searchJournal: (query, options) => this.searchJournal(scope, query, options),
       now: (name = "now") => new Date(this.value(scope, name, () => this.host.clock()) as number),
       random: (name = "random") => this.value(scope, name, () => Math.random()) as number,
       uuid: (name = "uuid") => this.value(scope, name, () => randomUUID()) as string,
@@ -738,6 +740,14 @@ export class Execution implements OpExecution {
         this.block({ kind: "child", opKey: key, childRunId });
       }
     });
+  }
+
+  private searchJournal(scope: Scope, query: string, options: { limit?: number; name?: string } = {}): Promise<JournalSearchHit[]> {
+    if (typeof query !== "string") throw new ValidationError("ctx.searchJournal needs a query string.");
+    const limit = options.limit ?? 10;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw new ValidationError("ctx.searchJournal: limit must be a whole number from 1 to 1000.");
+    // A step: what the search found is journaled, so replay returns the same hits.
+    return this.step(scope, options.name ?? "search", () => this.host.store.searchJournal(this.runId, query, limit), { effect: "none" });
   }
 
   private askHuman<T>(scope: Scope, request: AskHumanRequest): Promise<HumanReply<T>> {

@@ -75,7 +75,7 @@ export async function runStep<T>(
         outcome = journaledValue(
           "step.completed",
           key,
-          { result: result.value, attempt },
+          searchable({ result: result.value, attempt }, options, result.value as T),
           (copy) => copy.result,
           host.maxPayloadBytes,
           `The result of step "${key}"`,
@@ -101,6 +101,18 @@ export async function runStep<T>(
     }
     await waitUnlessStopped(execution, delay);
   }
+}
+
+/** Adds the step's search text to its outcome; a searchText function that throws indexes nothing. */
+function searchable<T>(data: EntryData["step.completed"], options: StepOptions<T>, value: T): EntryData["step.completed"] {
+  if (!options.searchText) return data;
+  try {
+    const text = options.searchText(value);
+    if (typeof text === "string" && text.length > 0) data.text = text.slice(0, 100_000);
+  } catch {
+    // Indexing is best effort: the step's outcome matters, its text does not.
+  }
+  return data;
 }
 
 async function fail(execution: Execution, key: string, attempt: number, error: unknown): Promise<void> {

@@ -51,6 +51,11 @@ export interface StepOptions<T> {
    * name and argument hash, so the journal shows it even when the outcome never arrives.
    */
   intent?: unknown;
+  /**
+   * Makes the step's result findable with `ctx.searchJournal`: the text returned is indexed (SQLite
+   * FTS5, PostgreSQL tsvector) with the step's outcome, in the same transaction.
+   */
+  searchText?: (result: T) => string;
   /** Asked first after a crash between intent and outcome: did the effect happen, and with what value? */
   reconcile?: (idempotencyKey: string) => Promise<ReconcileResult<T>> | ReconcileResult<T>;
 }
@@ -69,6 +74,14 @@ export interface ChildOptions {
   name?: string;
   /** Default `${parentRunId}/${opKey}`. */
   runId?: string;
+}
+
+/** One hit of `ctx.searchJournal`. */
+export interface JournalSearchHit {
+  seq: number;
+  opKey: string;
+  /** The indexed text. */
+  text: string;
 }
 
 /** Options of `ctx.loop`. */
@@ -184,6 +197,11 @@ export interface WorkflowContext {
     body: (state: S, iteration: LoopIteration) => Promise<S | LoopDone<R>> | S | LoopDone<R>,
     options?: LoopOptions,
   ): Promise<R>;
+  /**
+   * Full-text search over this run's journaled step results that were given a `searchText`
+   * (most relevant first). Journaled as a step, so replay returns the same hits.
+   */
+  searchJournal(query: string, options?: { limit?: number; name?: string }): Promise<JournalSearchHit[]>;
   /** Journaled wall-clock time. */
   now(name?: string): Date;
   /** Journaled `Math.random()`. */

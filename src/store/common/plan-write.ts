@@ -18,7 +18,9 @@ export type SideEffect =
   /** `human.requested`: insert the pending request unless it exists. */
   | { kind: "request-human"; request: HumanRequest }
   /** A terminal entry of a child run: wake its parent. */
-  | { kind: "wake"; runId: string };
+  | { kind: "wake"; runId: string }
+  /** `step.completed` with search text: index it for `Store.searchJournal`. */
+  | { kind: "index-text"; runId: string; seq: number; opKey: string; text: string };
 
 /** The outcome of planning one write: the new row, the entries to insert, and their side effects. */
 export interface WritePlan<T extends RunState> {
@@ -72,6 +74,10 @@ function applyPatch<T extends RunState>(run: T, patch: RunPatch): T {
 
 function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: number): SideEffect[] {
   switch (entry.kind) {
+    case "step.completed": {
+      const text = (entry.data as EntryData["step.completed"]).text;
+      return text === undefined ? [] : [{ kind: "index-text", runId: run.runId, seq, opKey: entry.opKey ?? "", text }];
+    }
     case "event.received": {
       const data = entry.data as EntryData["event.received"];
       return [{ kind: "consume-inbox", runId: run.runId, inboxId: data.inboxId, seq }];

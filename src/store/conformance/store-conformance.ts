@@ -4,6 +4,7 @@ import { useStore, type StoreFactory } from "./harness.js";
 import { inboxSpec } from "./inbox-spec.js";
 import { leasesSpec } from "./leases-spec.js";
 import { resumeSpec } from "./resume-spec.js";
+import { searchSpec } from "./search-spec.js";
 import { runsSpec } from "./runs-spec.js";
 import { wakeSpec } from "./wake-spec.js";
 import { workersSpec } from "./workers-spec.js";
@@ -27,5 +28,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     inboxSpec(store);
     workersSpec(store);
     resumeSpec(store);
+    searchSpec(store);
   });
 }

@@ -16,8 +16,10 @@ import type {
   RunWrite,
   Store,
   WorkerRecord,
+  JournalTextHit,
 } from "../../core/store.js";
 import { compareText, decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
+import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
 import { claimKey, claimRun, fenceOut, fenceReason, isClaimable, isStuck, newRunRecord, runCreatedEntry, wakePatch } from "../common/run-state.js";
 import { MemoryTables } from "./memory-tables.js";
@@ -82,6 +84,23 @@ export class MemoryStore implements Store {
   async readJournal(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
     const entries = (this.t.journal.get(runId) ?? []).filter((entry) => entry.seq > (options.afterSeq ?? 0));
     return (options.limit === undefined ? entries : entries.slice(0, Math.max(0, options.limit))).map((entry) => ({ ...entry }));
+  }
+
+  /** See {@link Store.searchJournal}: a scan of the run's journal, scored by the query words each text contains. */
+  async searchJournal(runId: string, query: string, limit: number): Promise<JournalTextHit[]> {
+    const terms = queryTerms(query);
+    if (terms.length === 0) return [];
+    const hits: (JournalTextHit & { score: number })[] = [];
+    for (const entry of this.t.journal.get(runId) ?? []) {
+      if (entry.kind !== "step.completed") continue;
+      const text = (JSON.parse(entry.payload) as { text?: unknown }).text;
+      if (typeof text !== "string") continue;
+      const words = new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+      const score = terms.filter((term) => words.has(term)).length;
+      if (score > 0) hits.push({ seq: entry.seq, opKey: entry.opKey ?? "", text, score });
+    }
+    hits.sort((a, b) => b.score - a.score || a.seq - b.seq);
+    return hits.slice(0, Math.max(0, limit)).map(({ seq, opKey, text }) => ({ seq, opKey, text }));
   }
 
   /** See {@link Store.readJournalForResume}. */
@@ -270,6 +289,8 @@ export class MemoryStore implements Store {
       case "wake":
         this.wake(effect.runId, now);
         return;
+      case "index-text":
+        return; // searchJournal reads the text from the journal itself
     }
   }
 

@@ -72,6 +72,13 @@ export const LATEST_CHECKPOINT = sql(
   `SELECT ${ENTRY_COLUMNS} FROM journal
    WHERE run_id = $1 AND kind IN ('loop.snapshot', 'loop.completed') AND seq < $2 ORDER BY seq DESC LIMIT 1`,
 );
+export const INSERT_TEXT = sql("insert_text", "INSERT INTO journal_text (run_id, seq, op_key, body) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING");
+/** Any of the query's words ($2: terms joined by " | "), ranked by ts_rank. */
+export const SEARCH_TEXT = sql(
+  "search_text",
+  `SELECT seq::int AS seq, op_key AS "opKey", body AS text FROM journal_text, to_tsquery('simple', $2) AS q
+   WHERE run_id = $1 AND tsv @@ q ORDER BY ts_rank(tsv, q) DESC, seq LIMIT $3`,
+);
 export const READ_JOURNAL_RANGE = sql("read_journal_range", `SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`);
 export const READ_JOURNAL_SEQS = sql("read_journal_seqs", `SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = $1 AND seq = ANY($2::bigint[]) ORDER BY seq`);
 

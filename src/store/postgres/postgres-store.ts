@@ -17,8 +17,10 @@ import type {
   RunWrite,
   Store,
   WorkerRecord,
+  JournalTextHit,
 } from "../../core/store.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
+import { queryTerms } from "../common/search-terms.js";
 import { claimRun, fenceOut, fenceReason } from "../common/run-state.js";
 import { resolvePostgresConfig, wakeChannel, type PostgresConfig, type PostgresStoreOptions } from "./postgres-config.js";
 import { applyPostgresMigrations, latestPostgresVersion, postgresSchemaVersion } from "./postgres-migrations.js";
@@ -40,6 +42,7 @@ import {
   LATEST_CHECKPOINT,
   READ_JOURNAL_RANGE,
   READ_JOURNAL_SEQS,
+  SEARCH_TEXT,
   REMOVE_WORKER,
   RENEW_LEASES,
   STUCK_RUNS,
@@ -218,6 +221,13 @@ export class PostgresStore implements Store {
   async readJournal(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
     const limit = options.limit === undefined ? null : Math.max(0, options.limit);
     return (await this.query<EntryRow>(READ_JOURNAL, [runId, options.afterSeq ?? 0, limit])).map(toEntry);
+  }
+
+  /** See {@link Store.searchJournal}: tsvector ('simple' configuration), any of the query's words, ranked by ts_rank. */
+  async searchJournal(runId: string, query: string, limit: number): Promise<JournalTextHit[]> {
+    const terms = queryTerms(query);
+    if (terms.length === 0) return [];
+    return this.query<JournalTextHit>(SEARCH_TEXT, [runId, terms.join(" | "), Math.max(0, limit)]);
   }
 
   /** See {@link Store.readJournalForResume}. */

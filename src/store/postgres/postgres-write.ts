@@ -3,7 +3,17 @@ import type { RunRecord } from "../../core/run.js";
 import type { NewRun } from "../../core/store.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
 import { newRunRecord, runCreatedEntry, wakePatch, type RunState } from "../common/run-state.js";
-import { CONSUME_INBOX, INSERT_ENTRIES, INSERT_HUMAN, INSERT_RUN, LOCK_INBOX, LOCK_STATES, ANSWER_HUMAN, UPDATE_STATES } from "./postgres-queries.js";
+import {
+  CONSUME_INBOX,
+  INSERT_ENTRIES,
+  INSERT_TEXT,
+  INSERT_HUMAN,
+  INSERT_RUN,
+  LOCK_INBOX,
+  LOCK_STATES,
+  ANSWER_HUMAN,
+  UPDATE_STATES,
+} from "./postgres-queries.js";
 import { entryArrays, runValues, stateArrays, toState, type StateRow } from "./postgres-rows.js";
 import type { Tx } from "./postgres-tx.js";
 
@@ -131,6 +141,9 @@ export class WriteSession {
       }
       case "wake":
         await this.wake(effect.runId);
+        return;
+      case "index-text":
+        await this.tx.query(INSERT_TEXT, [effect.runId, effect.seq, effect.opKey, effect.text]);
         return;
     }
   }

@@ -194,7 +194,9 @@ describe("opening a Cairn store", () => {
     const path = join(dir, "v1.db");
     await makeCairnFile(path, 3);
     const raw = new Database(path);
-    raw.exec("DROP INDEX journal_checkpoint_idx; DROP INDEX runs_stuck_idx; DROP TABLE workers; DELETE FROM cairn_migrations WHERE version > 1");
+    raw.exec(
+      "DROP TABLE journal_text; DROP INDEX journal_checkpoint_idx; DROP INDEX runs_stuck_idx; DROP TABLE workers; DELETE FROM cairn_migrations WHERE version > 1",
+    );
     raw.close();
     const store = await openMigrated(path);
     expect(store.settings().schemaVersion).toBe(latestSchemaVersion());

@@ -27,6 +27,8 @@ export class SqliteQueries {
   readonly latestCheckpoint: Statement;
   readonly readJournalRange: Statement;
   readonly readJournalSeqs: Statement;
+  readonly insertText: Statement;
+  readonly searchText: Statement;
   readonly renewLease: Statement;
   readonly insertInbox: Statement;
   readonly getInbox: Statement;
@@ -69,6 +71,10 @@ export class SqliteQueries {
        WHERE run_id = ? AND kind IN ('loop.snapshot', 'loop.completed') AND seq < ? ORDER BY seq DESC LIMIT 1`,
     );
     this.readJournalRange = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND seq >= ? AND seq < ? ORDER BY seq`);
+    this.insertText = db.prepare("INSERT INTO journal_text (body, run_id, seq, op_key) VALUES (?, ?, ?, ?)");
+    this.searchText = db.prepare(
+      "SELECT seq, op_key AS opKey, body AS text FROM journal_text WHERE journal_text MATCH ? AND run_id = ? ORDER BY bm25(journal_text), seq LIMIT ?",
+    );
     this.readJournalSeqs = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND seq IN (SELECT value FROM json_each(?)) ORDER BY seq`);
     this.renewLease = db.prepare(
       `UPDATE runs SET lease_expires_at = ?

@@ -18,8 +18,10 @@ import type {
   RunWrite,
   Store,
   WorkerRecord,
+  JournalTextHit,
 } from "../../core/store.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
+import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
 import { claimRun, fenceOut, fenceReason, newRunRecord, runCreatedEntry, wakePatch, type RunState } from "../common/run-state.js";
 import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersion } from "./sqlite-migrations.js";
@@ -135,6 +137,14 @@ export class SqliteStore implements Store {
   async readJournal(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
     const limit = options.limit === undefined ? -1 : Math.max(0, options.limit);
     return (this.q.readJournal.all(runId, options.afterSeq ?? 0, limit) as EntryRow[]).map(toEntry);
+  }
+
+  /** See {@link Store.searchJournal}: FTS5, any of the query's words, ranked by bm25. */
+  async searchJournal(runId: string, query: string, limit: number): Promise<JournalTextHit[]> {
+    const terms = queryTerms(query);
+    if (terms.length === 0) return [];
+    const match = terms.map((term) => `"${term}"`).join(" OR ");
+    return this.q.searchText.all(match, runId, Math.max(0, limit)) as JournalTextHit[];
   }
 
   /** See {@link Store.readJournalForResume}. */
@@ -360,6 +370,9 @@ export class SqliteStore implements Store {
         if (run) this.wake(run, now);
         return;
       }
+      case "index-text":
+        this.q.insertText.run(effect.text, effect.runId, effect.seq, effect.opKey);
+        return;
     }
   }
 

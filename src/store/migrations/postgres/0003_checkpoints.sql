@@ -1,3 +1,0 @@
--- Cairn store schema, version 3 (PostgreSQL): loop checkpoints, so a resume finds the newest one
--- without reading the history it supersedes (core/resume.ts).
-CREATE INDEX journal_checkpoint_idx ON journal (run_id, seq) WHERE kind IN ('loop.snapshot', 'loop.completed');
