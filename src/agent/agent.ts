@@ -66,6 +66,8 @@ interface AgentState {
   approvedTiers: number;
   /** Summaries made so far (provenance lives in their journaled steps). */
   summaries: number;
+  /** What workflow tools (e.g. the plan tool) keep between calls, by tool name. */
+  toolState?: Record<string, unknown>;
 }
 
 /** A model call's journaled result: the response and what it cost. */
@@ -145,11 +147,21 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
             return it.done(result);
           }
           checkToolCalls(budget, totals, call.toolCalls.length);
-          // Every call gets exactly one result, in the order the model made them; they run concurrently.
-          const results = await Promise.all(call.toolCalls.map((toolCall) => runToolCall(turnCtx, tools, toolCall)));
+          // Every call gets exactly one result, in the order the model made them; they run concurrently,
+          // except calls of workflow tools, which share state and so run one after another.
+          const toolState = { ...state.toolState };
+          let serial: Promise<unknown> = Promise.resolve();
+          const results = await Promise.all(
+            call.toolCalls.map((toolCall) => {
+              if (!tools.get(toolCall.name)?.workflow) return runToolCall(turnCtx, tools, toolCall, toolState);
+              const result = serial.then(() => runToolCall(turnCtx, tools, toolCall, toolState));
+              serial = result.catch(() => undefined);
+              return result;
+            }),
+          );
           totals = { ...totals, toolCalls: totals.toolCalls + call.toolCalls.length };
           messages.push({ role: "tool", content: results });
-          return { ...state, messages, totals, turns };
+          return { ...state, messages, totals, turns, ...(Object.keys(toolState).length > 0 ? { toolState } : {}) };
         },
         { snapshotEvery: definition.snapshotEvery ?? 5 },
       );
@@ -186,7 +198,7 @@ async function approveTier(ctx: WorkflowContext, budget: ResolvedBudget, state: 
 }
 
 /** One tool call to its one result: validated, approved if needed, run as a journaled step. */
-async function runToolCall(ctx: WorkflowContext, tools: Map<string, Tool>, call: ToolUseBlock): Promise<ToolResult> {
+async function runToolCall(ctx: WorkflowContext, tools: Map<string, Tool>, call: ToolUseBlock, toolState: Record<string, unknown>): Promise<ToolResult> {
   const error = (content: string): ToolResult => ({ type: "tool_result", toolUseId: call.id, content, isError: true });
   const tool = tools.get(call.name);
   if (!tool) return error(`There is no tool named "${call.name}". Available: ${[...tools.keys()].join(", ") || "none"}.`);
@@ -219,6 +231,22 @@ async function runToolCall(ctx: WorkflowContext, tools: Map<string, Tool>, call:
   }
 
   const runId = ctx.runId;
+  if (tool.workflow) {
+    try {
+      const output = await tool.workflow(args, {
+        ctx,
+        toolCallId: call.id,
+        runId,
+        state: toolState[tool.name],
+        setState: (next) => (toolState[tool.name] = next),
+      });
+      return { type: "tool_result", toolUseId: call.id, content: formatOutput(tool, output) };
+    } catch (failure) {
+      // Bad requests from the model go back to it; anything else (lease lost, divergence) ends the turn.
+      if (!isCairnError(failure, "INVALID_INPUT")) throw failure;
+      return error(`${tool.name}: ${(failure as Error).message}`);
+    }
+  }
   const idempotencyKey = `${runId}:tool:${call.id}`;
   try {
     const output = await ctx.step(

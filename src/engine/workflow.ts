@@ -67,6 +67,8 @@ export interface WaitOptions {
 export interface ChildOptions {
   /** Default `${parentRunId}/${opKey}`. */
   runId?: string;
+  /** Op name; defaults to the child workflow's name. */
+  name?: string;
 }
 
 /** Options of `ctx.loop`. */
