@@ -15,7 +15,7 @@ import {
   type AgentTotals,
   type ResolvedBudget,
 } from "./budget.js";
-import { MEMORY_TOOLS, memoryToolSpecs, resolveMemory, runMemoryTool, type Memory, type MemoryOptions } from "./memory.js";
+import { MEMORY_TOOLS, memoryToolSpecs, resolveMemory, runMemoryTool, type Memory, type MemoryCall, type MemoryOptions } from "./memory.js";
 import { diffManifests, makeManifest, ManifestChangedError, type AgentManifest, type ManifestChange } from "./manifest.js";
 import { compactIfNeeded, resolveContext, type ContextOptions } from "./context.js";
 import { costOf, type CostOptions } from "./model/cost.js";
@@ -85,6 +85,8 @@ interface AgentState {
   /** Summaries made so far (provenance lives in their journaled steps). */
   summaries: number;
   memory: Memory;
+  /** What workflow tools (e.g. the plan tool) keep between calls, by tool name. */
+  toolState?: Record<string, unknown>;
 }
 
 /** A model call's journaled result: the response and what it cost. */
@@ -186,15 +188,20 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
             return it.done(result);
           }
           checkToolCalls(runBudget, totals, call.toolCalls.length);
-          // Every call gets exactly one result, in the order the model made them; they run concurrently.
+          // Every call gets exactly one result, in the order the model made them; they run concurrently,
+          // except calls of workflow tools (e.g. the plan tool), which share state and run one after another.
           const remaining = runBudget.maxCostMicros === null ? null : Math.max(0, runBudget.maxCostMicros - totals.costMicros);
           const memory = state.memory;
+          const toolState = { ...state.toolState };
+          let serial: Promise<unknown> = Promise.resolve();
           const outcomes = await Promise.all(
-            call.toolCalls.map((toolCall) =>
-              memoryOptions && (MEMORY_TOOLS as readonly string[]).includes(toolCall.name)
-                ? runMemoryTool(turnCtx, memoryOptions, memory, toolCall)
-                : runToolCall(turnCtx, tools, toolCall, remaining),
-            ),
+            call.toolCalls.map((toolCall): Promise<CallOutcome | MemoryCall> => {
+              if (memoryOptions && (MEMORY_TOOLS as readonly string[]).includes(toolCall.name)) return runMemoryTool(turnCtx, memoryOptions, memory, toolCall);
+              if (!tools.get(toolCall.name)?.workflow) return runToolCall(turnCtx, tools, toolCall, remaining, toolState);
+              const outcome = serial.then(() => runToolCall(turnCtx, tools, toolCall, remaining, toolState));
+              serial = outcome.catch(() => undefined);
+              return outcome;
+            }),
           );
           // Memory writes apply in the order the model made the calls.
           let nextMemory = memory;
@@ -203,7 +210,7 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
           // What sub-agents spent counts against this run's budget too.
           for (const outcome of outcomes) if ("child" in outcome && outcome.child) totals = addTotals(totals, outcome.child);
           messages.push({ role: "tool", content: outcomes.map((outcome) => outcome.result) });
-          return { ...state, messages, totals, turns, memory: nextMemory };
+          return { ...state, messages, totals, turns, memory: nextMemory, ...(Object.keys(toolState).length > 0 ? { toolState } : {}) };
         },
         { snapshotEvery: definition.snapshotEvery ?? 5 },
       );
@@ -278,8 +285,14 @@ interface CallOutcome {
 }
 
 /** One tool call to its one result: validated, approved if needed, run as a journaled step (or a child run). */
-async function runToolCall(ctx: WorkflowContext, tools: Map<string, Tool>, call: ToolUseBlock, remainingMicros: number | null): Promise<CallOutcome> {
-  const outcome = await runToolCallInner(ctx, tools, call, remainingMicros);
+async function runToolCall(
+  ctx: WorkflowContext,
+  tools: Map<string, Tool>,
+  call: ToolUseBlock,
+  remainingMicros: number | null,
+  toolState: Record<string, unknown>,
+): Promise<CallOutcome> {
+  const outcome = await runToolCallInner(ctx, tools, call, remainingMicros, toolState);
   return "type" in outcome ? { result: outcome } : outcome;
 }
 
@@ -288,6 +301,7 @@ async function runToolCallInner(
   tools: Map<string, Tool>,
   call: ToolUseBlock,
   remainingMicros: number | null,
+  toolState: Record<string, unknown>,
 ): Promise<ToolResult | CallOutcome> {
   const error = (content: string): ToolResult => ({ type: "tool_result", toolUseId: call.id, content, isError: true });
   const tool = tools.get(call.name);
@@ -333,6 +347,22 @@ async function runToolCallInner(
   }
 
   const runId = ctx.runId;
+  if (tool.workflow) {
+    try {
+      const output = await tool.workflow(args, {
+        ctx,
+        toolCallId: call.id,
+        runId,
+        state: toolState[tool.name],
+        setState: (next) => (toolState[tool.name] = next),
+      });
+      return { type: "tool_result", toolUseId: call.id, content: formatOutput(tool, output) };
+    } catch (failure) {
+      // Bad requests from the model go back to it; anything else (lease lost, divergence) ends the turn.
+      if (!isCairnError(failure, "INVALID_INPUT")) throw failure;
+      return error(`${tool.name}: ${(failure as Error).message}`);
+    }
+  }
   const idempotencyKey = `${runId}:tool:${call.id}`;
   try {
     const output = await ctx.step(

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Duration } from "../core/duration.js";
 import { ValidationError } from "../core/errors.js";
-import type { ReconcileResult, RetryPolicy, StepEffect } from "../engine/workflow.js";
+import type { ReconcileResult, RetryPolicy, StepEffect, WorkflowContext } from "../engine/workflow.js";
 import type { JsonValue, ToolSpec } from "./model/schemas.js";
 
 /** What a tool's `run` receives besides its parsed input. */
@@ -18,6 +18,21 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** Renews the run's lease for a long call. */
   heartbeat(): void;
+}
+
+/**
+ * What a tool's `workflow` function receives: the turn's durable context and the tool's state,
+ * which the agent keeps in its loop state (so it is journaled in snapshots and survives a resume).
+ */
+export interface WorkflowToolContext {
+  /** The agent turn's context: ops issued on it journal themselves and replay. */
+  readonly ctx: WorkflowContext;
+  readonly toolCallId: string;
+  readonly runId: string;
+  /** What the tool last passed to `setState` in this run (undefined at first). */
+  readonly state: unknown;
+  /** Keeps plain JSON data for the tool's next call in this run. */
+  setState(state: unknown): void;
 }
 
 /** When and how a tool call waits for a person's approval. */
@@ -59,6 +74,15 @@ export interface ToolDefinition<I, O> {
   timeout?: Duration;
   /** The text the model sees for an output; default: strings as they are, anything else as JSON. */
   format?: (output: O) => string;
+  /**
+   * Runs the call as workflow code in the agent's turn instead of inside one step: it may issue
+   * ops on `context.ctx` (steps, child runs, questions), each journaled on its own, and it must be
+   * deterministic like any workflow code. When given, the agent calls this instead of `run`, and
+   * `effect`, `retry`, `timeout`, `reconcile` and `compensate` are left to the ops it issues. Calls
+   * of such tools in one turn run one after another, in the order the model made them. A
+   * ValidationError it throws goes back to the model as the call's error.
+   */
+  workflow?: (input: I, context: WorkflowToolContext) => Promise<O>;
 }
 
 /** A tool made by {@link defineTool}. */
@@ -95,6 +119,7 @@ export function defineTool<I, O>(definition: ToolDefinition<I, O>): Tool<I, O> {
   if (!(input instanceof z.ZodType)) throw new ValidationError(`Tool "${name}": input must be a zod schema.`);
   if (!(EFFECTS as readonly string[]).includes(effect)) throw new ValidationError(`Tool "${name}": effect must be one of ${EFFECTS.join(", ")}.`);
   if (typeof run !== "function") throw new ValidationError(`Tool "${name}" needs a run function.`);
+  if (definition.workflow !== undefined && typeof definition.workflow !== "function") throw new ValidationError(`Tool "${name}": workflow must be a function.`);
   if (effect === "reversible" && typeof definition.compensate !== "function") {
     throw new ValidationError(`Tool "${name}" is reversible: give it a compensate function.`);
   }

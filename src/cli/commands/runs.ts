@@ -5,6 +5,8 @@ import { idArg, intArg, statusArg } from "../args.js";
 import { CLI, jsonOption, note, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { formatTime, formatWaiting, runBlock, table, timeline } from "../format.js";
 import { followRun, readJournal } from "../follow.js";
+import { planTrees } from "../plan-format.js";
+import { planViews } from "../../agent/plan-view.js";
 
 interface RunsOptions extends StoreOptions, JsonOptions {
   stuck?: boolean;
@@ -117,12 +119,16 @@ async function showRun(runId: string, options: ShowOptions): Promise<void> {
   await withEngine(options, [], async (engine) => {
     const run = await engine.getRun(runId);
     if (options.json) {
-      printJson({ run, journal: await readJournal(engine, runId) });
+      const journal = await readJournal(engine, runId);
+      printJson({ run, journal, plans: planViews(journal).map((view) => view.state) });
       return;
     }
     print(...runBlock(run), "");
     if (!options.follow) {
-      print(...timeline(await readJournal(engine, runId)));
+      const journal = await readJournal(engine, runId);
+      const plans = planTrees(planViews(journal));
+      if (plans.length > 0) print(...plans, "");
+      print(...timeline(journal));
       return;
     }
     const stop = new AbortController();
