@@ -447,6 +447,52 @@ describe.each(STORE_KINDS)("defineAgent on %s", (kind) => {
     expect(model.requests[0]!.tools!.map((t) => t.name)).toEqual(["lookup", "memory_set", "memory_get", "memory_list", "search_history"]);
   });
 
+  it.each(["unsafe", "reversible", "none"] as const)("resolves a %s tool call interrupted by a crash by its effect, never blindly", async (effect) => {
+    const ledger: string[] = [];
+    const hang = new Promise<string>(() => {});
+    let crashed = false;
+    const tool = defineTool({
+      name: "charge",
+      description: "Charges a card.",
+      input: z.object({ cents: z.number() }),
+      effect,
+      run: ({ cents }, { attempt }) => {
+        ledger.push(`run ${cents} attempt ${attempt}`);
+        return crashed ? `charged ${cents}` : hang;
+      },
+      ...(effect === "reversible"
+        ? { compensate: (input: { cents: number }, output: string | undefined) => void ledger.push(`refund ${input.cents} ${output ?? "?"}`) }
+        : {}),
+    });
+    const script = (): ScriptedTurn[] => [{ content: [call("p1", "charge", { cents: 500 })] }, (request) => ({ content: lastResults(request)[0]!.content })];
+    const agent = defineAgent({ name: `pay-${effect}`, model: counted(script()), tools: [tool] });
+    const [one, two] = await sharedEngines(kind, [agent], [agent]);
+    const worker = one!.startWorker(fast);
+    await one!.start(agent, { prompt: "pay" }, { runId: "p" });
+    await waitFor(() => ledger.length === 1, { what: "the charge running" });
+    await worker.stop({ drain: false }); // the worker dies with the call in flight: intent, no outcome
+    crashed = true;
+    two!.startWorker(fast);
+    if (effect === "unsafe") {
+      // Nobody knows whether the card was charged: a person is asked, and the call is not run again.
+      await waitFor(async () => (await two!.listHumanRequests({ status: "pending", runId: "p" })).length === 1, { what: "the question" });
+      const [question] = await two!.listHumanRequests({ status: "pending", runId: "p" });
+      expect(question!.options).toEqual(["retry", "skip", "fail"]);
+      await two!.respondToHuman(question!.requestId, { action: "skip", value: "charged 500 (confirmed by hand)" });
+    }
+    const text = ((await two!.result("p", { timeoutMs: 5000 })) as AgentResult).text;
+    if (effect === "unsafe") {
+      expect(text).toBe("charged 500 (confirmed by hand)");
+      expect(ledger).toEqual(["run 500 attempt 1"]);
+    } else if (effect === "reversible") {
+      expect(text).toBe("charged 500");
+      expect(ledger).toEqual(["run 500 attempt 1", "refund 500 ?", "run 500 attempt 2"]);
+    } else {
+      expect(text).toBe("charged 500");
+      expect(ledger).toEqual(["run 500 attempt 1", "run 500 attempt 2"]);
+    }
+  });
+
   it("refuses bad definitions and inputs with errors that say what to do", async () => {
     expect(() => defineTool({ name: "bad name", description: "x", input: z.object({}), effect: "none", run: () => 1 })).toThrow(/letters, digits/);
     expect(() => defineTool({ name: "undo", description: "x", input: z.object({}), effect: "reversible", run: () => 1 })).toThrow(/compensate/);
