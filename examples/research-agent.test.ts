@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createEngine, silentLogger, type Engine, type Worker } from "cairn";
+import { createEngine, silentLogger, type Engine } from "cairn";
 import { ManualClock } from "cairn/testing";
 import { workflows } from "./index.js";
 import { countLedger, LEDGER_ENV } from "./ledger.js";
@@ -26,14 +26,13 @@ describe.each([
   let dir: string;
   let ledger: string;
   let engine: Engine;
-  let worker: Worker;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), "cairn-research-"));
     ledger = join(dir, "ledger.txt");
     process.env[LEDGER_ENV] = ledger;
     engine = await createEngine({ store: url(dir), workflows, logger: silentLogger });
-    worker = engine.startWorker({ pollInterval: 10 });
+    engine.startWorker({ pollInterval: 10 });
   });
 
   afterEach(async () => {
@@ -114,7 +113,7 @@ describe.each([
     await engine.close();
 
     engine = await createEngine({ store: url(dir), workflows, logger: silentLogger });
-    worker = engine.startWorker({ pollInterval: 10 });
+    engine.startWorker({ pollInterval: 10 });
     await engine.respondToHuman(`${run.runId}:review#0`, { action: "answer", option: "approve" });
     const result: ResearchResult = await engine.result(run.runId, { timeoutMs: 10_000 });
 
