@@ -126,7 +126,8 @@ export const searchTool = defineTool({
   effect: "idempotent",
   async run({ query }, { idempotencyKey, toolCallId, signal }): Promise<SearchHit[]> {
     recordEffect(idempotencyKey);
-    const position = Number(/(\d+)$/.exec(toolCallId)?.[1] ?? 0);
+    // The scripted model numbers its calls search_0, search_1, …; a real provider's ids are opaque.
+    const position = Math.min(Number(/^search_(\d+)$/.exec(toolCallId)?.[1] ?? 0), 8);
     await delay(stepMs() * (position + 1), signal);
     const h = hash(query);
     return Array.from({ length: 2 + (h % 2) }, (_, i) => ({
