@@ -30,7 +30,8 @@ describe("npm run demo", () => {
 
     expect(stdout).toMatch(/worker 1 killed \(signal SIGKILL\)/);
     expect(stdout).toMatch(/Start worker 2/);
-    expect(stdout).toMatch(/waiting for "review"/);
+    expect(stdout).toMatch(/waiting for a person to answer "demo-research:review#0"/);
+    expect(stdout).toMatch(/answered "approve"/);
     expect(stdout).toMatch(/ran exactly once/);
     expect(stdout).not.toMatch(/UNEXPECTED/);
     expect(stdout).toMatch(/"status": "approved"/);

@@ -1,11 +1,13 @@
 /**
  * `npm run demo`: durability, shown rather than told.
  *
- * A research agent runs in a separate worker process. Half-way through its
- * searches the demo kills that process with SIGKILL (no clean-up, like a power
- * cut), starts a fresh worker, and shows from an effect ledger kept outside the
- * database that finished steps were not run again. Then it plays the human
- * reviewer and prints the run's journal.
+ * The research agent (examples/research-agent.ts) runs in a separate worker
+ * process: its model plans four questions and calls the search tool for all of
+ * them in one turn. Half-way through the searches the demo kills that process
+ * with SIGKILL (no clean-up, like a power cut), starts a fresh worker, and shows
+ * from an effect ledger kept outside the database that finished tool calls were
+ * not run again. Then it plays the human reviewer (`ctx.askHuman`) and prints
+ * the journals.
  *
  * Run from the repository root after `npm run build`. Set CAIRN_DEMO_KEEP=1 to keep
  * the database for `cairn show`.
@@ -19,9 +21,16 @@ import { workflows } from "./index.js";
 import { countLedger, LEDGER_ENV } from "./ledger.js";
 import { research, STEP_MS_ENV, type ResearchResult } from "./research-agent.js";
 
+// The demo shows the scripted model, whatever keys the environment holds (`npm start` uses a real one).
+for (const key of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CAIRN_MODEL"]) delete process.env[key];
+
 const CLI = resolve("dist/src/cli/main.js");
 const WORKFLOWS_MODULE = resolve("dist/examples/index.js");
 const RUN_ID = "demo-research";
+/** The agent's first run, a child of the research run (the workflow starts it with ctx.child). */
+const AGENT_RUN_ID = `${RUN_ID}/researcher#0`;
+/** The review question's request id: `<runId>:<op key>`. */
+const REVIEW_ID = `${RUN_ID}:review#0`;
 /** How long each search takes, times its position (400 ms, 800 ms, …), so the kill lands mid-run. */
 const STEP_MS = process.env[STEP_MS_ENV] ?? "400";
 /**
@@ -58,6 +67,14 @@ function detail(entry: JournalEntryView): string {
       return `intent without outcome → ${String(data.action)} (via ${String(data.via)})`;
     case "event.received":
       return `eventId ${String(data.eventId)}`;
+    case "human.requested":
+      return `${String(data.requestId)} [${(data.options as string[] | undefined)?.join(" | ") ?? ""}]`;
+    case "human.answered": {
+      const answer = (data.answer ?? {}) as { option?: string; by?: string };
+      return `${answer.option ?? ""} by ${answer.by ?? "someone"}`;
+    }
+    case "child.started":
+      return `run ${String(data.childRunId)}`;
     default:
       return "";
   }
@@ -65,12 +82,12 @@ function detail(entry: JournalEntryView): string {
 
 function describeEntry(entry: JournalEntryView, startedAt: number): string {
   const at = `+${String(entry.at.getTime() - startedAt).padStart(5)}ms`;
-  return `   ${String(entry.seq).padStart(3)}  ${at}  epoch ${entry.epoch}  ${entry.kind.padEnd(15)} ${(entry.opKey ?? "").padEnd(10)} ${detail(entry)}`.trimEnd();
+  return `   ${String(entry.seq).padStart(3)}  ${at}  epoch ${entry.epoch}  ${entry.kind.padEnd(15)} ${(entry.opKey ?? "").padEnd(26)} ${detail(entry)}`.trimEnd();
 }
 
 function printJournal(entries: JournalEntryView[]): void {
   const startedAt = entries[0]?.at.getTime() ?? 0;
-  say(dim("   seq      time   lease    kind            op key     detail"));
+  say(dim("   seq      time   lease    kind            op key                     detail"));
   for (const entry of entries) say(describeEntry(entry, startedAt));
 }
 
@@ -149,11 +166,12 @@ function isAlive(worker: WorkerProcess): boolean {
 
 // ── the demo ─────────────────────────────────────────────────────────────────
 
+/** The agent's tool steps (`turn#0/0/tool-search_2#0`): which finished, which were running. */
 function stepStates(entries: JournalEntryView[]): { completed: string[]; inFlight: string[] } {
   const started = new Set<string>();
   const completed: string[] = [];
   for (const entry of entries) {
-    if (entry.opKey === null) continue;
+    if (entry.opKey === null || !entry.opKey.includes("/tool-")) continue;
     if (entry.kind === "step.started") started.add(entry.opKey);
     if (entry.kind === "step.completed") {
       completed.push(entry.opKey);
@@ -165,7 +183,7 @@ function stepStates(entries: JournalEntryView[]): { completed: string[]; inFligh
 
 function printLedger(ledger: string): Map<string, number> {
   const counts = countLedger(ledger);
-  for (const [key, count] of counts) say(`   ${key.padEnd(28)} ran ${count}×`);
+  for (const [key, count] of counts) say(`   ${key.padEnd(44)} ran ${count}×`);
   if (counts.size === 0) say("   (empty)");
   return counts;
 }
@@ -185,10 +203,12 @@ async function main(): Promise<number> {
   try {
     say(bold("Cairn durability demo"));
     say(
-      "A research agent plans, runs four web searches in parallel, drafts a summary, and then waits",
-      "for a human review. Every step is journaled in a SQLite file before and after it runs.",
-      "Each step also appends its idempotency key to an effect ledger, a plain file outside the",
+      "A research agent's model plans four questions and calls a search tool for all of them in one",
+      "turn (the calls run in parallel), drafts a summary, and then asks a person for a review.",
+      "Every model call and tool call is journaled in a SQLite file before and after it runs. Each",
+      "search also appends its idempotency key to an effect ledger, a plain file outside the",
       "database, so we can count how many times each side effect really happened.",
+      dim("(The model here is the scripted stand-in; `npm start` uses a real one when ANTHROPIC_API_KEY or OPENAI_API_KEY is set.)"),
     );
 
     heading("Start the run");
@@ -199,24 +219,25 @@ async function main(): Promise<number> {
     heading("Start worker 1 (a separate process)");
     const first = await startWorker("worker 1", storeUrl, ledger);
     say(`   worker 1 is running as pid ${first.child.pid}; each search takes ${STEP_MS} ms × its position`);
+    say(`   the research run starts the agent as a child run, ${AGENT_RUN_ID}`);
 
     heading("Let it get part-way, then kill it with SIGKILL");
-    await until("two finished steps", 30_000, async () => {
-      const entries = await engine!.journal(RUN_ID);
-      if (entries.some((e) => e.kind === "event.waiting")) {
+    await until("two finished searches", 30_000, async () => {
+      if ((await engine!.getRun(RUN_ID)).waitingFor.some((w) => w.kind === "human")) {
         throw new Error(`The run reached the review before the demo could stop the worker; raise ${STEP_MS_ENV} (now ${STEP_MS}).`);
       }
+      const entries = await engine!.journal(AGENT_RUN_ID).catch(() => []);
       return stepStates(entries).completed.length >= 2 && entries;
     });
     first.child.kill("SIGKILL");
     const death = await first.exited;
-    const journalAtKill = await engine.journal(RUN_ID);
+    const journalAtKill = await engine.journal(AGENT_RUN_ID);
     const killedAt = stepStates(journalAtKill);
     const killedAtSeq = journalAtKill.at(-1)?.seq ?? 0;
     say(`   worker 1 killed (signal ${death.signal ?? "none"}); no shutdown code ran, its lease was not released`);
     say(`   finished before the kill: ${killedAt.completed.join(", ")}`);
     say(`   in flight at the kill:    ${killedAt.inFlight.join(", ") || "(none)"}`);
-    say("", "   The journal so far:");
+    say("", `   The agent's journal so far (${AGENT_RUN_ID}):`);
     printJournal(journalAtKill);
     say("", "   The effect ledger so far:");
     printLedger(ledger);
@@ -226,39 +247,42 @@ async function main(): Promise<number> {
     say("   with a higher fencing epoch, so nothing worker 1 might still write could be accepted.");
     const second = await startWorker("worker 2", storeUrl, ledger);
     say(`   worker 2 is running as pid ${second.child.pid}`);
-    const suspended = await until("the run to wait for its review", 60_000, async () => {
+    const suspended = await until("the run to ask for its review", 60_000, async () => {
       const run = await engine!.getRun(RUN_ID);
       if (run.status === "failed") throw new Error(`The run failed: ${run.error?.message}`);
-      return run.status === "suspended" && run.waitingFor.some((w) => w.kind === "event" && w.type === "review") && run;
+      return run.status === "suspended" && run.waitingFor.some((w) => w.kind === "human" && w.requestId === REVIEW_ID) && run;
     });
-    const takeover = (await engine.journal(RUN_ID)).find((e) => e.kind === "run.claimed" && e.seq > killedAtSeq);
+    const takeover = (await engine.journal(AGENT_RUN_ID)).find((e) => e.kind === "run.claimed" && e.seq > killedAtSeq);
     if (takeover)
       say(`   worker 2 took the run over at seq ${takeover.seq} with lease epoch ${takeover.epoch}; writes fenced by the old epoch would now be refused`);
-    say(`   it replayed the journal, finished the remaining steps, and is now ${suspended.status}, waiting for "review"`);
+    say(`   it replayed the journal, finished the remaining searches and the draft, and the research run is now`);
+    say(`   ${suspended.status}, waiting for a person to answer "${REVIEW_ID}"`);
     say("   (a suspended run holds no memory in any worker: it is a row with a wait descriptor)");
 
     heading("Check the ledger: what ran, and how often");
     const counts = printLedger(ledger);
-    const key = (opKey: string): string => `${RUN_ID}:${opKey}`;
+    const key = (opKey: string): string => `${AGENT_RUN_ID}:tool:${/tool-(.+)#\d+$/.exec(opKey)?.[1] ?? opKey}`;
     const rerunFinished = killedAt.completed.filter((op) => (counts.get(key(op)) ?? 0) !== 1);
     say("");
     if (rerunFinished.length > 0) {
       say(`   UNEXPECTED: steps finished before the kill ran again: ${rerunFinished.join(", ")}`);
       return 1;
     }
-    say(`   Steps finished before the kill (${killedAt.completed.join(", ")}) ran exactly once: worker 2 replayed`);
+    say(`   Searches finished before the kill (${killedAt.completed.join(", ")}) ran exactly once: worker 2 replayed`);
     say("   their journaled results instead of calling them again.");
     if (killedAt.inFlight.length > 0) {
       const twice = killedAt.inFlight.filter((op) => (counts.get(key(op)) ?? 0) > 1);
-      say(`   Steps in flight at the kill (${killedAt.inFlight.join(", ")}) had a journaled intent but no outcome.`);
-      say("   Their effect is declared idempotent (the default), so worker 2 ran them again with the SAME");
+      say(`   Searches in flight at the kill (${killedAt.inFlight.join(", ")}) had a journaled intent but no outcome.`);
+      say('   The search tool is declared effect: "idempotent", so worker 2 ran them again with the SAME');
       say("   idempotency key, which a real search API would use to deduplicate.");
       say(`   ${twice.length > 0 ? `Ran twice: ${twice.join(", ")}.` : "None of them had reached its side effect before the kill, so none ran twice."}`);
     }
 
     heading("Play the reviewer: approve the draft");
-    const sent = await engine.sendEvent(RUN_ID, "review", { approved: true }, { eventId: "demo-review-1" });
-    say(`   sent event "review" { approved: true } with eventId ${sent.eventId} (sending it again would be a no-op)`);
+    const [request] = await engine.listHumanRequests({ status: "pending", runId: RUN_ID });
+    say(`   the question: ${request?.question ?? "(none)"}`, `   its options:  ${request?.options.join(", ") ?? ""}`);
+    await engine.respondToHuman(REVIEW_ID, { action: "answer", option: "approve", by: "demo" });
+    say(`   answered "approve" (from a shell: npx cairn answer ${REVIEW_ID} approve); the agent now writes the report`);
     const result = await engine.result<ResearchResult>(RUN_ID, { timeoutMs: 30_000 });
     say("   result:");
     say(
@@ -267,8 +291,11 @@ async function main(): Promise<number> {
         .map((line) => `     ${line}`),
     );
 
-    heading("The whole journal, as a timeline");
+    heading("The journals, as timelines");
+    say(`   The research run (${RUN_ID}): the agent as a child run, the review, the agent again for the report.`);
     printJournal(await engine.journal(RUN_ID));
+    say("", `   The agent's first run (${AGENT_RUN_ID}): model calls and tool calls, each a step.`);
+    printJournal(await engine.journal(AGENT_RUN_ID));
     say(dim("   Each claim raises the lease epoch: worker 1's, worker 2's takeover, and a claim after each wait."));
 
     heading("Stop worker 2 (SIGTERM: drain and exit)");
@@ -282,7 +309,8 @@ async function main(): Promise<number> {
     }
     say(`   worker 2 exited (code ${stopped.code ?? "none"})`);
 
-    say("", bold(`Done: result ${result.status}, ${result.sources} sources, the killed worker cost no finished step.`));
+    say("", bold(`Done: result ${result.status}, ${result.sources} sources, the killed worker cost no finished call.`));
+    say("Next: `npm start` runs a worker with the examples and a live research run you review yourself.");
     if (process.env.CAIRN_DEMO_KEEP) say(`Kept ${dir}; inspect it with: node ${CLI} show ${RUN_ID} --store ${storeUrl}`);
     return 0;
   } catch (error) {

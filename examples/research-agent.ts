@@ -1,33 +1,48 @@
 /**
- * The research agent of the design: plan → parallel searches → draft → human
- * review (for up to 72 hours) → final report, revising on the reviewer's notes.
+ * The research agent of the design, on the agent layer: a model plans questions and searches them
+ * all at once (several `search` calls in one turn run concurrently), drafts a summary, a person
+ * reviews the draft (approve, or revise with notes; up to 72 hours), and the model writes the final
+ * report from the approved draft.
  *
- * Every model and tool call is a step, so a crash at any point resumes without
- * redoing finished calls, and the review wait costs nothing while it lasts.
+ * Two definitions:
+ * - {@link researcher}: the agent (`defineAgent`). Every model call and every tool call is a
+ *   journaled step, so a crash never repeats a finished call.
+ * - {@link research}: the workflow a user starts. It runs the agent as a child run, asks the human
+ *   with `ctx.askHuman`, and continues the same conversation for a revision or the report.
  *
- * Start it, then answer the review:
+ * The model is a real one when `ANTHROPIC_API_KEY` or `OPENAI_API_KEY` is set (`modelFromEnv`),
+ * else the scripted {@link researchModel}, which makes the example deterministic and offline.
+ *
  * @example
  * const run = await engine.start(research, { topic: "solid-state batteries" }, { runId: "thread-42" });
- * // …once the run waits for "review":
- * await engine.sendEvent("thread-42", "review", { approved: true }, { eventId: "review-1" });
+ * // …once the run waits for its review (request id "thread-42:review#0", listed by `cairn inbox`):
+ * await engine.respondToHuman("thread-42:review#0", { action: "answer", option: "approve", by: "ada" });
  * const result = await run.result();
  */
 import { defineWorkflow, isCairnError } from "cairn";
+import {
+  defineAgent,
+  defineTool,
+  modelFromEnv,
+  ScriptedModel,
+  textOf,
+  type AgentResult,
+  type Message,
+  type ModelRequest,
+  type ToolUseBlock,
+} from "cairn/agent";
+import { z } from "zod";
 import { recordEffect } from "./ledger.js";
-import { createScriptedModel } from "./scripted-model.js";
 
-/** Input of the research agent. */
+/** Input of the research workflow. */
 export interface ResearchInput {
   topic: string;
   /** Revisions allowed after a review asks for changes. Default 2. */
   maxRevisions?: number;
 }
 
-/** What a reviewer sends as the `review` event. */
-export interface Review {
-  approved: boolean;
-  notes?: string;
-}
+/** The options of the review request. Choose `revise` with `--message "<notes>"` (or `message`) to ask for changes. */
+export const REVIEW_OPTIONS = ["approve", "revise"] as const;
 
 /** One search hit of the fake search tool. */
 export interface SearchHit {
@@ -36,24 +51,24 @@ export interface SearchHit {
   snippet: string;
 }
 
-/** The findings for one planned question. */
-export interface Finding {
-  question: string;
-  hits: SearchHit[];
-}
-
-/** What the research agent returns. */
+/** What the research workflow returns. */
 export interface ResearchResult {
   topic: string;
   /** `approved`: a report was written; `rejected`: the last review still asked for changes after `maxRevisions`; `review-timed-out`: nobody reviewed within 72h. */
   status: "approved" | "rejected" | "review-timed-out";
+  /** The questions the model searched. */
   questions: string[];
+  /** Search hits the model read. */
   sources: number;
   revisions: number;
   /** The last draft the reviewer saw. */
   draft: string;
   /** The final report, when approved. */
   report: string | null;
+  /** Who gave the last review ("timeout" when nobody did). */
+  reviewedBy: string | null;
+  /** Model calls, tokens and cost over every agent run, folded from their journals. */
+  usage: { modelCalls: number; toolCalls: number; inputTokens: number; outputTokens: number; costMicros: number };
 }
 
 /** The step-latency knob for the demo: `CAIRN_EXAMPLE_STEP_MS` (default 0). */
@@ -99,21 +114,29 @@ function slug(text: string): string {
 }
 
 /**
- * A deterministic fake search tool. It records each call in the example ledger
- * under the step's idempotency key (the key a real API would deduplicate on) and,
- * for the demo, takes `latencyMs` to answer.
+ * A deterministic fake web search. It records each call in the example ledger under its
+ * idempotency key (the key a real search API would deduplicate on). For the demo, the n-th
+ * question of a turn takes n × `CAIRN_EXAMPLE_STEP_MS` to answer, so a worker can be killed while
+ * some searches are still running.
  */
-export async function search(query: string, options: { idempotencyKey: string; signal: AbortSignal; latencyMs?: number }): Promise<SearchHit[]> {
-  recordEffect(options.idempotencyKey);
-  await delay(options.latencyMs ?? 0, options.signal);
-  const h = hash(query);
-  const count = 2 + (h % 2);
-  return Array.from({ length: count }, (_, i) => ({
-    title: `${query} (source ${i + 1})`,
-    url: `https://example.org/${slug(query)}/${(h >>> (i * 4)) & 0xfff}`,
-    snippet: `Evidence ${(h >>> (i * 3)) % 97} bearing on "${query}".`,
-  }));
-}
+export const searchTool = defineTool({
+  name: "search",
+  description: "Searches the web for one question and returns the top hits (title, url, snippet).",
+  input: z.object({ query: z.string().min(1).describe("The question to search for.") }),
+  effect: "idempotent",
+  async run({ query }, { idempotencyKey, toolCallId, signal }): Promise<SearchHit[]> {
+    recordEffect(idempotencyKey);
+    // The scripted model numbers its calls search_0, search_1, …; a real provider's ids are opaque.
+    const position = Math.min(Number(/^search_(\d+)$/.exec(toolCallId)?.[1] ?? 0), 8);
+    await delay(stepMs() * (position + 1), signal);
+    const h = hash(query);
+    return Array.from({ length: 2 + (h % 2) }, (_, i) => ({
+      title: `${query} (source ${i + 1})`,
+      url: `https://example.org/${slug(query)}/${(h >>> (i * 4)) & 0xfff}`,
+      snippet: `Evidence ${(h >>> (i * 3)) % 97} bearing on "${query}".`,
+    }));
+  },
+});
 
 const QUESTION_TEMPLATES = [
   (topic: string) => `What is the current state of ${topic}?`,
@@ -122,105 +145,166 @@ const QUESTION_TEMPLATES = [
   (topic: string) => `What results on ${topic} are expected in the next two years?`,
 ];
 
-/** The scripted "LLM" behind the agent. Rules match the prompts the workflow below writes. */
-export const researchModel = createScriptedModel([
-  {
-    match: /^Plan: list (\d+) research questions about "([^"]+)"/,
-    respond: (m) => {
-      const wanted = Math.min(Number(m[1]), QUESTION_TEMPLATES.length);
-      return QUESTION_TEMPLATES.slice(0, wanted)
-        .map((template, i) => `${i + 1}. ${template(m[2] ?? "")}`)
-        .join("\n");
+const TOPIC = /^Research "([^"]+)"/;
+const REVISE = /^Revise the draft following these notes: ([\s\S]*)$/;
+const WRITE = /^The draft is approved\. Write the final report\.$/;
+
+/** The text of the last user message of a request. */
+function lastUserText(request: ModelRequest): string {
+  const last = request.messages.findLast((m) => m.role === "user");
+  return last?.role === "user" ? textOf(last.content) : "";
+}
+
+function countToolResults(request: ModelRequest): number {
+  return request.messages.reduce((sum, m) => sum + (m.role === "tool" ? m.content.length : 0), 0);
+}
+
+/**
+ * The scripted stand-in for an LLM: it answers by the shape of the conversation, like the prompts
+ * {@link research} writes. Turn 1 plans four questions and searches them in one turn; turn 2
+ * drafts; later turns revise on the reviewer's notes or write the report.
+ */
+export function researchModel(): ScriptedModel {
+  const followUp = (request: ModelRequest) => {
+    const said = lastUserText(request);
+    const first = request.messages[0];
+    const topic = TOPIC.exec(first?.role === "user" ? textOf(first.content) : "")?.[1] ?? "the topic";
+    const drafts = request.messages.filter((m) => m.role === "assistant").length - 1;
+    const revise = REVISE.exec(said);
+    if (revise) return { content: `Draft on ${topic}, revision ${drafts}: reworked to address "${revise[1]!.trim() || "the reviewer's comments"}".` };
+    if (WRITE.test(said)) {
+      const approved = request.messages.findLast((m) => m.role === "assistant");
+      const draft = approved?.role === "assistant" ? textOf(approved.content) : "";
+      return { content: `Report: ${topic}\n\n${draft}\n\nConclusion: approved for circulation.` };
+    }
+    return { content: `I do not know what to do with: ${said.slice(0, 80)}` };
+  };
+  return new ScriptedModel([
+    (request) => {
+      const topic = TOPIC.exec(lastUserText(request))?.[1] ?? "the topic";
+      const questions = QUESTION_TEMPLATES.map((template) => template(topic));
+      const calls: ToolUseBlock[] = questions.map((query, i) => ({ type: "tool_use", id: `search_${i}`, name: "search", input: { query } }));
+      return { content: [{ type: "text", text: `Plan:\n${questions.map((q, i) => `${i + 1}. ${q}`).join("\n")}` }, ...calls] };
     },
-  },
-  {
-    match: /^Draft: summarize (\d+) sources on "([^"]+)"/,
-    respond: (m) => `Draft on ${m[2]}: ${m[1]} sources reviewed; the evidence is summarized question by question.`,
-  },
-  {
-    match: /^Revise the draft on "([^"]+)" \(revision (\d+)\) following these notes: ([\s\S]*)$/,
-    respond: (m) => `Draft on ${m[1]}, revision ${m[2]}: reworked to address "${(m[3] ?? "").trim() || "the reviewer's comments"}".`,
-  },
-  {
-    match: /^Write the final report on "([^"]+)" from this approved draft: ([\s\S]*)$/,
-    respond: (m) => `Report: ${m[1]}\n\n${m[2]}\n\nConclusion: approved for circulation.`,
-  },
-]);
+    (request) => ({
+      content: `Draft on ${TOPIC.exec(lastUserText(request))?.[1]}: ${countToolResults(request)} searches reviewed; the evidence is summarized question by question.`,
+    }),
+    ...Array.from({ length: 10 }, () => followUp),
+  ]);
+}
 
-const QUESTIONS = 4;
+const SYSTEM = [
+  "You are a careful research assistant.",
+  "First plan three to five research questions and call the search tool for all of them in the same turn.",
+  "Then write a short draft that summarizes the evidence question by question, citing URLs.",
+  "When asked to revise, rewrite the draft following the notes. When the draft is approved, write the final report.",
+].join(" ");
 
-/** The research agent: `research` in the design. */
+/** The research agent: plans, searches in parallel, drafts. Its every call is a journaled step. */
+export const researcher = defineAgent({
+  name: "researcher",
+  version: "1",
+  model: () => modelFromEnv() ?? researchModel(),
+  system: SYSTEM,
+  tools: [searchTool],
+  budget: { maxSteps: 12, maxToolCalls: 12, maxCostUsd: 1 },
+  maxTokens: 2048,
+});
+
+/** The text of the final assistant turn, or "" when the run has none. */
+function draftOf(result: AgentResult): string {
+  return result.text.trim();
+}
+
+/** The questions searched and the hits read, from the transcript. */
+function searchesOf(messages: Message[]): { questions: string[]; sources: number } {
+  const questions: string[] = [];
+  let sources = 0;
+  for (const message of messages) {
+    if (message.role === "assistant" && Array.isArray(message.content)) {
+      for (const block of message.content)
+        if (block.type === "tool_use" && block.name === "search") questions.push(String((block.input as { query?: unknown }).query));
+    }
+    if (message.role === "tool") {
+      for (const result of message.content) {
+        try {
+          const hits: unknown = result.isError ? null : JSON.parse(result.content);
+          if (Array.isArray(hits)) sources += hits.length;
+        } catch {
+          // An error result: no hits.
+        }
+      }
+    }
+  }
+  return { questions, sources };
+}
+
+/** The research workflow: the agent drafts, a person reviews, the agent revises or writes the report. */
 export const research = defineWorkflow({
   name: "research",
-  version: "1",
+  version: "2",
   async run(ctx, input: ResearchInput): Promise<ResearchResult> {
     const topic = input.topic.trim();
     const maxRevisions = input.maxRevisions ?? 2;
+    const usage = { modelCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, costMicros: 0 };
+    const tally = (result: AgentResult): AgentResult => {
+      usage.modelCalls += result.totals.steps;
+      usage.toolCalls += result.totals.toolCalls;
+      usage.inputTokens += result.totals.usage.inputTokens;
+      usage.outputTokens += result.totals.usage.outputTokens;
+      usage.costMicros += result.totals.costMicros;
+      return result;
+    };
 
-    const questions = await ctx.step("plan", async ({ idempotencyKey }) => {
-      recordEffect(idempotencyKey);
-      const { text } = await researchModel.complete({ prompt: `Plan: list ${QUESTIONS} research questions about "${topic}"` });
-      return text
-        .split("\n")
-        .map((line) => line.replace(/^\s*\d+\.\s*/, "").trim())
-        .filter((line) => line !== "");
-    });
-    ctx.log.info("planned", { questions: questions.length });
-
-    // One step per question, all in flight at once; each has its own key (search#0, search#1, …).
-    // Later questions are slower, so the demo can stop a worker while some are still running.
-    const findings: Finding[] = await Promise.all(
-      questions.map((question, i) =>
-        ctx.step("search", async ({ idempotencyKey, signal }) => ({
-          question,
-          hits: await search(question, { idempotencyKey, signal, latencyMs: stepMs() * (i + 1) }),
-        })),
-      ),
-    );
-    const sources = findings.reduce((sum, finding) => sum + finding.hits.length, 0);
-    ctx.log.info("searched", { sources });
-
-    let draft = await ctx.step("draft", async ({ idempotencyKey }) => {
-      recordEffect(idempotencyKey);
-      const { text } = await researchModel.complete({ prompt: `Draft: summarize ${sources} sources on "${topic}"` });
-      return text;
+    let session = tally(await ctx.child(researcher, { prompt: `Research "${topic}" and draft a short summary of the evidence.` }));
+    const { questions, sources } = searchesOf(session.messages);
+    ctx.log.info("drafted", { questions: questions.length, sources });
+    const done = (status: ResearchResult["status"], revisions: number, report: string | null, reviewedBy: string | null): ResearchResult => ({
+      topic,
+      status,
+      questions,
+      sources,
+      revisions,
+      draft: draftOf(session),
+      report,
+      reviewedBy,
+      usage,
     });
 
     for (let revisions = 0; ; revisions++) {
-      ctx.log.info("waiting for review", { revisions });
-      let review: Review;
+      let review;
       try {
-        review = await ctx.waitForEvent<Review>("review", { timeout: "72h" });
+        review = await ctx.askHuman({
+          name: "review",
+          question: `Review the draft on "${topic}"${revisions > 0 ? ` (revision ${revisions})` : ""}: approve it, or choose revise with notes.`,
+          options: [...REVIEW_OPTIONS],
+          context: { draft: draftOf(session), questions, sources, revisions },
+          timeout: "72h",
+        });
       } catch (error) {
         if (!isCairnError(error, "TIMEOUT")) throw error;
         ctx.log.warn("no review within 72h", { revisions });
-        return { topic, status: "review-timed-out", questions, sources, revisions, draft, report: null };
+        return done("review-timed-out", revisions, null, "timeout");
       }
 
-      if (review.approved) {
-        const approvedDraft = draft;
-        const report = await ctx.step("report", async ({ idempotencyKey }) => {
-          recordEffect(idempotencyKey);
-          const { text } = await researchModel.complete({ prompt: `Write the final report on "${topic}" from this approved draft: ${approvedDraft}` });
-          return text;
-        });
+      if (review.option === "approve") {
+        const approvedDraft = draftOf(session);
+        session = tally(
+          await ctx.child(researcher, { messages: [...session.messages, { role: "user", content: "The draft is approved. Write the final report." }] }),
+        );
         ctx.log.info("report written", { revisions });
-        return { topic, status: "approved", questions, sources, revisions, draft, report };
+        return { ...done("approved", revisions, draftOf(session), review.by), draft: approvedDraft };
       }
 
       if (revisions >= maxRevisions) {
         ctx.log.warn("still not approved after the last allowed revision", { revisions });
-        return { topic, status: "rejected", questions, sources, revisions, draft, report: null };
+        return done("rejected", revisions, null, review.by);
       }
 
-      const notes = review.notes ?? "";
-      const revision = revisions + 1;
-      draft = await ctx.step("revise", async ({ idempotencyKey }) => {
-        recordEffect(idempotencyKey);
-        const { text } = await researchModel.complete({ prompt: `Revise the draft on "${topic}" (revision ${revision}) following these notes: ${notes}` });
-        return text;
-      });
-      ctx.log.info("revised", { revision });
+      const notes = review.message ?? (typeof review.value === "string" ? review.value : "");
+      const revised = `Revise the draft following these notes: ${notes}`;
+      session = tally(await ctx.child(researcher, { messages: [...session.messages, { role: "user", content: revised }] }));
+      ctx.log.info("revised", { revision: revisions + 1 });
     }
   },
 });

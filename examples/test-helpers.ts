@@ -1,6 +1,8 @@
 /**
  * Helpers for the examples' tests: wait on a condition with a deadline instead of sleeping.
  */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Engine, RunInfo } from "cairn";
 
 /** Options of {@link waitFor}. */
@@ -57,4 +59,46 @@ export function waitForEventWait(engine: Engine, runId: string, opKey: string, o
     },
     { what: `run ${runId} to wait for ${opKey}`, ...options },
   );
+}
+
+/** Waits until the run is suspended on the human request of this op key (e.g. `"review#0"`), and returns the run. */
+export function waitForHuman(engine: Engine, runId: string, opKey: string, options: WaitForOptions = {}): Promise<RunInfo> {
+  return waitFor(
+    async () => {
+      const run = await engine.getRun(runId);
+      if (run.status === "failed" || run.status === "completed" || run.status === "cancelled")
+        throw new GiveUp(`run ${runId} is ${run.status}${run.error ? `: ${run.error.message}` : ""} before asking ${opKey}`);
+      return run.status === "suspended" && run.waitingFor.some((w) => w.kind === "human" && w.opKey === opKey) && run;
+    },
+    { what: `run ${runId} to ask ${opKey}`, ...options },
+  );
+}
+
+/** Waits for the human request `<runId>:<opKey>` and answers it with `option`, as a person named `by`. */
+export async function answerWhenAsked(
+  engine: Engine,
+  runId: string,
+  opKey: string,
+  option: string,
+  extra: { message?: string; by?: string; timeoutMs?: number } = {},
+): Promise<void> {
+  await waitForHuman(engine, runId, opKey, extra.timeoutMs === undefined ? {} : { timeoutMs: extra.timeoutMs });
+  await engine.respondToHuman(`${runId}:${opKey}`, {
+    action: "answer",
+    option,
+    by: extra.by ?? "tester",
+    ...(extra.message === undefined ? {} : { message: extra.message }),
+  });
+}
+
+/** What a person writes when the code-migration example escalates `src/reports.js`: the caller becomes async. */
+export const HAND_FIXED_REPORTS = `import { request } from "modern-http";\n\nexport const loadReport = async (id) => await request("GET", \`/reports/\${id}\`);\n`;
+
+/** Plays the person who fixes `src/reports.js` by hand, keeping its migration stamp. Doing it twice changes nothing. */
+export function fixReportsByHand(repo: string): void {
+  const path = join(repo, "src/reports.js");
+  const stamps = readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith("// migrated-by: "));
+  writeFileSync(path, [HAND_FIXED_REPORTS, ...stamps.map((line) => `${line}\n`)].join(""));
 }

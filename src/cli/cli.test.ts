@@ -279,11 +279,13 @@ describe("dev", () => {
     const dev = await spawnUntil(["dev", "--no-banner", "--store", devStore], /^Started demo run (\S+)/);
     try {
       const runId = /^Started demo run (\S+)/.exec(dev.line)?.[1] ?? "";
-      await eventually("the demo to wait for its review", async () => (dev.output().includes(`send ${runId} review`) ? true : undefined));
-      const sent = await cli("send", runId, "review", '{"approved":true}', "--store", devStore);
-      expect(sent.code, sent.stderr).toBe(0);
+      const requestId = `${runId}:review#0`;
+      await eventually("the demo to ask for its review", async () => (/answer '?\S+:review#0'? approve/.test(dev.output()) ? true : undefined));
+      expect(dev.output()).toContain("Review the draft on");
+      const answered = await cli("answer", requestId, "approve", "--store", devStore);
+      expect(answered.code, answered.stderr).toBe(0);
       await eventually("the demo to complete", async () => (dev.output().includes("The demo run is completed") ? true : undefined));
-      expect(dev.output()).toMatch(/event\.received\s+review#0/);
+      expect(dev.output()).toMatch(/human\.answered\s+review#0/);
     } finally {
       expect(await stop(dev.child)).toBe(0);
     }

@@ -11,8 +11,8 @@ export interface FollowOptions {
   signal?: AbortSignal;
   /** Receives each new journal entry, already formatted as a timeline line. */
   onLine: (line: string, entry: JournalEntryView) => void;
-  /** Called when the run's status or waits change (after the entries that changed them). */
-  onRun?: (run: RunInfo) => void;
+  /** Called when the run's status or waits change (after the entries that changed them); awaited. */
+  onRun?: (run: RunInfo) => void | Promise<void>;
 }
 
 /** Reads every journal entry after `afterSeq`, page by page. */
@@ -48,7 +48,7 @@ export async function followRun(engine: Engine, runId: string, options: FollowOp
     const state = `${run.status}:${JSON.stringify(run.waitingFor)}`;
     if (state !== lastState) {
       lastState = state;
-      options.onRun?.(run);
+      await options.onRun?.(run);
     }
     if ((isTerminal(run.status) && run.entries <= lastSeq) || options.signal?.aborted) return run;
     try {

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { modelFromEnv } from "../../agent/model/from-env.js";
 import { isTerminal } from "../../core/run.js";
 import { createEngine } from "../../engine/create-engine.js";
 import type { Engine, RunInfo } from "../../engine/engine.js";
@@ -57,16 +58,29 @@ function banner(engine: Engine, workerId: string, workflows: Workflow<any, any>[
     `Cairn dev: worker ${workerId} is running.`,
     `  store      ${engine.store.url}`,
     `  workflows  ${describeWorkflows(workflows)}`,
+    `  model      ${describeModel()}`,
     "",
     "In another terminal:",
     `  ${CLI} start research --input '{"topic":"tidal energy"}'   # prints the new run's id`,
     `  ${CLI} runs                                               # every run and what it waits for`,
     `  ${CLI} show <runId> --follow                              # a run's journal as a timeline`,
-    `  ${CLI} send <runId> review '{"approved":true}'           # deliver the human review it waits for`,
+    `  ${CLI} inbox                                              # questions runs wait on (the research review)`,
+    `  ${CLI} answer <requestId> approve                         # answer one; or: revise --message "<notes>"`,
     "",
     "Ctrl-C stops the worker; runs stay in the store and resume with the next worker.",
     "",
   );
+}
+
+/** The model the example agents use: a real one when a provider key is set, else the scripted one. */
+function describeModel(): string {
+  try {
+    const model = modelFromEnv();
+    if (model) return `${model.provider}:${model.modelId} (from the environment)`;
+  } catch (error) {
+    return `scripted (${(error as Error).message})`;
+  }
+  return "scripted stand-in (set ANTHROPIC_API_KEY or OPENAI_API_KEY for a real one)";
 }
 
 /** Starts one research run and prints its journal as it grows, with a hint for each wait. */
@@ -75,14 +89,14 @@ async function runDemo(engine: Engine, research: Workflow<any, any>, topic: stri
   try {
     await engine.start(research, { topic }, { runId });
     print(`Started demo run ${runId} (research on "${topic}"). Its journal, live:`, "");
-    const last = await followRun(engine, runId, { signal, onLine: (line) => print(line), onRun: (run) => hints(run) });
+    const last = await followRun(engine, runId, { signal, onLine: (line) => print(line), onRun: (run) => hints(engine, run) });
     if (isTerminal(last.status)) print("", `The demo run is ${last.status}. The worker keeps running; Ctrl-C to stop.`);
   } catch (error) {
     if (!signal.aborted) print(`The demo run could not be followed: ${(error as Error).message}`);
   }
 }
 
-function hints(run: RunInfo): void {
+async function hints(engine: Engine, run: RunInfo): Promise<void> {
   const id = shellQuote(run.runId);
   if (run.status === "suspended") {
     for (const wait of run.waitingFor) {
@@ -95,10 +109,17 @@ function hints(run: RunInfo): void {
           "",
         );
       } else if (wait.kind === "human") {
+        const requests = await engine.listHumanRequests({ status: "pending", runId: run.runId }).catch(() => []);
+        const request = requests.find((r) => r.requestId === wait.requestId);
+        const options = request?.options ?? [];
+        const id = shellQuote(wait.requestId);
         print(
           "",
-          `  ⏸  The run waits for a person. See the question with \`${CLI} inbox\`, then:`,
-          `       ${CLI} answer ${shellQuote(wait.requestId)} <retry|skip|fail|answer> --value '<json>'`,
+          `  ⏸  The run waits for a person (it costs nothing while it waits)${request ? `: ${request.question}` : ""}`,
+          `     From another terminal (\`${CLI} inbox\` lists every question):`,
+          ...(options.length > 0 ? options : ["<option>"]).map(
+            (option) => `       ${CLI} answer ${id} ${shellQuote(option)}${option === "revise" ? ` --message '<notes>'` : ""}`,
+          ),
           "",
         );
       }

@@ -1,0 +1,157 @@
+/**
+ * The code-migration example under SIGKILL: real worker processes run it against a real directory
+ * and are killed at named crash points and at random moments, while this process plays the people
+ * (approve the plan, fix the escalated file by hand, sign off). The files and the ledger outside
+ * the database prove that no file was migrated twice.
+ */
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createEngine, silentLogger, type Engine } from "cairn";
+import { waitFor } from "cairn/testing";
+import { onCleanup, tempDir } from "../test/support/engines.js";
+import { spawnWorker, type WorkerProcess } from "../test/support/processes.js";
+import { checkSource, codeMigration, listSourceFiles, seedRepository, type MigrationResult } from "./code-migration.js";
+import { workflows } from "./index.js";
+import { LEDGER_ENV, readLedger } from "./ledger.js";
+import { STEP_MS_ENV } from "./research-agent.js";
+import { fixReportsByHand } from "./test-helpers.js";
+
+const FIXTURE = resolve("test/fixtures/code-migration-workflows.mjs");
+const RUN = "migration";
+
+interface Scenario {
+  engine: Engine;
+  env: Record<string, string>;
+  ledger: string;
+  repo: string;
+}
+
+async function setUp(): Promise<Scenario> {
+  const dir = tempDir();
+  const store = `sqlite:${join(dir, "cairn.db")}`;
+  const repo = join(dir, "repo");
+  const ledger = join(dir, "ledger.txt");
+  seedRepository(repo);
+  const engine = await createEngine({ store, workflows, logger: silentLogger });
+  onCleanup(() => engine.close());
+  await engine.start(codeMigration, { dir: repo, batchSize: 2 }, { runId: RUN });
+  const env = {
+    CAIRN_TEST_STORE: store,
+    CAIRN_TEST_WORKFLOWS: FIXTURE,
+    CAIRN_TEST_LEASE_MS: "300",
+    [LEDGER_ENV]: ledger,
+    // The scripted model, whatever keys the environment holds.
+    ANTHROPIC_API_KEY: "",
+    OPENAI_API_KEY: "",
+    CAIRN_MODEL: "",
+  };
+  return { engine, env, ledger, repo };
+}
+
+const finished = async (scenario: Scenario): Promise<boolean> => (await scenario.engine.getRun(RUN)).status === "completed";
+
+/** Answers what the run asks, as the people would, until the worker dies or the run completes. */
+async function playPeopleWhileAlive(scenario: Scenario, worker: WorkerProcess): Promise<string> {
+  return waitFor(
+    async () => {
+      for (const request of await scenario.engine.listHumanRequests({ status: "pending" })) {
+        const option = request.opKey.startsWith("escalate") ? "fixed" : "approve";
+        if (option === "fixed") fixReportsByHand(scenario.repo);
+        await scenario.engine.respondToHuman(request.requestId, { action: "answer", option, by: "tester" }).catch(() => undefined);
+      }
+      if (worker.child.signalCode ?? worker.child.exitCode !== null) return worker.child.signalCode ?? `exit ${worker.child.exitCode}`;
+      return (await finished(scenario)) ? "done" : false;
+    },
+    { timeoutMs: 30_000, what: "the worker to crash or the run to finish" },
+  );
+}
+
+async function finishWithCleanWorker(scenario: Scenario): Promise<void> {
+  if (await finished(scenario)) return;
+  const worker = spawnWorker(scenario.env);
+  await worker.ready;
+  await playPeopleWhileAlive(scenario, worker);
+  worker.child.kill("SIGTERM");
+  await worker.exited;
+}
+
+async function verify(scenario: Scenario): Promise<void> {
+  const result = (await scenario.engine.result(RUN, { timeoutMs: 1000 })) as MigrationResult;
+  expect(result).toMatchObject({
+    status: "signed-off",
+    batches: [
+      { files: ["src/invoices.js", "src/orders.js"], outcome: "passed", fixes: 1, escalations: 0 },
+      { files: ["src/reports.js", "src/search.js"], outcome: "fixed-by-hand", fixes: 2, escalations: 1 },
+      { files: ["src/users.js"], outcome: "passed", fixes: 0, escalations: 0 },
+    ],
+  });
+  const ledger = readLedger(scenario.ledger);
+  const stamps = new Set<string>();
+  for (const file of listSourceFiles(scenario.repo)) {
+    const text = readFileSync(join(scenario.repo, file), "utf8");
+    // Migrated exactly once: a second migration would add a second stamp and a second ledger line.
+    const fileStamps = [...text.matchAll(/^\/\/ migrated-by: (\S+)$/gm)].map((m) => m[1]!);
+    expect(fileStamps, `${file}:\n${text}`).toHaveLength(1);
+    expect(
+      ledger.filter((line) => line.startsWith(`migrate ${file} `)),
+      file,
+    ).toEqual([`migrate ${file} ${fileStamps[0]}`]);
+    expect(checkSource(text), file).toBeNull();
+    stamps.add(fileStamps[0]!);
+  }
+  expect(stamps.size).toBe(5); // one migrate call (one idempotency key) per file
+  // Every question was asked once and answered once.
+  const journal = await scenario.engine.journal(RUN);
+  expect(journal.filter((e) => e.kind === "human.answered").map((e) => e.opKey)).toEqual(["plan-review#0", "escalate#0", "sign-off#0"]);
+}
+
+const POINTS: [string, string][] = [
+  ["after-intent", "tool-migrate"], // a migration's intent is durable; the file is untouched
+  ["after-effect", "tool-migrate"], // the file is migrated and stamped; the outcome is not journaled
+  ["after-outcome", "tool-fix"], // an auto-fix is journaled
+  ["after-effect", "/model"], // the model answered; the answer is not journaled
+  ["after-consume", "escalate"], // the person's "fixed" is journaled
+  ["after-effect", "verify"], // the workflow's own check ran
+  ["before-complete", ""], // a batch's agent run (or the whole run) is about to complete
+];
+
+describe("code-migration example under SIGKILL", () => {
+  it.each(POINTS)("at %s %s: every file migrated exactly once, every question answered once", async (point, match) => {
+    const scenario = await setUp();
+    let crashes = 0;
+    for (let hit = 1; hit <= 3; hit++) {
+      const worker = spawnWorker({ ...scenario.env, CAIRN_CRASH_AT: `${point}:${hit}`, CAIRN_CRASH_MATCH: match });
+      await worker.ready.catch(() => undefined);
+      const ended = await playPeopleWhileAlive(scenario, worker);
+      if (ended === "SIGKILL") {
+        crashes += 1;
+        continue;
+      }
+      worker.child.kill("SIGTERM");
+      await worker.exited;
+      break;
+    }
+    expect(crashes, `${point} ${match} was reached`).toBeGreaterThan(0);
+    await finishWithCleanWorker(scenario);
+    await verify(scenario);
+  });
+
+  it("survives SIGKILLs at random moments", async () => {
+    const scenario = await setUp();
+    let kills = 0;
+    for (let round = 0; round < 12 && !(await finished(scenario)); round++) {
+      const worker = spawnWorker({ ...scenario.env, [STEP_MS_ENV]: "25" });
+      await worker.ready;
+      const killer = setTimeout(() => worker.child.kill("SIGKILL"), 20 + Math.floor(Math.random() * 200));
+      await playPeopleWhileAlive(scenario, worker);
+      clearTimeout(killer);
+      if (worker.child.signalCode === "SIGKILL") kills += 1;
+      else worker.child.kill("SIGTERM");
+      await worker.exited;
+    }
+    expect(kills).toBeGreaterThanOrEqual(2);
+    await finishWithCleanWorker(scenario);
+    await verify(scenario);
+  });
+});
