@@ -3,8 +3,8 @@ import { z } from "zod";
 import { sharedEngines, STORE_KINDS } from "../../test/support/engines.js";
 import { waitFor } from "../testing/wait-for.js";
 import { defineAgent, type AgentResult } from "./agent.js";
-import type { ModelRequest } from "./model/model.js";
-import { ScriptedModel } from "./model/scripted.js";
+import type { Model, ModelRequest } from "./model/model.js";
+import { ScriptedModel, type ScriptedTurn } from "./model/scripted.js";
 import { planViews } from "./plan-view.js";
 import { planTool } from "./plan-tool.js";
 import { defineTool } from "./tool.js";
@@ -85,6 +85,49 @@ describe.each(STORE_KINDS)("planTool on %s", (kind) => {
     expect(ledger.sort()).toEqual(["a", "bad", "slow", "slow"]);
     const views = planViews(await two!.journal("pl"));
     expect(views.map((v) => v.state.nodes.map((n) => `${n.id}:${n.status}`))).toEqual([["a:done", "b:failed", "c:skipped", "e:done"]]);
+  });
+
+  it("keeps notes attached to plan nodes through summarization", async () => {
+    const fetchTool = defineTool({
+      name: "fetch",
+      description: "Fetches a page.",
+      input: z.object({ url: z.string() }),
+      effect: "none",
+      run: ({ url }) => `<${url}> `.repeat(40),
+    });
+    const seen: string[] = [];
+    // Summaries remove assistant turns from the transcript, so the script is read in call order.
+    const script: ScriptedTurn[] = [
+      { content: [call("p1", "plan", { action: "create", waves: 0, nodes: [{ id: "a", tool: "fetch", input: { url: "a" }, note: "the source of truth" }] })] },
+      { content: [call("p2", "plan", { action: "revise", waves: 0, notes: { a: "check the date first" } })] },
+      { content: [call("f1", "fetch", { url: "x" })] },
+      { content: [call("f2", "fetch", { url: "y" })] },
+      { content: [call("p3", "plan", { action: "status" })] },
+      (request) => (seen.push(lastText(request)), { content: "done" }),
+    ];
+    let turn = 0;
+    const model: Model = {
+      provider: "scripted",
+      modelId: "scripted",
+      generate: (request) => new ScriptedModel([script[turn++]!], { cursor: "calls" }).generate(request),
+    };
+    const summaries = new ScriptedModel(
+      Array.from({ length: 10 }, () => ({ content: "Summary: planning." })),
+      { cursor: "calls" },
+    );
+    const agent = defineAgent({
+      name: "noter",
+      model,
+      tools: [planTool({ tools: [fetchTool] }), fetchTool],
+      context: { windowTokens: 1000, summarizeAt: 0.3, keepRecent: 1, summaryModel: summaries },
+    });
+    const [engine] = await sharedEngines(kind, [agent]);
+    engine!.startWorker(fast);
+    await engine!.start(agent, { prompt: "plan" }, { runId: "n" });
+    expect(((await engine!.result("n", { timeoutMs: 5000 })) as AgentResult).text).toBe("done");
+    expect(summaries.calls).toBeGreaterThan(0);
+    expect(seen[0]).toContain("- a [pending]");
+    expect(seen[0]).toContain("note: check the date first");
   });
 
   it("refuses tools that need approval", () => {

@@ -28,6 +28,7 @@ const nodeSchema = z.object({
   tool: z.string().optional().describe("The tool this node calls."),
   input: z.record(z.string(), z.unknown()).optional().describe("The tool's arguments."),
   prompt: z.string().optional().describe("Instead of a tool: a task for a sub-agent; it sees the results of the node's deps."),
+  note: z.string().max(2000).optional().describe("A note to keep with the task (what you learned, what to check): shown with the plan every time."),
 });
 
 const inputSchema = z.object({
@@ -37,6 +38,10 @@ const inputSchema = z.object({
   nodes: z.array(nodeSchema).optional().describe("create: the plan's nodes. revise: nodes to add."),
   remove: z.array(z.string()).optional().describe("revise: pending nodes to remove."),
   order: z.array(z.string()).optional().describe("revise: pending nodes in their new order (which start first)."),
+  notes: z
+    .record(z.string(), z.string().max(2000))
+    .optional()
+    .describe("revise: notes to attach to tasks (any status), by id; they stay with the plan even when the conversation is summarized."),
   waves: z
     .number()
     .int()
@@ -130,6 +135,8 @@ export function planTool(options: PlanToolOptions = {}): Tool<PlanToolInput, str
       if (out.status === "done") line += `: ${truncate(resultText(byId[node.id], out.result), maxChars)}`;
       if (out.status === "failed" && out.error) line += `: ${out.error.name}: ${truncate(out.error.message, maxChars)}`;
       if (out.status === "skipped") line += ` (because ${out.skippedBecause ?? "a dependency"} did not succeed)`;
+      const note = byId[node.id]?.note;
+      if (note) line += `\n  note: ${note}`;
       lines.push(line);
     }
     return lines.join("\n");
@@ -175,13 +182,21 @@ export function planTool(options: PlanToolOptions = {}): Tool<PlanToolInput, str
       );
       if (input.action === "revise") {
         const add = (input.nodes ?? []).map((node) => toNode(planName, runId, node));
-        await plan.revise({
-          ...(add.length ? { add } : {}),
-          ...(input.remove ? { remove: input.remove } : {}),
-          ...(input.order ? { order: input.order } : {}),
-        });
+        // Notes alone change no node: they need no journaled revision.
+        if (add.length > 0 || input.remove || input.order) {
+          await plan.revise({
+            ...(add.length ? { add } : {}),
+            ...(input.remove ? { remove: input.remove } : {}),
+            ...(input.order ? { order: input.order } : {}),
+          });
+        }
         for (const node of input.nodes ?? []) byId[node.id] = node;
         for (const id of input.remove ?? []) delete byId[id];
+        for (const [id, note] of Object.entries(input.notes ?? {})) {
+          const node = byId[id];
+          if (!node) throw new ValidationError(`notes: there is no task "${id}" in plan "${planName}".`);
+          byId[id] = { ...node, note };
+        }
       }
     }
     const save = () => context.setState({ plans, plan: plan.state, nodes: byId } satisfies PlanToolState);
