@@ -186,7 +186,7 @@ export class SqliteStore implements Store {
       if (!run) throw new RunNotFoundError(runId);
       if (!allowed.includes(run.status)) return { run: this.mustLoadRun(runId), applied: false };
       const fenced = fenceOut(run);
-      this.applyEntries(fenced, fenced.leaseEpoch, [entry], now);
+      this.applyEntries(fenced, fenced.leaseEpoch, [entry], now, run);
       return { run: this.mustLoadRun(runId), applied: true };
     });
   }
@@ -306,9 +306,11 @@ export class SqliteStore implements Store {
     for (const e of entries) this.q.insertEntry.run(e.runId, e.seq, e.kind, e.opKey, e.payload, e.epoch, e.at);
   }
 
-  private applyEntries(run: RunState, epoch: number, entries: readonly NewEntry[], now: number): void {
+  /** `stored` is the row as the database holds it, when `run` already differs from it. */
+  private applyEntries(run: RunState, epoch: number, entries: readonly NewEntry[], now: number, stored: RunState = run): void {
     const plan = planEntries(run, epoch, entries, now);
-    this.q.updateState.run(stateParams(plan.run));
+    if (onlySeqAdvanced(stored, plan.run)) this.q.advanceSeq.run(plan.run.lastSeq, plan.run.updatedAt, run.runId);
+    else this.q.updateState.run(stateParams(plan.run));
     this.insertEntries(plan.entries);
     for (const effect of plan.effects) this.applyEffect(effect, now);
   }
@@ -354,4 +356,12 @@ export class SqliteStore implements Store {
     const patch = wakePatch(run, now);
     if (patch) this.q.updateState.run(stateParams({ ...run, ...patch }));
   }
+}
+
+/** True when `next` differs from `run` only in `lastSeq` and `updatedAt`. */
+function onlySeqAdvanced(run: RunState, next: RunState): boolean {
+  for (const key of Object.keys(next) as (keyof RunState)[]) {
+    if (key !== "lastSeq" && key !== "updatedAt" && next[key] !== run[key]) return false;
+  }
+  return true;
 }
