@@ -75,6 +75,26 @@ describe.each(STORE_KINDS)("engine on %s", (kind) => {
     expect((await engine.journal("same")).length).toBe(1);
   });
 
+  it("starts issued together share store transactions and keep start's semantics", async () => {
+    const wf = defineWorkflow({ name: "together", run: async (_ctx, input: { x: number }) => input.x });
+    const engine = await testEngine(kind, { workflows: [wf] });
+    const batches: number[] = [];
+    const createRuns = engine.store.createRuns.bind(engine.store);
+    engine.store.createRuns = (runs, now) => (batches.push(runs.length), createRuns(runs, now));
+    const starts = [
+      engine.start(wf, { x: 0 }, { runId: "t0" }),
+      ...Array.from({ length: 10 }, (_, i) => engine.start(wf, { x: i }, { runId: `t${i}` })),
+      engine.start(wf, { x: 99 }, { runId: "t1" }),
+    ];
+    const settled = await Promise.allSettled(starts);
+    expect(settled.map((s) => (s.status === "fulfilled" ? s.value.created : "conflict"))).toEqual([true, false, ...Array(9).fill(true), "conflict"]);
+    expect((settled[11] as PromiseRejectedResult).reason).toBeInstanceOf(RunConflictError);
+    // The first start goes to the store at once; the eleven issued meanwhile go together.
+    expect(batches).toEqual([11]);
+    engine.startWorker(fast);
+    for (let i = 0; i < 10; i++) expect(await engine.result(`t${i}`, { timeoutMs: 5000 })).toBe(i);
+  });
+
   it("sleeps durably: the run suspends, holds no lease, and wakes when due", async () => {
     let now = Date.UTC(2030, 0, 1);
     const wf = defineWorkflow({

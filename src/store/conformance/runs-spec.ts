@@ -55,6 +55,28 @@ export function runsSpec(store: () => Store): void {
       expect(await store().readJournal("r1")).toHaveLength(1);
     });
 
+    it("createRuns creates several runs, finds existing ones and repeats, in order", async () => {
+      const before = await store().createRun(newRun("old"), T0);
+      const results = await store().createRuns([newRun("a"), newRun("old"), newRun("b", { input: encode("b") }), newRun("a", { workflow: "other" })], T0 + 5);
+      expect(results.map((r) => [r.run.runId, r.created])).toEqual([
+        ["a", true],
+        ["old", false],
+        ["b", true],
+        ["a", false],
+      ]);
+      expect(results[1]!.run).toEqual(before.run);
+      expect(results[3]!.run).toEqual(results[0]!.run);
+      expect(await store().getRun("b")).toEqual(results[2]!.run);
+      expect(results[2]!.run).toMatchObject({ status: "pending", input: encode("b"), lastSeq: 1, createdAt: T0 + 5 });
+      for (const id of ["a", "b"]) expect((await store().readJournal(id)).map((e) => e.kind)).toEqual(["run.created"]);
+      expect(await store().createRuns([], T0)).toEqual([]);
+    });
+
+    it("createRuns writes nothing when one run of the batch is refused", async () => {
+      await expect(store().createRuns([newRun("fine"), newRun("bad", { input: "{not json" })], T0)).rejects.toMatchObject({ code: "INVALID_INPUT" });
+      expect(await store().getRun("fine")).toBeUndefined();
+    });
+
     it("returns the current row of an existing run, not the one it was created with", async () => {
       const held = await startRun(store(), "r1");
       const again = await store().createRun(newRun("r1", { workflow: "solo:r1" }), T0 + 5);

@@ -51,6 +51,17 @@ export class MemoryStore implements Store {
     });
   }
 
+  /** See {@link Store.createRuns}. */
+  async createRuns(runs: readonly NewRun[], now: number): Promise<{ run: RunRecord; created: boolean }[]> {
+    return this.t.atomic(() =>
+      runs.map((run) => {
+        const existing = this.t.runs.get(run.runId);
+        if (existing) return { run: { ...existing }, created: false };
+        return { run: { ...this.insertRun(run, now) }, created: true };
+      }),
+    );
+  }
+
   /** See {@link Store.getRun}. */
   async getRun(runId: string): Promise<RunRecord | undefined> {
     const run = this.t.runs.get(runId);

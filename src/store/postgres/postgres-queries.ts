@@ -45,6 +45,18 @@ export const INSERT_RUN = sql(
    RETURNING run_id`,
 );
 
+/** Inserts many runs in one statement (ids must be distinct); bind with `runArrays`. Returns the ids it inserted. */
+export const INSERT_RUNS = sql(
+  "insert_runs",
+  `INSERT INTO runs (run_id, workflow, version, status, input, output, error, parent_run_id, parent_op_key, wake_at, waiting_for,
+     lease_owner, lease_expires_at, lease_epoch, last_seq, wake_pending, created_at, updated_at, finished_at)
+   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+     $10::bigint[], $11::text[], $12::text[], $13::bigint[], $14::bigint[], $15::bigint[], $16::boolean[], $17::bigint[], $18::bigint[],
+     $19::bigint[])
+   ON CONFLICT (run_id) DO NOTHING
+   RETURNING run_id AS "runId"`,
+);
+
 const UPDATE_STATES_TEXT = `UPDATE runs AS r SET status = u.status, output = u.output, error = u.error, wake_at = u.wake_at,
      waiting_for = u.waiting_for, lease_owner = u.lease_owner, lease_expires_at = u.lease_expires_at, lease_epoch = u.lease_epoch,
      last_seq = u.last_seq, wake_pending = u.wake_pending, updated_at = u.updated_at, finished_at = u.finished_at

@@ -29,6 +29,7 @@ import {
   FIND_INBOX,
   GET_HUMAN,
   GET_RUN,
+  GET_RUNS,
   INSERT_ENTRIES,
   INSERT_INBOX,
   LIST_INBOX,
@@ -190,6 +191,26 @@ export class PostgresStore implements Store {
         return { run: record, created: true };
       }
       return { run: await mustGetRun(tx, run.runId), created: false };
+    });
+  }
+
+  /** See {@link Store.createRuns}. */
+  async createRuns(runs: readonly NewRun[], now: number): Promise<{ run: RunRecord; created: boolean }[]> {
+    if (runs.length === 0) return [];
+    return this.tx(now, async (tx) => {
+      const session = new WriteSession(tx);
+      const records = await session.createRuns(runs);
+      await session.flush();
+      const missing = runs.filter((_, i) => !records[i]).map((run) => run.runId);
+      const existing = new Map<string, RunRecord>();
+      if (missing.length > 0) for (const row of await tx.query<StateRow & { input: string }>(GET_RUNS, [missing])) existing.set(row.runId, toRun(row));
+      return runs.map((run, i) => {
+        const record = records[i];
+        if (record) return { run: record, created: true };
+        const found = existing.get(run.runId);
+        if (!found) throw new RunNotFoundError(run.runId);
+        return { run: found, created: false };
+      });
     });
   }
 

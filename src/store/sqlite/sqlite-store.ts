@@ -114,6 +114,17 @@ export class SqliteStore implements Store {
     });
   }
 
+  /** See {@link Store.createRuns}. */
+  async createRuns(runs: readonly NewRun[], now: number): Promise<{ run: RunRecord; created: boolean }[]> {
+    return this.immediate(() =>
+      runs.map((run) => {
+        const existing = this.loadRun(run.runId);
+        if (existing) return { run: existing, created: false };
+        return { run: this.insertRun(run, now), created: true };
+      }),
+    );
+  }
+
   /** See {@link Store.getRun}. */
   async getRun(runId: string): Promise<RunRecord | undefined> {
     return this.loadRun(runId);
