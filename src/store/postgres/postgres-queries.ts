@@ -77,6 +77,29 @@ export const INSERT_ENTRIES = sql(
    SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[])`,
 );
 
+/**
+ * Appends entries that only advance their runs' journals (common/plan-write `isPlainAppend`) in
+ * one statement, without locking the rows first: each run's row is updated only if it is running
+ * under the writer's epoch with a lease held, and its entries are inserted after the seq it had.
+ * Returns, for each run it updated, the last seq before the append. Bind: run ids, epochs, entry
+ * counts (one per run), now, then per entry: run id, index within its run (1…), kind, op key, payload.
+ */
+export const APPEND_PLAIN = sql(
+  "append_plain",
+  `WITH u AS (
+     UPDATE runs AS r SET last_seq = r.last_seq + w.n, updated_at = $4::bigint
+     FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS w(run_id, epoch, n)
+     WHERE r.run_id = w.run_id AND r.lease_epoch = w.epoch AND r.status = 'running' AND r.lease_owner IS NOT NULL
+     RETURNING r.run_id, r.last_seq - w.n AS base, r.lease_epoch AS epoch
+   ), e AS (
+     INSERT INTO journal (run_id, seq, kind, op_key, payload, epoch, at)
+     SELECT e.run_id, u.base + e.idx, e.kind, e.op_key, e.payload, u.epoch, $4::bigint
+     FROM unnest($5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[]) AS e(run_id, idx, kind, op_key, payload)
+     JOIN u ON u.run_id = e.run_id
+   )
+   SELECT run_id AS "runId", base FROM u`,
+);
+
 export const READ_JOURNAL = sql("read_journal", `SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`);
 
 /**
