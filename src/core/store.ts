@@ -139,6 +139,11 @@ export interface NewRun {
   input: string;
   parentRunId?: string | null;
   parentOpKey?: string | null;
+  /**
+   * Create the run already claimed by this worker, as {@link Store.claimRuns} would claim it
+   * (`run.claimed` follows `run.created` in the same transaction). Ignored when the run exists.
+   */
+  claimFor?: { workerId: string; leaseMs: number };
 }
 
 /** Filters for {@link Store.listRuns}. */

@@ -112,12 +112,30 @@ class EngineImpl implements Engine {
     } catch (error) {
       throw new ValidationError(`start: input cannot be stored: ${(error as Error).message}`);
     }
-    const { run, created } = await this.creator.create({ runId, workflow: definition.name, version: definition.version, input: encoded });
+    // A local worker with a free slot gets the run at creation, in the same transaction.
+    let holder: WorkerImpl | undefined;
+    let claimFor: { workerId: string; leaseMs: number } | undefined;
+    for (const worker of this.workers) {
+      claimFor = worker.reserve(definition);
+      if (claimFor) {
+        holder = worker;
+        break;
+      }
+    }
+    let result: Awaited<ReturnType<RunCreator["create"]>>;
+    try {
+      result = await this.creator.create({ runId, workflow: definition.name, version: definition.version, input: encoded, ...(claimFor ? { claimFor } : {}) });
+    } catch (error) {
+      holder?.adopt(undefined);
+      throw error;
+    }
+    const { run, created } = result;
+    holder?.adopt(created ? run : undefined);
     if (!created) {
       if (run.workflow !== definition.name) throw new RunConflictError(runId, `for workflow "${run.workflow}", not "${definition.name}"`);
       if (run.input !== encoded) throw new RunConflictError(runId, "with a different input");
     }
-    this.kickWorkers();
+    if (!holder) this.kickWorkers();
     return this.makeHandle<O>(runId, created);
   }
 

@@ -18,7 +18,7 @@ import type {
 } from "../../core/store.js";
 import { compareText, decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
-import { claimKey, claimRun, fenceOut, fenceReason, isClaimable, isStuck, newRunRecord, runCreatedEntry, wakePatch } from "../common/run-state.js";
+import { claimKey, claimRun, fenceOut, fenceReason, isClaimable, isStuck, newRunEntries, newRunRecord, wakePatch } from "../common/run-state.js";
 import { MemoryTables } from "./memory-tables.js";
 
 /**
@@ -230,10 +230,10 @@ export class MemoryStore implements Store {
   }
 
   private insertRun(run: NewRun, now: number): RunRecord {
-    const entry = runCreatedEntry(run, now);
+    const entries = newRunEntries(run, now);
     const record = newRunRecord(run, now);
     this.t.putRun(record);
-    this.t.append([entry]);
+    this.t.append(entries);
     return record;
   }
 

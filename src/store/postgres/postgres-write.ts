@@ -2,7 +2,7 @@ import type { JournalEntry, NewEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
 import type { NewRun } from "../../core/store.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
-import { newRunRecord, runCreatedEntry, wakePatch, type RunState } from "../common/run-state.js";
+import { newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
 import {
   CONSUME_INBOX,
   INSERT_ENTRIES,
@@ -79,11 +79,11 @@ export class WriteSession {
     const inserted = await this.tx.query(INSERT_RUN, runValues(record));
     if (inserted.length === 0) return undefined;
     // Validated only for a run that is new, like the other stores; a bad input rolls the insert back.
-    const entry = runCreatedEntry(run, this.now);
+    const entries = newRunEntries(run, this.now);
     const { input: _, ...state } = record;
     this.states.set(run.runId, state);
     this.created.add(run.runId);
-    this.entries.push(entry);
+    this.entries.push(...entries);
     return record;
   }
 
@@ -103,11 +103,11 @@ export class WriteSession {
     const inserted = new Set((await this.tx.query<{ runId: string }>(INSERT_RUNS, runArrays(fresh))).map((row) => row.runId));
     return records.map((record, i) => {
       if (!record || !inserted.has(record.runId)) return undefined;
-      const entry = runCreatedEntry(runs[i]!, this.now);
+      const entries = newRunEntries(runs[i]!, this.now);
       const { input: _, ...state } = record;
       this.states.set(record.runId, state);
       this.created.add(record.runId);
-      this.entries.push(entry);
+      this.entries.push(...entries);
       return record;
     });
   }

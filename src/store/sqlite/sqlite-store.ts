@@ -20,7 +20,7 @@ import type {
 } from "../../core/store.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
-import { claimRun, fenceOut, fenceReason, newRunRecord, runCreatedEntry, wakePatch, type RunState } from "../common/run-state.js";
+import { claimRun, fenceOut, fenceReason, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
 import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersion } from "./sqlite-migrations.js";
 import { openSqliteDatabase, type SqliteStoreOptions } from "./sqlite-open.js";
 import { SqliteQueries, claimParams } from "./sqlite-queries.js";
@@ -306,10 +306,10 @@ export class SqliteStore implements Store {
   }
 
   private insertRun(run: NewRun, now: number): RunRecord {
-    const entry = runCreatedEntry(run, now);
+    const entries = newRunEntries(run, now);
     const record = newRunRecord(run, now);
     this.q.insertRun.run(runParams(record));
-    this.insertEntries([entry]);
+    this.insertEntries(entries);
     return record;
   }
 
