@@ -49,6 +49,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
   private stopping = false;
   private wake: (() => void) | null = null;
   private kicked = false;
+  private kickQueued = false;
   private wakeTimer: NodeJS.Timeout | null = null;
   private wakeTimerAt = Infinity;
   private readonly loopDone: Promise<void>;
@@ -241,7 +242,16 @@ export class WorkerImpl implements Worker, ExecutionHost {
       // epoch, so this is a no-op if the run was taken over or cancelled) rather than make others wait.
       if (end === "abandoned" && !this.stopping) void this.releaseQuietly(run.runId, run.leaseEpoch);
       this.deps.onExecutionEnd(run.runId, end, run.parentRunId);
-      this.kick();
+      // Look for more work after the tick, not now: whoever waited on this run (result(), a
+      // sequential caller's next start, which may take the slot) goes first, and executions
+      // ending together share one claim.
+      if (!this.kickQueued) {
+        this.kickQueued = true;
+        setImmediate(() => {
+          this.kickQueued = false;
+          this.kick();
+        });
+      }
     });
     void execution.start();
   }
