@@ -124,6 +124,25 @@ export function commitSpec(store: () => Store): void {
       expect(dataOf(journal[3], "step.completed")).toEqual({ result: 1, attempt: 1 });
     });
 
+    it("a step entry then a suspension of one run in one batch: both projected, seqs continued", async () => {
+      const run = await startRun(store(), "r1");
+      const results = await store().commit(
+        [
+          { runId: "r1", epoch: run.leaseEpoch, entries: [stepStarted("a#0")] },
+          { runId: "r1", epoch: run.leaseEpoch, entries: [entry("run.suspended", null, { wakeAt: T0 + 500, waitingFor: [] })] },
+          { runId: "r1", epoch: run.leaseEpoch, entries: [stepStarted("b#0")] },
+        ],
+        T0 + 1,
+      );
+      expect(results).toEqual([
+        { ok: true, firstSeq: 3, lastSeq: 3 },
+        { ok: true, firstSeq: 4, lastSeq: 4 },
+        { ok: true, firstSeq: 5, lastSeq: 5 },
+      ]);
+      expect(await mustGet(store(), "r1")).toMatchObject({ status: "suspended", wakeAt: T0 + 500, leaseOwner: null, lastSeq: 5, updatedAt: T0 + 1 });
+      expect(await seqs(store(), "r1")).toEqual([1, 2, 3, 4, 5]);
+    });
+
     it("fences an empty write without appending or touching the row", async () => {
       const run = await startRun(store(), "r1");
       expect(await store().commit([{ runId: "r1", epoch: 1, entries: [] }], T0 + 1)).toEqual([{ ok: true, firstSeq: 3, lastSeq: 2 }]);
