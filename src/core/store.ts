@@ -30,6 +30,12 @@ export interface Store {
    * then returns the existing row and `created: false` without writing anything.
    */
   createRun(run: NewRun, now: number): Promise<{ run: RunRecord; created: boolean }>;
+  /**
+   * {@link Store.createRun} for several runs in one transaction, in order (a runId repeated in
+   * `runs` is created once, then found). Results are in the order of `runs`. Any error
+   * rolls back the whole batch.
+   */
+  createRuns(runs: readonly NewRun[], now: number): Promise<{ run: RunRecord; created: boolean }[]>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   /** Newest first (createdAt desc, runId desc), paginated by an opaque cursor. */
   listRuns(query: ListRunsQuery): Promise<RunPage>;
@@ -144,6 +150,11 @@ export interface NewRun {
   input: string;
   parentRunId?: string | null;
   parentOpKey?: string | null;
+  /**
+   * Create the run already claimed by this worker, as {@link Store.claimRuns} would claim it
+   * (`run.claimed` follows `run.created` in the same transaction). Ignored when the run exists.
+   */
+  claimFor?: { workerId: string; leaseMs: number };
 }
 
 /** Filters for {@link Store.listRuns}. */

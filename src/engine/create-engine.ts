@@ -23,6 +23,7 @@ import { isWorkflow } from "./define-workflow.js";
 import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
 import { consoleLogger } from "./logger.js";
 import { StoreClock } from "./store-clock.js";
+import { RunCreator } from "./run-creator.js";
 import { WorkerImpl } from "./worker.js";
 import type { Workflow } from "./workflow.js";
 
@@ -93,6 +94,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
 class EngineImpl implements Engine {
   private readonly clock: () => number;
   private readonly committer: Committer;
+  private readonly creator: RunCreator;
   private readonly unsubscribeWake: () => void;
   private readonly calibrateTimer: NodeJS.Timeout | null;
   private readonly workers = new Set<WorkerImpl>();
@@ -112,6 +114,7 @@ class EngineImpl implements Engine {
     this.calibrateTimer = store.now ? setInterval(() => void storeClock.calibrate().catch(() => undefined), 30_000) : null;
     this.calibrateTimer?.unref();
     this.committer = new Committer(store, this.clock);
+    this.creator = new RunCreator(store, this.clock);
     this.maxPayloadBytes = options.maxPayloadBytes ?? 4 * 1024 * 1024;
     this.logger = options.logger ?? consoleLogger();
     this.finished.setMaxListeners(0);
@@ -127,12 +130,30 @@ class EngineImpl implements Engine {
     } catch (error) {
       throw new ValidationError(`start: input cannot be stored: ${(error as Error).message}`);
     }
-    const { run, created } = await this.store.createRun({ runId, workflow: definition.name, version: definition.version, input: encoded }, this.clock());
+    // A local worker with a free slot gets the run at creation, in the same transaction.
+    let holder: WorkerImpl | undefined;
+    let claimFor: { workerId: string; leaseMs: number } | undefined;
+    for (const worker of this.workers) {
+      claimFor = worker.reserve(definition);
+      if (claimFor) {
+        holder = worker;
+        break;
+      }
+    }
+    let result: Awaited<ReturnType<RunCreator["create"]>>;
+    try {
+      result = await this.creator.create({ runId, workflow: definition.name, version: definition.version, input: encoded, ...(claimFor ? { claimFor } : {}) });
+    } catch (error) {
+      holder?.adopt(undefined);
+      throw error;
+    }
+    const { run, created } = result;
+    holder?.adopt(created ? run : undefined);
     if (!created) {
       if (run.workflow !== definition.name) throw new RunConflictError(runId, `for workflow "${run.workflow}", not "${definition.name}"`);
       if (run.input !== encoded) throw new RunConflictError(runId, "with a different input");
     }
-    this.kickWorkers();
+    if (!holder) this.kickWorkers();
     return this.makeHandle<O>(runId, created);
   }
 

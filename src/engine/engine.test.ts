@@ -75,6 +75,74 @@ describe.each(STORE_KINDS)("engine on %s", (kind) => {
     expect((await engine.journal("same")).length).toBe(1);
   });
 
+  it("starts issued together share store transactions and keep start's semantics", async () => {
+    const wf = defineWorkflow({ name: "together", run: async (_ctx, input: { x: number }) => input.x });
+    const engine = await testEngine(kind, { workflows: [wf] });
+    const batches: number[] = [];
+    const createRuns = engine.store.createRuns.bind(engine.store);
+    engine.store.createRuns = (runs, now) => (batches.push(runs.length), createRuns(runs, now));
+    const starts = [
+      engine.start(wf, { x: 0 }, { runId: "t0" }),
+      ...Array.from({ length: 10 }, (_, i) => engine.start(wf, { x: i }, { runId: `t${i}` })),
+      engine.start(wf, { x: 99 }, { runId: "t1" }),
+    ];
+    const settled = await Promise.allSettled(starts);
+    expect(settled.map((s) => (s.status === "fulfilled" ? s.value.created : "conflict"))).toEqual([true, false, ...Array(9).fill(true), "conflict"]);
+    expect((settled[11] as PromiseRejectedResult).reason).toBeInstanceOf(RunConflictError);
+    // The first start goes to the store at once; the eleven issued meanwhile go together.
+    expect(batches).toEqual([11]);
+    engine.startWorker(fast);
+    for (let i = 0; i < 10; i++) expect(await engine.result(`t${i}`, { timeoutMs: 5000 })).toBe(i);
+  });
+
+  it("a run started while a worker has a free slot is created already claimed by it; a full worker leaves it pending", async () => {
+    const gate = deferred();
+    const wf = defineWorkflow({
+      name: "slot",
+      run: async (ctx, input: { wait: boolean }) => ctx.step("s", async () => (input.wait ? (await gate.promise, "waited") : "quick")),
+    });
+    const engine = await testEngine(kind, { workflows: [wf] });
+    const worker = engine.startWorker({ ...fast, concurrency: 1 });
+    const claims: string[] = [];
+    const createRuns = engine.store.createRuns.bind(engine.store);
+    engine.store.createRuns = (runs, now) => (claims.push(...runs.map((r) => `${r.runId}:${r.claimFor?.workerId ?? "-"}`)), createRuns(runs, now));
+    const createRun = engine.store.createRun.bind(engine.store);
+    engine.store.createRun = (run, now) => (claims.push(`${run.runId}:${run.claimFor?.workerId ?? "-"}`), createRun(run, now));
+    await engine.start(wf, { wait: true }, { runId: "first" });
+    expect((await engine.getRun("first")).leaseOwner).toBe(worker.workerId);
+    const kinds = (await engine.journal("first")).map((e) => e.kind);
+    expect(kinds.slice(0, 2)).toEqual(["run.created", "run.claimed"]);
+    await engine.start(wf, { wait: false }, { runId: "second" });
+    expect(claims).toEqual([`first:${worker.workerId}`, "second:-"]);
+    expect((await engine.getRun("second")).status).toBe("pending");
+    gate.resolve();
+    expect(await engine.result("first", { timeoutMs: 5000 })).toBe("waited");
+    expect(await engine.result("second", { timeoutMs: 5000 })).toBe("quick");
+    expect((await engine.journal("second")).map((e) => e.kind).slice(0, 2)).toEqual(["run.created", "run.claimed"]);
+  });
+
+  it("a worker stopping while a run is being created claimed for it waits for the run, then gives it back", async () => {
+    const wf = defineWorkflow({ name: "handover", run: async (ctx) => ctx.step("s", () => "done") });
+    const engine = await testEngine(kind, { workflows: [wf] });
+    const worker = engine.startWorker(fast);
+    const hold = deferred();
+    const createRun = engine.store.createRun.bind(engine.store);
+    engine.store.createRun = async (run, now) => (await hold.promise, createRun(run, now));
+    const started = engine.start(wf, undefined, { runId: "r" });
+    let stopped = false;
+    const stopping = worker.stop({ drain: true }).then(() => (stopped = true));
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(false);
+    hold.resolve();
+    await started;
+    await stopping;
+    const info = await engine.getRun("r");
+    expect(info.leaseOwner).toBeNull();
+    expect(info.status).not.toBe("completed");
+    engine.startWorker(fast);
+    expect(await engine.result("r", { timeoutMs: 5000 })).toBe("done");
+  });
+
   it("sleeps durably: the run suspends, holds no lease, and wakes when due", async () => {
     let now = Date.UTC(2030, 0, 1);
     const wf = defineWorkflow({

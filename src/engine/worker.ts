@@ -49,12 +49,16 @@ export class WorkerImpl implements Worker, ExecutionHost {
   private stopping = false;
   private wake: (() => void) | null = null;
   private kicked = false;
+  private kickQueued = false;
   private wakeTimer: NodeJS.Timeout | null = null;
   private wakeTimerAt = Infinity;
   private readonly loopDone: Promise<void>;
   private readonly startedAt: number;
   /** When each held run's lease was last proven (claimed or renewed), by runId. */
   private readonly provenAt = new Map<string, number>();
+  /** Slots promised to runs this engine is creating already claimed for this worker (see {@link reserve}). */
+  private reserved = 0;
+  private reservationsSettled: (() => void) | null = null;
 
   constructor(
     private readonly deps: WorkerDeps,
@@ -85,6 +89,27 @@ export class WorkerImpl implements Worker, ExecutionHost {
 
   commit(write: RunWrite): Promise<CommitResult> {
     return this.deps.committer.commit(write);
+  }
+
+  /**
+   * Takes a slot for a run that `engine.start` is about to create, so that it can be created
+   * already claimed by this worker (no claim transaction, no wait for the claim loop). Returns
+   * the claim to create it with, or undefined when this worker is full, stopping, or does not
+   * run that workflow version. Every reservation must be settled with {@link adopt}.
+   */
+  reserve(workflow: { name: string; version: string }): { workerId: string; leaseMs: number } | undefined {
+    if (this.stopping || !this.deps.workflows.has(`${workflow.name}@${workflow.version}`)) return undefined;
+    if (this.executions.size + this.reserved >= this.concurrency) return undefined;
+    this.reserved += 1;
+    return { workerId: this.workerId, leaseMs: this.leaseMs };
+  }
+
+  /** Settles a reservation: runs the run created claimed by this worker, or (undefined: not created) frees the slot. */
+  adopt(run: RunRecord | undefined): void {
+    this.reserved -= 1;
+    if (run) this.launch(run);
+    else this.kick();
+    if (this.reserved === 0) this.reservationsSettled?.();
   }
 
   /** Wake the claim loop now. */
@@ -128,6 +153,8 @@ export class WorkerImpl implements Worker, ExecutionHost {
       if (this.wakeTimer) clearTimeout(this.wakeTimer);
     }
     await this.loopDone;
+    // A run being created claimed by this worker is held as soon as it exists: wait for it, then drain it too.
+    while (this.reserved > 0) await new Promise<void>((resolve) => (this.reservationsSettled = resolve));
     const running = [...this.executions.values()];
     if (options.drain === false) {
       for (const execution of running) {
@@ -162,7 +189,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
   private async loop(): Promise<void> {
     let failures = 0;
     while (!this.stopping) {
-      const free = this.concurrency - this.executions.size;
+      const free = this.concurrency - this.executions.size - this.reserved;
       const limit = Math.min(free, 64);
       let claimed: RunRecord[] = [];
       if (limit > 0) {
@@ -215,7 +242,16 @@ export class WorkerImpl implements Worker, ExecutionHost {
       // epoch, so this is a no-op if the run was taken over or cancelled) rather than make others wait.
       if (end === "abandoned" && !this.stopping) void this.releaseQuietly(run.runId, run.leaseEpoch);
       this.deps.onExecutionEnd(run.runId, end, run.parentRunId);
-      this.kick();
+      // Look for more work after the tick, not now: whoever waited on this run (result(), a
+      // sequential caller's next start, which may take the slot) goes first, and executions
+      // ending together share one claim.
+      if (!this.kickQueued) {
+        this.kickQueued = true;
+        setImmediate(() => {
+          this.kickQueued = false;
+          this.kick();
+        });
+      }
     });
     void execution.start();
   }

@@ -72,6 +72,21 @@ function applyPatch<T extends RunState>(run: T, patch: RunPatch): T {
   return next;
 }
 
+/** Kinds whose append has a side effect outside the row whatever the run's state (see entrySideEffects). */
+const SIDE_EFFECT_KINDS = new Set(["event.received", "human.answered", "human.timedout", "child.started", "human.requested"]);
+
+/**
+ * True when appending `entry` to a run that is running under a lease changes nothing but the
+ * run's `lastSeq` and `updatedAt`: no projection onto the row, no side effect. Step intents and
+ * results are; a store may append such entries without loading the row first.
+ */
+export function isPlainAppend(entry: NewEntry): boolean {
+  if (SIDE_EFFECT_KINDS.has(entry.kind) || TERMINAL_KINDS.has(entry.kind)) return false;
+  // A result with search text is indexed in the same transaction.
+  if (entry.kind === "step.completed" && (entry.data as EntryData["step.completed"]).text !== undefined) return false;
+  return projectEntry(entry, 0) === null;
+}
+
 function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: number): SideEffect[] {
   switch (entry.kind) {
     case "step.completed": {

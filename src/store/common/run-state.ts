@@ -14,8 +14,30 @@ export type RunState = Omit<RunRecord, "input">;
 /** Why a write is refused, or null when the writer may append. */
 export type FenceReason = Extract<CommitResult, { ok: false }>["reason"];
 
-/** The row of a freshly created run: pending, epoch 0, its `run.created` entry at seq 1. */
+/**
+ * The row of a freshly created run: pending, epoch 0, its `run.created` entry at seq 1; or, with
+ * `run.claimFor`, the row once that worker has claimed it (see {@link newRunEntries}).
+ */
 export function newRunRecord(run: NewRun, now: number): RunRecord {
+  const pending = pendingRecord(run, now);
+  return run.claimFor ? claimRun(pending, claimOnCreate(run.claimFor, now)).run : pending;
+}
+
+/**
+ * The entries of a new run: `run.created`, then `run.claimed` when it is created claimed.
+ * @throws ValidationError when `run.input` is not an encoded payload.
+ */
+export function newRunEntries(run: NewRun, now: number): JournalEntry[] {
+  const created = runCreatedEntry(run, now);
+  if (!run.claimFor) return [created];
+  return [created, claimRun(pendingRecord(run, now), claimOnCreate(run.claimFor, now)).entry];
+}
+
+function claimOnCreate(claimFor: NonNullable<NewRun["claimFor"]>, now: number): ClaimRequest {
+  return { workerId: claimFor.workerId, leaseMs: claimFor.leaseMs, now, limit: 1, workflows: [] };
+}
+
+function pendingRecord(run: NewRun, now: number): RunRecord {
   return {
     runId: run.runId,
     workflow: run.workflow,

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { EntryKind } from "../../core/journal.js";
 import { decode, encode, type SerializedError } from "../../core/serialize.js";
 import type { Store } from "../../core/store.js";
-import { T0, commitOk, dataOf, entry, mustGet, newRun, reclaim, seqs, startRun, stepStarted } from "./harness.js";
+import { T0, commitOk, dataOf, entry, mustGet, newRun, reclaim, seqs, startRun, stepStarted, suspend } from "./harness.js";
 
 /** Group commit: epoch and terminal fencing, gapless seqs, and the projection of run.* entries. */
 export function commitSpec(store: () => Store): void {
@@ -85,6 +85,62 @@ export function commitSpec(store: () => Store): void {
         { ok: true, firstSeq: 4, lastSeq: 5 },
       ]);
       expect((await mustGet(store(), "r1")).lastSeq).toBe(5);
+    });
+
+    it("appends step entries to held, released and suspended runs alike, in one batch", async () => {
+      const a = await startRun(store(), "a");
+      const b = await startRun(store(), "b");
+      await commitOk(store(), b, [entry("run.released", null, { workerId: "w1" })], T0 + 1);
+      const c = await startRun(store(), "c");
+      await suspend(store(), c, null, T0 + 1);
+      const before = await Promise.all(["a", "b", "c"].map((id) => mustGet(store(), id)));
+      const results = await store().commit(
+        [
+          { runId: "a", epoch: a.leaseEpoch, entries: [stepStarted("x#0")] },
+          { runId: "b", epoch: b.leaseEpoch, entries: [stepStarted("x#0")] },
+          { runId: "c", epoch: c.leaseEpoch, entries: [stepStarted("x#0")] },
+          { runId: "a", epoch: a.leaseEpoch, entries: [entry("step.completed", "x#0", { result: 1, attempt: 1 }), stepStarted("y#0")] },
+        ],
+        T0 + 5,
+      );
+      expect(results).toEqual([
+        { ok: true, firstSeq: 3, lastSeq: 3 },
+        { ok: true, firstSeq: 4, lastSeq: 4 },
+        { ok: true, firstSeq: 4, lastSeq: 4 },
+        { ok: true, firstSeq: 4, lastSeq: 5 },
+      ]);
+      const after = await Promise.all(["a", "b", "c"].map((id) => mustGet(store(), id)));
+      expect(after).toEqual([
+        { ...before[0], lastSeq: 5, updatedAt: T0 + 5 },
+        { ...before[1], lastSeq: 4, updatedAt: T0 + 5 },
+        { ...before[2], lastSeq: 4, updatedAt: T0 + 5 },
+      ]);
+      const journal = await store().readJournal("a");
+      expect(journal.slice(2).map((e) => [e.seq, e.kind, e.opKey, e.epoch, e.at])).toEqual([
+        [3, "step.started", "x#0", a.leaseEpoch, T0 + 5],
+        [4, "step.completed", "x#0", a.leaseEpoch, T0 + 5],
+        [5, "step.started", "y#0", a.leaseEpoch, T0 + 5],
+      ]);
+      expect(dataOf(journal[3], "step.completed")).toEqual({ result: 1, attempt: 1 });
+    });
+
+    it("a step entry then a suspension of one run in one batch: both projected, seqs continued", async () => {
+      const run = await startRun(store(), "r1");
+      const results = await store().commit(
+        [
+          { runId: "r1", epoch: run.leaseEpoch, entries: [stepStarted("a#0")] },
+          { runId: "r1", epoch: run.leaseEpoch, entries: [entry("run.suspended", null, { wakeAt: T0 + 500, waitingFor: [] })] },
+          { runId: "r1", epoch: run.leaseEpoch, entries: [stepStarted("b#0")] },
+        ],
+        T0 + 1,
+      );
+      expect(results).toEqual([
+        { ok: true, firstSeq: 3, lastSeq: 3 },
+        { ok: true, firstSeq: 4, lastSeq: 4 },
+        { ok: true, firstSeq: 5, lastSeq: 5 },
+      ]);
+      expect(await mustGet(store(), "r1")).toMatchObject({ status: "suspended", wakeAt: T0 + 500, leaseOwner: null, lastSeq: 5, updatedAt: T0 + 1 });
+      expect(await seqs(store(), "r1")).toEqual([1, 2, 3, 4, 5]);
     });
 
     it("fences an empty write without appending or touching the row", async () => {

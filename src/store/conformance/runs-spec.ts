@@ -55,6 +55,59 @@ export function runsSpec(store: () => Store): void {
       expect(await store().readJournal("r1")).toHaveLength(1);
     });
 
+    it("createRuns creates several runs, finds existing ones and repeats, in order", async () => {
+      const before = await store().createRun(newRun("old"), T0);
+      const results = await store().createRuns([newRun("a"), newRun("old"), newRun("b", { input: encode("b") }), newRun("a", { workflow: "other" })], T0 + 5);
+      expect(results.map((r) => [r.run.runId, r.created])).toEqual([
+        ["a", true],
+        ["old", false],
+        ["b", true],
+        ["a", false],
+      ]);
+      expect(results[1]!.run).toEqual(before.run);
+      expect(results[3]!.run).toEqual(results[0]!.run);
+      expect(await store().getRun("b")).toEqual(results[2]!.run);
+      expect(results[2]!.run).toMatchObject({ status: "pending", input: encode("b"), lastSeq: 1, createdAt: T0 + 5 });
+      for (const id of ["a", "b"]) expect((await store().readJournal(id)).map((e) => e.kind)).toEqual(["run.created"]);
+      expect(await store().createRuns([], T0)).toEqual([]);
+    });
+
+    it("creates a run already claimed for a worker, exactly as a claim would leave it", async () => {
+      const claimFor = { workerId: "w9", leaseMs: 30_000 };
+      const [held, plain, again] = await store().createRuns(
+        [newRun("held", { workflow: "solo:held", claimFor }), newRun("plain"), newRun("held", { claimFor: { workerId: "other", leaseMs: 5 } })],
+        T0,
+      );
+      expect(held!.created).toBe(true);
+      expect(held!.run).toMatchObject({
+        status: "running",
+        leaseOwner: "w9",
+        leaseEpoch: 1,
+        leaseExpiresAt: T0 + 30_000,
+        lastSeq: 2,
+        createdAt: T0,
+        updatedAt: T0,
+      });
+      expect(await store().getRun("held")).toEqual(held!.run);
+      expect(again).toEqual({ run: held!.run, created: false });
+      expect(plain!.run).toMatchObject({ status: "pending", leaseOwner: null, leaseEpoch: 0, lastSeq: 1 });
+      const journal = await store().readJournal("held");
+      expect(journal.map((e) => [e.seq, e.kind, e.epoch, e.at])).toEqual([
+        [1, "run.created", 0, T0],
+        [2, "run.claimed", 1, T0],
+      ]);
+      expect(dataOf(journal[1], "run.claimed")).toEqual({ workerId: "w9", epoch: 1, from: "pending" });
+      expect(await store().claimRuns({ workerId: "w2", now: T0 + 1, leaseMs: 1000, limit: 10, workflows: [{ name: "solo:held", version: "1" }] })).toEqual([]);
+      await commitOk(store(), held!.run, [stepStarted("s#0")], T0 + 2);
+      const single = await store().createRun(newRun("one", { claimFor }), T0 + 3);
+      expect(single.run).toMatchObject({ status: "running", leaseOwner: "w9", leaseEpoch: 1, lastSeq: 2 });
+    });
+
+    it("createRuns writes nothing when one run of the batch is refused", async () => {
+      await expect(store().createRuns([newRun("fine"), newRun("bad", { input: "{not json" })], T0)).rejects.toMatchObject({ code: "INVALID_INPUT" });
+      expect(await store().getRun("fine")).toBeUndefined();
+    });
+
     it("returns the current row of an existing run, not the one it was created with", async () => {
       const held = await startRun(store(), "r1");
       const again = await store().createRun(newRun("r1", { workflow: "solo:r1" }), T0 + 5);

@@ -125,6 +125,25 @@ export function wakeSpec(store: () => Store): void {
       expect(await mustGet(store(), "p")).toMatchObject({ status: "suspended", wakeAt: T0 + 3, wakePending: false, lastSeq: 4 });
     });
 
+    it("a batch with step entries of a running parent around its child's completion keeps both in the parent's row", async () => {
+      const parent = await startRun(store(), "p");
+      await commitOk(store(), parent, [entry("child.started", "sub#0", { childRunId: "c", ...SUB, input: null })], T0 + 1);
+      const [child] = await store().claimRuns({ workerId: "w2", now: T0 + 2, leaseMs: 1000, limit: 1, workflows: [{ name: "sub", version: "2" }] });
+      const before = await mustGet(store(), "p");
+      const step = (name: string) => entry("step.started", name, { attempt: 1 });
+      const results = await store().commit(
+        [
+          { runId: "p", epoch: parent.leaseEpoch, entries: [step("a#0")] },
+          { runId: "c", epoch: child?.leaseEpoch ?? -1, entries: [entry("run.completed", null, { output: 1 })] },
+          { runId: "p", epoch: parent.leaseEpoch, entries: [step("b#0")] },
+          { runId: "p", epoch: parent.leaseEpoch, entries: [step("c#0")] },
+        ],
+        T0 + 3,
+      );
+      expect(results.map((result) => result.ok && result.firstSeq)).toEqual([4, 3, 5, 6]);
+      expect(await mustGet(store(), "p")).toEqual({ ...before, wakePending: true, lastSeq: 6, updatedAt: T0 + 3 });
+    });
+
     it("a batch that suspends a parent and then finishes its child wakes the parent", async () => {
       const parent = await startRun(store(), "p");
       await commitOk(store(), parent, [entry("child.started", "sub#0", { childRunId: "c", ...SUB, input: null })], T0 + 1);

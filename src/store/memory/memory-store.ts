@@ -21,7 +21,7 @@ import type {
 import { compareText, decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
-import { claimKey, claimRun, fenceOut, fenceReason, isClaimable, isStuck, newRunRecord, runCreatedEntry, wakePatch } from "../common/run-state.js";
+import { claimKey, claimRun, fenceOut, fenceReason, isClaimable, isStuck, newRunEntries, newRunRecord, wakePatch } from "../common/run-state.js";
 import { MemoryTables } from "./memory-tables.js";
 
 /**
@@ -52,6 +52,17 @@ export class MemoryStore implements Store {
       if (existing) return { run: { ...existing }, created: false };
       return { run: { ...this.insertRun(run, now) }, created: true };
     });
+  }
+
+  /** See {@link Store.createRuns}. */
+  async createRuns(runs: readonly NewRun[], now: number): Promise<{ run: RunRecord; created: boolean }[]> {
+    return this.t.atomic(() =>
+      runs.map((run) => {
+        const existing = this.t.runs.get(run.runId);
+        if (existing) return { run: { ...existing }, created: false };
+        return { run: { ...this.insertRun(run, now) }, created: true };
+      }),
+    );
   }
 
   /** See {@link Store.getRun}. */
@@ -253,10 +264,10 @@ export class MemoryStore implements Store {
   }
 
   private insertRun(run: NewRun, now: number): RunRecord {
-    const entry = runCreatedEntry(run, now);
+    const entries = newRunEntries(run, now);
     const record = newRunRecord(run, now);
     this.t.putRun(record);
-    this.t.append([entry]);
+    this.t.append(entries);
     return record;
   }
 

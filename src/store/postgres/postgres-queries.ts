@@ -45,6 +45,18 @@ export const INSERT_RUN = sql(
    RETURNING run_id`,
 );
 
+/** Inserts many runs in one statement (ids must be distinct); bind with `runArrays`. Returns the ids it inserted. */
+export const INSERT_RUNS = sql(
+  "insert_runs",
+  `INSERT INTO runs (run_id, workflow, version, status, input, output, error, parent_run_id, parent_op_key, wake_at, waiting_for,
+     lease_owner, lease_expires_at, lease_epoch, last_seq, wake_pending, created_at, updated_at, finished_at)
+   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+     $10::bigint[], $11::text[], $12::text[], $13::bigint[], $14::bigint[], $15::bigint[], $16::boolean[], $17::bigint[], $18::bigint[],
+     $19::bigint[])
+   ON CONFLICT (run_id) DO NOTHING
+   RETURNING run_id AS "runId"`,
+);
+
 const UPDATE_STATES_TEXT = `UPDATE runs AS r SET status = u.status, output = u.output, error = u.error, wake_at = u.wake_at,
      waiting_for = u.waiting_for, lease_owner = u.lease_owner, lease_expires_at = u.lease_expires_at, lease_epoch = u.lease_epoch,
      last_seq = u.last_seq, wake_pending = u.wake_pending, updated_at = u.updated_at, finished_at = u.finished_at
@@ -63,6 +75,29 @@ export const INSERT_ENTRIES = sql(
   "insert_entries",
   `INSERT INTO journal (run_id, seq, kind, op_key, payload, epoch, at)
    SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[])`,
+);
+
+/**
+ * Appends entries that only advance their runs' journals (common/plan-write `isPlainAppend`) in
+ * one statement, without locking the rows first: each run's row is updated only if it is running
+ * under the writer's epoch with a lease held, and its entries are inserted after the seq it had.
+ * Returns, for each run it updated, the last seq before the append. Bind: run ids, epochs, entry
+ * counts (one per run), now, then per entry: run id, index within its run (1…), kind, op key, payload.
+ */
+export const APPEND_PLAIN = sql(
+  "append_plain",
+  `WITH u AS (
+     UPDATE runs AS r SET last_seq = r.last_seq + w.n, updated_at = $4::bigint
+     FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS w(run_id, epoch, n)
+     WHERE r.run_id = w.run_id AND r.lease_epoch = w.epoch AND r.status = 'running' AND r.lease_owner IS NOT NULL
+     RETURNING r.run_id, r.last_seq - w.n AS base, r.lease_epoch AS epoch
+   ), e AS (
+     INSERT INTO journal (run_id, seq, kind, op_key, payload, epoch, at)
+     SELECT e.run_id, u.base + e.idx, e.kind, e.op_key, e.payload, u.epoch, $4::bigint
+     FROM unnest($5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[]) AS e(run_id, idx, kind, op_key, payload)
+     JOIN u ON u.run_id = e.run_id
+   )
+   SELECT run_id AS "runId", base FROM u`,
 );
 
 export const READ_JOURNAL = sql("read_journal", `SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`);

@@ -96,6 +96,12 @@ export function runValues(run: RunRecord): unknown[] {
   ];
 }
 
+/** Parameters of `INSERT_RUNS`: one array per column of {@link runValues}. */
+export function runArrays(runs: readonly RunRecord[]): unknown[] {
+  const rows = runs.map(runValues);
+  return Array.from({ length: 19 }, (_, column) => rows.map((row) => row[column]));
+}
+
 /** Parameters of `INSERT_ENTRIES`: one array per column. */
 export function entryArrays(entries: readonly JournalEntry[]): unknown[] {
   return [

@@ -21,17 +21,20 @@ import type {
 } from "../../core/store.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
+import { isPlainAppend } from "../common/plan-write.js";
 import { claimRun, fenceOut, fenceReason } from "../common/run-state.js";
 import { resolvePostgresConfig, wakeChannel, type PostgresConfig, type PostgresStoreOptions } from "./postgres-config.js";
 import { applyPostgresMigrations, latestPostgresVersion, postgresSchemaVersion } from "./postgres-migrations.js";
 import { checkDurability, clientConfig, createPool, readDurability } from "./postgres-open.js";
 import {
   ANSWER_HUMAN,
+  APPEND_PLAIN,
   CLAIM_CANDIDATES,
   DB_NOW,
   FIND_INBOX,
   GET_HUMAN,
   GET_RUN,
+  GET_RUNS,
   INSERT_ENTRIES,
   INSERT_INBOX,
   LIST_INBOX,
@@ -200,6 +203,26 @@ export class PostgresStore implements Store {
     });
   }
 
+  /** See {@link Store.createRuns}. */
+  async createRuns(runs: readonly NewRun[], now: number): Promise<{ run: RunRecord; created: boolean }[]> {
+    if (runs.length === 0) return [];
+    return this.tx(now, async (tx) => {
+      const session = new WriteSession(tx);
+      const records = await session.createRuns(runs);
+      await session.flush();
+      const missing = runs.filter((_, i) => !records[i]).map((run) => run.runId);
+      const existing = new Map<string, RunRecord>();
+      if (missing.length > 0) for (const row of await tx.query<StateRow & { input: string }>(GET_RUNS, [missing])) existing.set(row.runId, toRun(row));
+      return runs.map((run, i) => {
+        const record = records[i];
+        if (record) return { run: record, created: true };
+        const found = existing.get(run.runId);
+        if (!found) throw new RunNotFoundError(run.runId);
+        return { run: found, created: false };
+      });
+    });
+  }
+
   /** See {@link Store.getRun}. */
   async getRun(runId: string): Promise<RunRecord | undefined> {
     const [row] = await this.query<StateRow & { input: string }>(GET_RUN, [runId]);
@@ -239,26 +262,45 @@ export class PostgresStore implements Store {
     });
   }
 
-  /** See {@link Store.commit}: the whole batch is one transaction. */
+  /**
+   * See {@link Store.commit}: the whole batch is one transaction. Step intents and results (plain
+   * appends to running runs) take one statement; the writes it does not apply, and every other
+   * kind of write, lock their runs and go through the write session.
+   */
   async commit(writes: RunWrite[], now: number): Promise<CommitResult[]> {
     if (writes.length === 0) return [];
+    const plain = plainAppends(writes);
     return this.tx(now, async (tx) => {
+      const results: (CommitResult | undefined)[] = new Array(writes.length);
+      let rest = writes.map((_, i) => i);
+      if (plain) {
+        const rows = await tx.query<{ runId: string; base: string | number }>(APPEND_PLAIN, [...plain.params, tx.now, ...plain.entryParams]);
+        const bases = new Map(rows.map((row) => [row.runId, Number(row.base)]));
+        rest = [];
+        writes.forEach((write, i) => {
+          const base = bases.get(write.runId);
+          if (base === undefined) return void rest.push(i);
+          const offset = plain.offsets[i]!;
+          results[i] = { ok: true, firstSeq: base + offset + 1, lastSeq: base + offset + write.entries.length };
+        });
+        if (rest.length === 0) return results as CommitResult[];
+      }
       const session = new WriteSession(tx);
-      await session.lock(writes.map((write) => write.runId));
-      const results: CommitResult[] = [];
-      for (const write of writes) {
+      await session.lock(rest.map((i) => writes[i]!.runId));
+      for (const i of rest) {
+        const write = writes[i]!;
         // Checked before anything is written, so a refused write leaves the transaction intact.
         const run = session.state(write.runId);
         const refused = fenceReason(run, write.epoch);
         if (refused || !run) {
-          results.push({ ok: false, reason: refused ?? "not-found" });
+          results[i] = { ok: false, reason: refused ?? "not-found" };
           continue;
         }
         if (write.entries.length > 0) await session.append(run, write.epoch, write.entries);
-        results.push({ ok: true, firstSeq: run.lastSeq + 1, lastSeq: run.lastSeq + write.entries.length });
+        results[i] = { ok: true, firstSeq: run.lastSeq + 1, lastSeq: run.lastSeq + write.entries.length };
       }
       await session.flush();
-      return results;
+      return results as CommitResult[];
     });
   }
 
@@ -441,4 +483,32 @@ async function mustGetRun(tx: Tx, runId: string): Promise<RunRecord> {
   const [row] = await tx.query<StateRow & { input: string }>(GET_RUN, [runId]);
   if (!row) throw new RunNotFoundError(runId);
   return toRun(row);
+}
+
+/**
+ * The parameters of {@link APPEND_PLAIN} for `writes`, and each write's offset within its run's
+ * entries; or undefined when the batch is not all plain appends (common/plan-write
+ * `isPlainAppend`), or has an empty write, or writes one run under two epochs.
+ */
+function plainAppends(writes: readonly RunWrite[]): { params: unknown[]; entryParams: unknown[]; offsets: number[] } | undefined {
+  const runs = new Map<string, { epoch: number; n: number }>();
+  const offsets: number[] = [];
+  const entryParams: unknown[][] = [[], [], [], [], []];
+  for (const write of writes) {
+    if (write.entries.length === 0 || !write.entries.every(isPlainAppend)) return undefined;
+    let run = runs.get(write.runId);
+    if (!run) runs.set(write.runId, (run = { epoch: write.epoch, n: 0 }));
+    else if (run.epoch !== write.epoch) return undefined;
+    offsets.push(run.n);
+    for (const entry of write.entries) {
+      run.n += 1;
+      entryParams[0]!.push(write.runId);
+      entryParams[1]!.push(run.n);
+      entryParams[2]!.push(entry.kind);
+      entryParams[3]!.push(entry.opKey);
+      entryParams[4]!.push(entry.payload);
+    }
+  }
+  const ids = [...runs.keys()];
+  return { params: [ids, ids.map((id) => runs.get(id)!.epoch), ids.map((id) => runs.get(id)!.n)], entryParams, offsets };
 }

@@ -2,19 +2,20 @@ import type { JournalEntry, NewEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
 import type { NewRun } from "../../core/store.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
-import { newRunRecord, runCreatedEntry, wakePatch, type RunState } from "../common/run-state.js";
+import { newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
 import {
   CONSUME_INBOX,
   INSERT_ENTRIES,
   INSERT_TEXT,
   INSERT_HUMAN,
   INSERT_RUN,
+  INSERT_RUNS,
   LOCK_INBOX,
   LOCK_STATES,
   ANSWER_HUMAN,
   UPDATE_STATES,
 } from "./postgres-queries.js";
-import { entryArrays, runValues, stateArrays, toState, type StateRow } from "./postgres-rows.js";
+import { entryArrays, runArrays, runValues, stateArrays, toState, type StateRow } from "./postgres-rows.js";
 import type { Tx } from "./postgres-tx.js";
 
 /** Runs due this soon after a write get a wake-up NOTIFY, so workers need not poll for them. */
@@ -79,12 +80,37 @@ export class WriteSession {
     const inserted = await this.tx.query(INSERT_RUN, runValues(record));
     if (inserted.length === 0) return undefined;
     // Validated only for a run that is new, like the other stores; a bad input rolls the insert back.
-    const entry = runCreatedEntry(run, this.now);
+    const entries = newRunEntries(run, this.now);
     const { input: _, ...state } = record;
     this.states.set(run.runId, state);
     this.created.add(run.runId);
-    this.entries.push(entry);
+    this.entries.push(...entries);
     return record;
+  }
+
+  /**
+   * {@link WriteSession.createRun} for several runs, with one INSERT for them all.
+   * @returns for each run, in order, its new row, or undefined when the id was taken (or repeats an earlier one).
+   */
+  async createRuns(runs: readonly NewRun[]): Promise<(RunRecord | undefined)[]> {
+    const seen = new Set<string>();
+    const records = runs.map((run) => {
+      if (this.states.has(run.runId) || seen.has(run.runId)) return undefined;
+      seen.add(run.runId);
+      return newRunRecord(run, this.now);
+    });
+    const fresh = records.filter((record) => record !== undefined);
+    if (fresh.length === 0) return records;
+    const inserted = new Set((await this.tx.query<{ runId: string }>(INSERT_RUNS, runArrays(fresh))).map((row) => row.runId));
+    return records.map((record, i) => {
+      if (!record || !inserted.has(record.runId)) return undefined;
+      const entries = newRunEntries(runs[i]!, this.now);
+      const { input: _, ...state } = record;
+      this.states.set(record.runId, state);
+      this.created.add(record.runId);
+      this.entries.push(...entries);
+      return record;
+    });
   }
 
   /** Wakes a run (see common/run-state `wakePatch`), locking it first if needed. */

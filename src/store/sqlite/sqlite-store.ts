@@ -22,8 +22,8 @@ import type {
 } from "../../core/store.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
-import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
-import { claimRun, fenceOut, fenceReason, newRunRecord, runCreatedEntry, wakePatch, type RunState } from "../common/run-state.js";
+import { checkConsumable, isPlainAppend, planEntries, type SideEffect } from "../common/plan-write.js";
+import { claimRun, fenceOut, fenceReason, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
 import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersion } from "./sqlite-migrations.js";
 import { openSqliteDatabase, type SqliteStoreOptions } from "./sqlite-open.js";
 import { SqliteQueries, claimParams } from "./sqlite-queries.js";
@@ -117,6 +117,17 @@ export class SqliteStore implements Store {
     });
   }
 
+  /** See {@link Store.createRuns}. */
+  async createRuns(runs: readonly NewRun[], now: number): Promise<{ run: RunRecord; created: boolean }[]> {
+    return this.immediate(() =>
+      runs.map((run) => {
+        const existing = this.loadRun(run.runId);
+        if (existing) return { run: existing, created: false };
+        return { run: this.insertRun(run, now), created: true };
+      }),
+    );
+  }
+
   /** See {@link Store.getRun}. */
   async getRun(runId: string): Promise<RunRecord | undefined> {
     return this.loadRun(runId);
@@ -162,16 +173,35 @@ export class SqliteStore implements Store {
   /** See {@link Store.commit}. */
   async commit(writes: RunWrite[], now: number): Promise<CommitResult[]> {
     if (writes.length === 0) return [];
-    return this.immediate(() =>
-      writes.map((write): CommitResult => {
-        const run = this.loadState(write.runId);
+    return this.immediate(() => {
+      // A step's outcome and the next step's intent come as two writes to one run. Plain appends
+      // (common/plan-write isPlainAppend) keep the run's row here and write it once, at the end or
+      // before any other kind of write, whose side effects may read or change rows.
+      const held = new Map<string, { stored: RunState; run: RunState }>();
+      const writeHeld = () => {
+        for (const { stored, run } of held.values()) this.updateRow(stored, run);
+        held.clear();
+      };
+      const results = writes.map((write): CommitResult => {
+        const plain = write.entries.every(isPlainAppend);
+        if (!plain) writeHeld();
+        const cached = held.get(write.runId);
+        const run = cached ? cached.run : this.loadState(write.runId);
         const refused = fenceReason(run, write.epoch);
         if (refused || !run) return { ok: false, reason: refused ?? "not-found" };
         const firstSeq = run.lastSeq + 1;
-        if (write.entries.length > 0) this.applyEntries(run, write.epoch, write.entries, now);
+        if (write.entries.length > 0 && plain) {
+          const plan = planEntries(run, write.epoch, write.entries, now);
+          this.insertEntries(plan.entries);
+          held.set(write.runId, { stored: cached?.stored ?? run, run: plan.run });
+        } else if (write.entries.length > 0) {
+          this.applyEntries(run, write.epoch, write.entries, now);
+        }
         return { ok: true, firstSeq, lastSeq: run.lastSeq + write.entries.length };
-      }),
-    );
+      });
+      writeHeld();
+      return results;
+    });
   }
 
   /** See {@link Store.claimRuns}. */
@@ -209,7 +239,7 @@ export class SqliteStore implements Store {
       if (!run) throw new RunNotFoundError(runId);
       if (!allowed.includes(run.status)) return { run: this.mustLoadRun(runId), applied: false };
       const fenced = fenceOut(run);
-      this.applyEntries(fenced, fenced.leaseEpoch, [entry], now);
+      this.applyEntries(fenced, fenced.leaseEpoch, [entry], now, run);
       return { run: this.mustLoadRun(runId), applied: true };
     });
   }
@@ -318,10 +348,10 @@ export class SqliteStore implements Store {
   }
 
   private insertRun(run: NewRun, now: number): RunRecord {
-    const entry = runCreatedEntry(run, now);
+    const entries = newRunEntries(run, now);
     const record = newRunRecord(run, now);
     this.q.insertRun.run(runParams(record));
-    this.insertEntries([entry]);
+    this.insertEntries(entries);
     return record;
   }
 
@@ -329,11 +359,18 @@ export class SqliteStore implements Store {
     for (const e of entries) this.q.insertEntry.run(e.runId, e.seq, e.kind, e.opKey, e.payload, e.epoch, e.at);
   }
 
-  private applyEntries(run: RunState, epoch: number, entries: readonly NewEntry[], now: number): void {
+  /** `stored` is the row as the database holds it, when `run` already differs from it. */
+  private applyEntries(run: RunState, epoch: number, entries: readonly NewEntry[], now: number, stored: RunState = run): void {
     const plan = planEntries(run, epoch, entries, now);
-    this.q.updateState.run(stateParams(plan.run));
+    this.updateRow(stored, plan.run);
     this.insertEntries(plan.entries);
     for (const effect of plan.effects) this.applyEffect(effect, now);
+  }
+
+  /** Writes `next` over the row the database holds as `stored`. */
+  private updateRow(stored: RunState, next: RunState): void {
+    if (onlySeqAdvanced(stored, next)) this.q.advanceSeq.run(next.lastSeq, next.updatedAt, next.runId);
+    else this.q.updateState.run(stateParams(next));
   }
 
   private applyEffect(effect: SideEffect, now: number): void {
@@ -380,4 +417,12 @@ export class SqliteStore implements Store {
     const patch = wakePatch(run, now);
     if (patch) this.q.updateState.run(stateParams({ ...run, ...patch }));
   }
+}
+
+/** True when `next` differs from `run` only in `lastSeq` and `updatedAt`. */
+function onlySeqAdvanced(run: RunState, next: RunState): boolean {
+  for (const key of Object.keys(next) as (keyof RunState)[]) {
+    if (key !== "lastSeq" && key !== "updatedAt" && next[key] !== run[key]) return false;
+  }
+  return true;
 }
