@@ -71,5 +71,35 @@ export default tseslint.config(
     ["**/server/**", "**/cli/**", "better-sqlite3", "pg", "**/store/sqlite/**", "**/store/postgres/**", "**/store/memory/**"],
     "agent sits above the engine: it reaches stores only through the Store port, never the front doors.",
   ),
-  layer(["src/testing/**"], ["**/cli/**", "**/server/**"], "testing helpers sit below the front doors."),
+  layer(["src/testing/**"], ["**/cli/**", "**/server/**", "**/client/**"], "testing helpers sit below the front doors."),
+  layer(["src/server/**"], ["**/cli/**", "better-sqlite3", "pg"], "the server reaches stores only through the engine; the CLI composes it."),
+  {
+    // Server tests may drive the server with the client's SSE parser; the server itself never imports the client.
+    ...layer(["src/server/**"], ["**/cli/**", "**/client/**", "better-sqlite3", "pg"], "the server never imports the CLI, the client or a store driver."),
+    ignores: ["src/server/**/*.test.ts"],
+  },
+  {
+    // The client runs wherever fetch does (a browser, the dashboard): no server code, no Node built-ins.
+    files: ["src/client/**"],
+    ignores: ["src/client/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/server/**", "**/engine/**", "**/store/**", "**/agent/**", "**/cli/**"],
+              message: "cairn/client talks to the server only over HTTP.",
+              allowTypeImports: false,
+            },
+            {
+              group: ["node:*", "zod", "hono", "hono/*", "@hono/*"],
+              message: "cairn/client must run in a browser too: no Node built-ins or server libraries at run time.",
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

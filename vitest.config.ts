@@ -10,6 +10,8 @@ export default defineConfig({
       { find: /^cairn$/, replacement: src("index.ts") },
       { find: /^cairn\/agent$/, replacement: src("agent/index.ts") },
       { find: /^cairn\/testing$/, replacement: src("testing/index.ts") },
+      { find: /^cairn\/server$/, replacement: src("server/index.ts") },
+      { find: /^cairn\/client$/, replacement: src("client/index.ts") },
     ],
   },
   test: {

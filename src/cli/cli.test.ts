@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = join(ROOT, "dist/src/cli/main.js");
 const ENTRY = join(ROOT, "dist/src/index.js");
-const COMMANDS = ["dev", "worker", "workers", "start", "runs", "show", "send", "cancel", "retry", "answer", "inbox", "migrate"];
+const COMMANDS = ["dev", "worker", "serve", "workers", "start", "runs", "show", "send", "cancel", "retry", "answer", "inbox", "migrate"];
 
 interface Result {
   code: number | null;
@@ -103,6 +103,28 @@ describe("help", () => {
     expect(code).toBe(0);
     expect(stdout).toContain(`Usage: cairn ${command}`);
     expect(stdout).toContain("--store <url>");
+  });
+});
+
+describe("serve", () => {
+  it("refuses a non-loopback host, saying there is no authentication yet", async () => {
+    const { code, stdout, stderr } = await cli("serve", "--host", "0.0.0.0", "--port", "0");
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/Refusing to listen on 0\.0\.0\.0: the Cairn server has no authentication yet/);
+  });
+
+  it("serves the API on 127.0.0.1 with a worker, and stops on SIGTERM", async () => {
+    const { child, line } = await spawnUntil(["serve", "--port", "0", "--store", store], /listening on http:\/\/127\.0\.0\.1:\d+/);
+    try {
+      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)![1]!;
+      const health = await fetch(`${url}/health`);
+      expect(await health.json()).toEqual({ status: "ok" });
+      const workers = (await (await fetch(`${url}/workers`)).json()) as { workers: unknown[] };
+      expect(workers.workers.length).toBeGreaterThan(0);
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
   });
 });
 

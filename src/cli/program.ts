@@ -5,6 +5,7 @@ import { registerDevCommand } from "./commands/dev.js";
 import { registerHumanCommands } from "./commands/human.js";
 import { registerMigrateCommand } from "./commands/migrate.js";
 import { registerRunCommands } from "./commands/runs.js";
+import { registerServeCommand } from "./commands/serve.js";
 import { registerStartCommand } from "./commands/start.js";
 import { registerWorkerCommand } from "./commands/worker.js";
 import { reportError } from "./errors.js";
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
     .allowExcessArguments(false);
   registerDevCommand(program);
   registerWorkerCommand(program);
+  registerServeCommand(program);
   registerStartCommand(program);
   registerRunCommands(program);
   registerControlCommands(program);

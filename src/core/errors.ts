@@ -29,7 +29,10 @@ export type ErrorCode =
   | "MODEL_PRICE_UNKNOWN"
   | "MODEL_SDK_MISSING"
   | "BUDGET_EXCEEDED"
-  | "MANIFEST_CHANGED";
+  | "MANIFEST_CHANGED"
+  | "ROUTE_NOT_FOUND"
+  | "STORE_UNAVAILABLE"
+  | "INTERNAL_ERROR";
 
 /** Base of every Cairn error: carries a stable {@link ErrorCode}. */
 export class CairnError extends Error {

@@ -14,7 +14,17 @@ import {
   WorkflowNotRegisteredError,
 } from "../core/errors.js";
 import { newEntry, type HumanAnswer, type WaitDescriptor } from "../core/journal.js";
-import { isTerminal, RUN_STATUSES, type RunRecord, type RunStatus } from "../core/run.js";
+import { isTerminal, type RunRecord } from "../core/run.js";
+import {
+  cancelReasonSchema,
+  describeIssues,
+  eventIdSchema,
+  eventTypeSchema,
+  humanAnswerSchema,
+  requestIdSchema,
+  runIdSchema as RUN_ID,
+  runStatusSchema as statusSchema,
+} from "../core/schemas.js";
 import { decode, encode, type SerializedError } from "../core/serialize.js";
 import type { HumanRequest, Store } from "../core/store.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
@@ -27,21 +37,6 @@ import { RunCreator } from "./run-creator.js";
 import { WorkerImpl } from "./worker.js";
 import type { Workflow } from "./workflow.js";
 
-const RUN_ID = z
-  .string()
-  .min(1, "must not be empty")
-  .max(256, "must be at most 256 characters")
-  .regex(/^[^\s]+$/, "must not contain whitespace");
-const EVENT_TYPE = z.string().min(1, "must not be empty").max(256);
-const answerSchema = z
-  .object({
-    action: z.enum(["retry", "skip", "fail", "answer"]),
-    option: z.string().min(1).max(256).optional(),
-    value: z.unknown().optional(),
-    message: z.string().max(10_000).optional(),
-    by: z.string().max(256).optional(),
-  })
-  .strict();
 /** An answer must fit its request: one of its options, or its recovery actions. */
 function checkAnswerFits(request: HumanRequest, answer: HumanAnswer): void {
   const recovery = request.options.length > 0 && request.options.every((option) => option === "retry" || option === "skip" || option === "fail");
@@ -59,12 +54,10 @@ function checkAnswerFits(request: HumanRequest, answer: HumanAnswer): void {
   }
 }
 
-const statusSchema = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]);
-
 function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    throw new ValidationError(`${what}: ${parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ")}`);
+    throw new ValidationError(`${what}: ${describeIssues(parsed.error)}`);
   }
   return parsed.data;
 }
@@ -164,8 +157,8 @@ class EngineImpl implements Engine {
   async sendEvent(runId: string, type: string, payload?: unknown, options: { eventId?: string } = {}): Promise<{ eventId: string; duplicate: boolean }> {
     this.ensureOpen();
     check(RUN_ID, runId, "sendEvent: runId");
-    check(EVENT_TYPE, type, "sendEvent: type");
-    const eventId = options.eventId === undefined ? randomUUID() : check(z.string().min(1).max(256), options.eventId, "sendEvent: eventId");
+    check(eventTypeSchema, type, "sendEvent: type");
+    const eventId = options.eventId === undefined ? randomUUID() : check(eventIdSchema, options.eventId, "sendEvent: eventId");
     let encoded: string;
     try {
       encoded = encode(payload);
@@ -204,7 +197,7 @@ class EngineImpl implements Engine {
   async cancel(runId: string, reason?: string): Promise<RunInfo> {
     this.ensureOpen();
     check(RUN_ID, runId, "cancel: runId");
-    const entry = newEntry("run.cancelled", null, reason === undefined ? {} : { reason: check(z.string().max(10_000), reason, "cancel: reason") });
+    const entry = newEntry("run.cancelled", null, reason === undefined ? {} : { reason: check(cancelReasonSchema, reason, "cancel: reason") });
     const { run, applied } = await this.store.controlRun(runId, ["pending", "running", "suspended"], entry, this.clock());
     if (!applied) throw new RunFinishedError(runId, run.status, "cancel");
     for (const worker of this.workers) worker.abandonRun(runId, new RunCancelledError(runId, reason));
@@ -265,8 +258,8 @@ class EngineImpl implements Engine {
 
   async respondToHuman(requestId: string, answer: HumanAnswer): Promise<void> {
     this.ensureOpen();
-    check(z.string().min(1), requestId, "respondToHuman: requestId");
-    const parsed = check(answerSchema, answer, "respondToHuman: answer") as HumanAnswer;
+    check(requestIdSchema, requestId, "respondToHuman: requestId");
+    const parsed = check(humanAnswerSchema, answer, "respondToHuman: answer") as HumanAnswer;
     const request = await this.store.getHumanRequest(requestId);
     if (request) checkAnswerFits(request, parsed);
     await this.store.answerHuman(requestId, parsed, this.clock());

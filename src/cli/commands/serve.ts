@@ -1,0 +1,55 @@
+import type { Command } from "commander";
+import { createEngine } from "../../engine/create-engine.js";
+import { isLoopbackHost } from "../../server/loopback.js";
+import { serve } from "../../server/serve.js";
+import { intArg } from "../args.js";
+import { defined, print, storeOption, type StoreOptions } from "../context.js";
+import { UsageError } from "../errors.js";
+import { untilShutdown } from "../lifecycle.js";
+import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
+
+interface ServeCommandOptions extends StoreOptions {
+  host: string;
+  port: number;
+  workflows?: string[];
+  concurrency?: number;
+  worker: boolean;
+}
+
+/** Registers `cairn serve`: the HTTP API and a worker in one process. */
+export function registerServeCommand(program: Command): void {
+  const command = program
+    .command("serve")
+    .description("run the HTTP API (with live run streams) and a worker on the store; listens on loopback only")
+    .option("--host <address>", "address to listen on: a loopback address (127.0.0.1, ::1, localhost)", "127.0.0.1")
+    .option("--port <n>", "port to listen on; 0 picks a free one", intArg(0, 65_535), 4000)
+    .option("--workflows <module...>", "ES module(s) exporting workflows (default: the examples)")
+    .option("--concurrency <n>", "runs the worker holds at once (default 16)", intArg(1, 10_000))
+    .option("--no-worker", "serve the API only; runs are executed by `cairn worker` processes");
+  storeOption(command).action(runServe);
+}
+
+async function runServe(options: ServeCommandOptions): Promise<void> {
+  if (!isLoopbackHost(options.host)) {
+    throw new UsageError(
+      `Refusing to listen on ${options.host}: the Cairn server has no authentication yet, so anyone who can reach that address could start, cancel and answer runs. ` +
+        `Listen on a loopback address (--host 127.0.0.1, the default, or ::1).`,
+    );
+  }
+  const workflows = await resolveWorkflows(options.workflows);
+  const shutdown = untilShutdown("stopping: the server closes, in-flight steps finish, then the store is closed");
+  const engine = await createEngine({ store: options.store, workflows });
+  try {
+    const worker = options.worker ? engine.startWorker(defined({ concurrency: options.concurrency })) : undefined;
+    const server = await serve(engine, { host: options.host, port: options.port });
+    print(
+      `cairn serve listening on ${server.url} (store ${engine.store.url}, workflows ${describeWorkflows(workflows)}${worker ? `, worker ${worker.workerId}` : ", no worker"})`,
+      `  API description: ${server.url}/openapi.json · health: ${server.url}/health`,
+    );
+    await shutdown;
+    await server.close();
+    await worker?.stop({ drain: true });
+  } finally {
+    await engine.close();
+  }
+}

@@ -1,0 +1,280 @@
+import type {
+  AnswerBody,
+  ApiHumanRequest,
+  ApiJournalEntry,
+  ApiJournalPage,
+  ApiRun,
+  ApiRunPage,
+  ApiWorker,
+  SendEventBody,
+  StartRunBody,
+} from "../core/api-schemas.js";
+import { CairnError, type ErrorCode } from "../core/errors.js";
+import type { RunStatus } from "../core/run.js";
+import { parseSse } from "./sse.js";
+
+/**
+ * An error answered by the server (`{ error: { code, message } }`), with its HTTP status.
+ * `isCairnError(error, "RUN_NOT_FOUND")` works on it like on the library's errors.
+ */
+export class CairnApiError extends CairnError {
+  constructor(
+    code: string,
+    message: string,
+    readonly status: number,
+  ) {
+    super(code as ErrorCode, message);
+  }
+}
+
+/** Options of {@link CairnClient}. */
+export interface ClientOptions {
+  /** The server, e.g. `http://127.0.0.1:4000`. */
+  baseUrl: string;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+  /** A fetch implementation. Default: the global fetch. */
+  fetch?: typeof fetch;
+}
+
+/** Options of {@link CairnClient.entries} and {@link CairnClient.stream}. */
+export interface StreamOptions {
+  /** Start after this seq (default 0: from the first entry). */
+  after?: number;
+  /** Stops the stream; the iteration then ends without an error. */
+  signal?: AbortSignal;
+  /** First delay before reconnecting after a dropped connection; doubles up to `maxReconnectDelayMs`. Default 250 ms. */
+  reconnectDelayMs?: number;
+  /** Default 5000 ms. */
+  maxReconnectDelayMs?: number;
+  /** Called before each reconnection, with the seq it resumes after and the reason. */
+  onReconnect?: (info: { after: number; attempt: number; reason: unknown }) => void;
+}
+
+/** How a stream ended. `status` is set when the run finished; absent when the stream was aborted. */
+export interface StreamEnd {
+  lastSeq: number;
+  status?: RunStatus;
+}
+
+type Query = Record<string, string | number | undefined>;
+
+/**
+ * A typed client of the Cairn HTTP API (`cairn/server`). Uses the global fetch; no server code.
+ * @example
+ * const cairn = new CairnClient({ baseUrl: "http://127.0.0.1:4000" });
+ * const { run } = await cairn.startRun({ workflow: "research", input: { topic: "tides" }, runId: "thread-42" });
+ * await cairn.stream(run.runId, { onEntry: (entry) => console.log(entry.seq, entry.kind) });
+ */
+export class CairnClient {
+  private readonly baseUrl: string;
+  private readonly fetchFn: typeof fetch;
+
+  constructor(private readonly options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.fetchFn = options.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  /** `POST /runs`: starts a run; idempotent by runId (`created: false` for an existing one). */
+  startRun(body: StartRunBody): Promise<{ created: boolean; run: ApiRun }> {
+    return this.request("POST", "/runs", { body });
+  }
+
+  /** `GET /runs` */
+  listRuns(
+    query: {
+      status?: RunStatus | RunStatus[];
+      workflow?: string;
+      createdAfter?: Date | number;
+      createdBefore?: Date | number;
+      cursor?: string;
+      limit?: number;
+    } = {},
+  ): Promise<ApiRunPage> {
+    return this.request("GET", "/runs", {
+      query: {
+        status: query.status === undefined ? undefined : [query.status].flat().join(","),
+        workflow: query.workflow,
+        createdAfter: query.createdAfter === undefined ? undefined : +query.createdAfter,
+        createdBefore: query.createdBefore === undefined ? undefined : +query.createdBefore,
+        cursor: query.cursor,
+        limit: query.limit,
+      },
+    });
+  }
+
+  /** `GET /runs/stuck` */
+  listStuckRuns(query: { graceMs?: number; limit?: number } = {}): Promise<{ runs: ApiRun[] }> {
+    return this.request("GET", "/runs/stuck", { query });
+  }
+
+  /** `GET /runs/:id` */
+  getRun(runId: string): Promise<ApiRun> {
+    return this.request("GET", `/runs/${enc(runId)}`);
+  }
+
+  /** `GET /runs/:id/journal`: one page of entries after `after`. */
+  journal(runId: string, query: { after?: number; limit?: number } = {}): Promise<ApiJournalPage> {
+    return this.request("GET", `/runs/${enc(runId)}/journal`, { query });
+  }
+
+  /** `POST /runs/:id/events`: idempotent by eventId. */
+  sendEvent(runId: string, event: SendEventBody): Promise<{ eventId: string; duplicate: boolean }> {
+    return this.request("POST", `/runs/${enc(runId)}/events`, { body: event });
+  }
+
+  /** `POST /runs/:id/cancel` */
+  cancel(runId: string, reason?: string): Promise<ApiRun> {
+    return this.request("POST", `/runs/${enc(runId)}/cancel`, { body: reason === undefined ? {} : { reason } });
+  }
+
+  /** `POST /runs/:id/retry` */
+  retry(runId: string): Promise<ApiRun> {
+    return this.request("POST", `/runs/${enc(runId)}/retry`, { body: {} });
+  }
+
+  /** `GET /human-requests` */
+  async listHumanRequests(query: { status?: "pending" | "answered"; runId?: string } = {}): Promise<ApiHumanRequest[]> {
+    const page = await this.request<{ requests: ApiHumanRequest[] }>("GET", "/human-requests", { query });
+    return page.requests;
+  }
+
+  /** `POST /human-requests/:id/answer` */
+  async answer(requestId: string, answer: AnswerBody): Promise<ApiHumanRequest> {
+    const { request } = await this.request<{ request: ApiHumanRequest }>("POST", `/human-requests/${enc(requestId)}/answer`, { body: answer });
+    return request;
+  }
+
+  /** `GET /workers` */
+  async listWorkers(query: { staleAfterMs?: number } = {}): Promise<ApiWorker[]> {
+    const page = await this.request<{ workers: ApiWorker[] }>("GET", "/workers", { query });
+    return page.workers;
+  }
+
+  /** `GET /health` */
+  health(): Promise<{ status: "ok" }> {
+    return this.request("GET", "/health");
+  }
+
+  /** `GET /openapi.json` */
+  openApi(): Promise<Record<string, unknown>> {
+    return this.request("GET", "/openapi.json");
+  }
+
+  /**
+   * The run's journal entries, live, as an async iterator: each entry once, in seq order, until the
+   * run is terminal and its last entry was yielded. A dropped connection (or a server restart) is
+   * resumed after the last seq seen. Errors the server answers for the request itself (404 unknown
+   * run, 400) are thrown; aborting `signal` ends the iteration quietly.
+   * @example
+   * for await (const entry of cairn.entries("thread-42", { signal })) console.log(entry.seq, entry.kind);
+   */
+  async *entries(runId: string, options: StreamOptions = {}): AsyncGenerator<ApiJournalEntry, StreamEnd> {
+    let lastSeq = options.after ?? 0;
+    let attempt = 0;
+    const base = options.reconnectDelayMs ?? 250;
+    const max = options.maxReconnectDelayMs ?? 5000;
+    for (;;) {
+      if (options.signal?.aborted) return { lastSeq };
+      let reason: unknown;
+      try {
+        const response = await this.fetchFn(this.url(`/runs/${enc(runId)}/stream`), {
+          headers: { ...this.options.headers, accept: "text/event-stream", "last-event-id": String(lastSeq) },
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+        if (!response.ok) {
+          const error = await toApiError(response);
+          if (response.status < 500) throw error;
+          reason = error;
+        } else if (response.body) {
+          for await (const event of parseSse(response.body)) {
+            if (event.event === "entry") {
+              const entry = JSON.parse(event.data) as ApiJournalEntry;
+              if (entry.seq <= lastSeq) continue; // never twice, whatever the server does
+              lastSeq = entry.seq;
+              attempt = 0;
+              yield entry;
+            } else if (event.event === "end") {
+              const end = JSON.parse(event.data) as { status: RunStatus; lastSeq: number };
+              if (end.lastSeq <= lastSeq) return { lastSeq, status: end.status };
+            } else if (event.event === "error") {
+              const { error } = JSON.parse(event.data) as { error: { code: string; message: string } };
+              reason = new CairnApiError(error.code, error.message, 503);
+            }
+          }
+          reason ??= new Error("the stream ended before the run did");
+        }
+      } catch (error) {
+        if (options.signal?.aborted) return { lastSeq };
+        if (error instanceof CairnApiError && error.status < 500) throw error;
+        reason = error;
+      }
+      attempt++;
+      options.onReconnect?.({ after: lastSeq, attempt, reason });
+      if (!(await sleep(Math.min(max, base * 2 ** (attempt - 1)), options.signal))) return { lastSeq };
+    }
+  }
+
+  /**
+   * Follows the run's journal (see {@link entries}) and calls `onEntry` for each entry, in order.
+   * Resolves when the run is terminal (with its status) or when `signal` aborts.
+   */
+  async stream(runId: string, options: StreamOptions & { onEntry: (entry: ApiJournalEntry) => void | Promise<void> }): Promise<StreamEnd> {
+    const iterator = this.entries(runId, options);
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) return next.value;
+      await options.onEntry(next.value);
+    }
+  }
+
+  private url(path: string, query: Query = {}): string {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+    const search = params.toString();
+    return `${this.baseUrl}${path}${search ? `?${search}` : ""}`;
+  }
+
+  private async request<T>(method: "GET" | "POST", path: string, init: { query?: Query; body?: unknown } = {}): Promise<T> {
+    const response = await this.fetchFn(this.url(path, init.query), {
+      method,
+      headers: { ...this.options.headers, accept: "application/json", ...(init.body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    });
+    if (!response.ok) throw await toApiError(response);
+    return (await response.json()) as T;
+  }
+}
+
+function enc(id: string): string {
+  return encodeURIComponent(id);
+}
+
+async function toApiError(response: Response): Promise<CairnApiError> {
+  const text = await response.text().catch(() => "");
+  try {
+    const { error } = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    if (error && typeof error.code === "string" && typeof error.message === "string") return new CairnApiError(error.code, error.message, response.status);
+  } catch {
+    // not a Cairn error body (a proxy's page, say)
+  }
+  const code =
+    response.status === 404 ? "ROUTE_NOT_FOUND" : response.status === 503 ? "STORE_UNAVAILABLE" : response.status >= 500 ? "INTERNAL_ERROR" : "INVALID_INPUT";
+  return new CairnApiError(code, `HTTP ${response.status}${text ? `: ${text.slice(0, 500)}` : ""}`, response.status);
+}
+
+/** Resolves true after `ms`, or false at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

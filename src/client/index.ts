@@ -1,0 +1,19 @@
+/**
+ * `cairn/client`: a typed client of the Cairn HTTP API, with resumable run streams.
+ * Runs anywhere fetch does; it imports no server code.
+ * @packageDocumentation
+ */
+export { CairnClient, CairnApiError, type ClientOptions, type StreamOptions, type StreamEnd } from "./client.js";
+export { isCairnError } from "../core/errors.js";
+export type {
+  AnswerBody,
+  ApiErrorBody,
+  ApiHumanRequest,
+  ApiJournalEntry,
+  ApiJournalPage,
+  ApiRun,
+  ApiRunPage,
+  ApiWorker,
+  SendEventBody,
+  StartRunBody,
+} from "../core/api-schemas.js";

@@ -1,0 +1,234 @@
+import { z } from "zod";
+import { cancelReasonSchema, eventIdSchema, eventTypeSchema, humanAnswerSchema, requestIdSchema, runIdSchema, runStatusSchema } from "./schemas.js";
+
+/**
+ * The HTTP API's wire format: request bodies, query strings and responses, as zod schemas.
+ * `cairn/server` validates with them and generates its OpenAPI description from them;
+ * `cairn/client` uses their types only (no zod at run time in the client).
+ * Timestamps are ISO 8601 strings on the wire; payloads (inputs, outputs, entry data) are JSON.
+ */
+
+// ── helpers for query strings (every value arrives as a string) ─────────────
+
+function wholeNumber(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^\d{1,16}$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+}
+
+/** An instant as an ISO 8601 date-time or epoch milliseconds; parsed to epoch ms. */
+const instant = z
+  .string()
+  .refine((text) => /^\d{1,16}$/.test(text) || (/^\d{4}-\d\d-\d\d/.test(text) && !Number.isNaN(Date.parse(text))), {
+    message: "must be an ISO 8601 date-time (2025-01-31T12:00:00Z) or epoch milliseconds",
+  })
+  .transform((text) => (/^\d+$/.test(text) ? Number(text) : Date.parse(text)));
+
+/** `status=failed,cancelled` */
+const statusList = z
+  .string()
+  .transform((text) =>
+    text
+      .split(",")
+      .map((part) => part.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(runStatusSchema).min(1, "no status given"));
+
+// ── requests ───────────────────────────────────────────────────────────────
+
+/** `POST /runs` */
+export const startRunBody = z
+  .object({
+    workflow: z.string().min(1, "must not be empty").max(256).describe("A workflow name registered with the server's engine."),
+    input: z.unknown().optional().describe("The run's input (JSON). Default null."),
+    runId: runIdSchema.optional().describe("Caller-chosen id; starting again with the same id and input returns the existing run."),
+  })
+  .strict();
+
+/** `POST /runs/:id/events` */
+export const sendEventBody = z
+  .object({
+    type: eventTypeSchema,
+    payload: z.unknown().optional(),
+    eventId: eventIdSchema.optional().describe("Idempotency key: a second event with the same id is a no-op. Default: generated."),
+  })
+  .strict();
+
+/** `POST /runs/:id/cancel` */
+export const cancelBody = z.object({ reason: cancelReasonSchema.optional() }).strict();
+
+/** `POST /runs/:id/retry` */
+export const retryBody = z.object({}).strict();
+
+/** `POST /human-requests/:id/answer` */
+export const answerBody = humanAnswerSchema;
+
+/** Path parameter of the run routes. */
+export const runIdParam = z.object({ id: runIdSchema });
+
+/** Path parameter of the human-request routes. */
+export const requestIdParam = z.object({ id: requestIdSchema });
+
+/** `GET /runs` */
+export const listRunsQuery = z
+  .object({
+    status: statusList.optional().describe("One status or several separated by commas."),
+    workflow: z.string().min(1).max(256).optional(),
+    createdAfter: instant.optional(),
+    createdBefore: instant.optional(),
+    cursor: z.string().min(1).max(1024).optional().describe("`nextCursor` of the previous page."),
+    limit: wholeNumber(1, 1000).optional().describe("Page size, default 50."),
+  })
+  .strict();
+
+/** `GET /runs/:id/journal` */
+export const journalQuery = z
+  .object({
+    after: wholeNumber(0, Number.MAX_SAFE_INTEGER).optional().describe("Only entries with a greater seq."),
+    limit: wholeNumber(1, 1000).optional().describe("At most this many entries, default 1000."),
+  })
+  .strict();
+
+/** `GET /runs/:id/stream` */
+export const streamQuery = z
+  .object({
+    after: wholeNumber(0, Number.MAX_SAFE_INTEGER).optional().describe("Start after this seq. The Last-Event-ID header, when sent, wins."),
+  })
+  .strict();
+
+/** `GET /runs/stuck` */
+export const stuckRunsQuery = z
+  .object({
+    graceMs: wholeNumber(0, 365 * 24 * 3_600_000)
+      .optional()
+      .describe("How long a runnable run may wait unclaimed; default 60000."),
+    limit: wholeNumber(1, 1000).optional(),
+  })
+  .strict();
+
+/** `GET /human-requests` */
+export const humanRequestsQuery = z
+  .object({
+    status: z.enum(["pending", "answered"]).optional(),
+    runId: runIdSchema.optional(),
+  })
+  .strict();
+
+/** `GET /workers` */
+export const workersQuery = z
+  .object({
+    staleAfterMs: wholeNumber(1, 365 * 24 * 3_600_000)
+      .optional()
+      .describe("Workers whose last heartbeat is older are left out; default 60000."),
+  })
+  .strict();
+
+// ── responses ──────────────────────────────────────────────────────────────
+
+const timestamp = z.iso.datetime();
+
+export const serializedErrorSchema = z
+  .object({ name: z.string(), message: z.string(), code: z.string().optional(), stack: z.string().optional() })
+  .loose()
+  .describe("An error as journaled: name, message, code, stack, cause, data.");
+
+export const waitSchema = z
+  .object({ kind: z.enum(["timer", "retry", "event", "child", "human"]), opKey: z.string() })
+  .loose()
+  .describe("What a suspended run waits for: a timer, a retry back-off, an event, a child run or a person.");
+
+/** A run. */
+export const apiRunSchema = z.object({
+  runId: z.string(),
+  workflow: z.string(),
+  version: z.string(),
+  status: runStatusSchema,
+  input: z.unknown(),
+  output: z.unknown().optional(),
+  error: serializedErrorSchema.optional(),
+  parentRunId: z.string().nullable(),
+  wakeAt: timestamp.nullable(),
+  waitingFor: z.array(waitSchema),
+  leaseOwner: z.string().nullable(),
+  leaseExpiresAt: timestamp.nullable(),
+  leaseEpoch: z.number().int(),
+  entries: z.number().int().describe("Number of journal entries (the seq of the last one)."),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  finishedAt: timestamp.nullable(),
+});
+
+/** `POST /runs` */
+export const startRunResponse = z.object({ created: z.boolean(), run: apiRunSchema });
+
+/** `GET /runs`, `GET /runs/stuck` */
+export const runPageSchema = z.object({ runs: z.array(apiRunSchema), nextCursor: z.string().optional() });
+
+/** A journal entry. */
+export const apiJournalEntrySchema = z.object({
+  seq: z.number().int(),
+  kind: z.string(),
+  opKey: z.string().nullable(),
+  data: z.unknown(),
+  epoch: z.number().int(),
+  at: timestamp,
+});
+
+/** `GET /runs/:id/journal` */
+export const journalPageSchema = z.object({
+  entries: z.array(apiJournalEntrySchema),
+  nextAfter: z.number().int().optional().describe("Present when the page is full: pass it as `after` for the next page."),
+});
+
+/** `POST /runs/:id/events` */
+export const sendEventResponse = z.object({ eventId: z.string(), duplicate: z.boolean() });
+
+/** A question for a person. */
+export const apiHumanRequestSchema = z.object({
+  requestId: z.string(),
+  runId: z.string(),
+  opKey: z.string(),
+  question: z.string(),
+  options: z.array(z.string()),
+  status: z.enum(["pending", "answered"]),
+  answer: humanAnswerSchema.nullable(),
+  timeoutAt: timestamp.nullable(),
+  createdAt: timestamp,
+  answeredAt: timestamp.nullable(),
+});
+
+export const humanRequestListSchema = z.object({ requests: z.array(apiHumanRequestSchema) });
+
+export const answerResponse = z.object({ request: apiHumanRequestSchema });
+
+/** A live worker. */
+export const apiWorkerSchema = z.object({
+  workerId: z.string(),
+  host: z.string(),
+  pid: z.number().int(),
+  workflows: z.array(z.string()),
+  runsHeld: z.number().int(),
+  startedAt: timestamp,
+  heartbeatAt: timestamp,
+});
+
+export const workerListSchema = z.object({ workers: z.array(apiWorkerSchema) });
+
+export const healthSchema = z.object({ status: z.literal("ok") });
+
+/** Every error response. `code` is stable and documented in docs/errors/<code>.md. */
+export const errorResponseSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+export type StartRunBody = z.input<typeof startRunBody>;
+export type SendEventBody = z.input<typeof sendEventBody>;
+export type AnswerBody = z.input<typeof answerBody>;
+export type ApiRun = z.output<typeof apiRunSchema>;
+export type ApiRunPage = z.output<typeof runPageSchema>;
+export type ApiJournalEntry = z.output<typeof apiJournalEntrySchema>;
+export type ApiJournalPage = z.output<typeof journalPageSchema>;
+export type ApiHumanRequest = z.output<typeof apiHumanRequestSchema>;
+export type ApiWorker = z.output<typeof apiWorkerSchema>;
+export type ApiErrorBody = z.output<typeof errorResponseSchema>;

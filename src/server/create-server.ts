@@ -1,0 +1,56 @@
+import { Hono } from "hono";
+import type { Engine } from "../engine/engine.js";
+import { consoleLogger } from "../engine/logger.js";
+import { RequestError, toHttpError } from "./errors.js";
+import type { ResolvedServerOptions, ServerOptions } from "./options.js";
+import { registerHumanRequestRoutes } from "./routes/human-requests.js";
+import { registerRunRoutes } from "./routes/runs.js";
+import { registerStreamRoute } from "./routes/stream.js";
+import { registerSystemRoutes } from "./routes/system.js";
+
+/** The Hono app of {@link createServer}, with a way to end its open streams. */
+export type CairnApp = Hono & {
+  /** Ends every open stream (their clients reconnect elsewhere). Called by `serve().close()`. */
+  closeStreams(): void;
+};
+
+/**
+ * The HTTP API over an engine, as a Hono app: mount it anywhere Hono runs, or use {@link serve}.
+ * The server owns neither the engine nor its workers: close them yourself.
+ * @example
+ * const engine = await createEngine({ store: "sqlite:.cairn/cairn.db", workflows: [research] });
+ * const app = createServer(engine, { bodyLimitBytes: 256 * 1024 });
+ * const res = await app.request("/runs?status=failed");
+ */
+export function createServer(engine: Engine, options: ServerOptions = {}): CairnApp {
+  const resolved: ResolvedServerOptions = {
+    bodyLimitBytes: positive(options.bodyLimitBytes, 1024 * 1024, "bodyLimitBytes"),
+    streamPollMs: positive(options.streamPollMs, 200, "streamPollMs"),
+    keepAliveMs: positive(options.keepAliveMs, 15_000, "keepAliveMs"),
+    streamRetryMs: positive(options.streamRetryMs, 1000, "streamRetryMs"),
+    logger: options.logger ?? consoleLogger(),
+    closing: new AbortController(),
+  };
+  const app = new Hono() as CairnApp;
+  registerRunRoutes(app, engine, resolved);
+  registerStreamRoute(app, engine, resolved);
+  registerHumanRequestRoutes(app, engine, resolved);
+  registerSystemRoutes(app, engine);
+  app.notFound((c) => {
+    const error = new RequestError("ROUTE_NOT_FOUND", `No route ${c.req.method} ${c.req.path}. The routes are listed at GET /openapi.json.`, 404);
+    return c.json({ error: { code: error.code, message: error.message } }, 404);
+  });
+  app.onError((error, c) => {
+    const { status, code, message, unexpected } = toHttpError(error);
+    if (unexpected) resolved.logger.log("error", "request failed", { method: c.req.method, path: c.req.path, error: String(error.stack ?? error) });
+    return c.json({ error: { code, message } }, status as 400);
+  });
+  app.closeStreams = () => resolved.closing.abort();
+  return app;
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`createServer: ${name} must be a positive whole number, got ${String(value)}.`);
+  return value;
+}

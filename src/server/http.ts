@@ -1,0 +1,79 @@
+import type { Context } from "hono";
+import type { z } from "zod";
+import { describeIssues } from "../core/schemas.js";
+import { RequestError } from "./errors.js";
+
+/**
+ * Reads the request body as JSON, refusing more than `limit` bytes (413) whatever the
+ * Content-Length says: the stream is counted as it is read and cancelled at the limit.
+ * An empty body reads as `{}` (for POSTs without parameters, such as retry).
+ */
+export async function readJson(c: Context, limit: number): Promise<unknown> {
+  const declared = c.req.header("content-length");
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) throw tooLarge(limit);
+  const body = c.req.raw.body;
+  if (!body) return {};
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new RequestError(
+      "INVALID_INPUT",
+      `The request body is not valid JSON (${(error as Error).message}). Send a JSON object with Content-Type: application/json.`,
+      400,
+    );
+  }
+}
+
+function tooLarge(limit: number): RequestError {
+  return new RequestError(
+    "PAYLOAD_TOO_LARGE",
+    `The request body is over the server's ${limit}-byte limit. Send less, or store large data elsewhere and pass a reference.`,
+    413,
+  );
+}
+
+/** Validates `value` with `schema`, or throws a 400 naming what was wrong (`what`: "body", "query", "path"). */
+export function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new RequestError("INVALID_INPUT", `Invalid ${what}: ${describeIssues(parsed.error)}.`, 400);
+}
+
+/** The query string as an object of single values (the last one wins for repeated keys). */
+export function queryOf(c: Context): Record<string, string> {
+  return c.req.query();
+}
+
+/**
+ * A JSON response. Values the journal can hold but JSON cannot (bigint, Map, Set) are written in
+ * their nearest JSON form, so a response never fails to serialize; Dates become ISO strings.
+ */
+export function json(c: Context, value: unknown, status: 200 | 201 | 202 = 200): Response {
+  return c.body(toJson(value), status, { "content-type": "application/json; charset=utf-8" });
+}
+
+/** JSON text of a value for the wire (see {@link json}). */
+export function toJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === "bigint") return v.toString();
+    if (v instanceof Map) return Object.fromEntries(v);
+    if (v instanceof Set) return [...v];
+    if (typeof v === "number" && !Number.isFinite(v)) return String(v);
+    return v;
+  });
+}

@@ -1,0 +1,9 @@
+/**
+ * `cairn/server`: the HTTP API (Hono) with durable Server-Sent Event streams.
+ * @packageDocumentation
+ */
+export { createServer, type CairnApp } from "./create-server.js";
+export { serve, type ServeOptions, type RunningServer } from "./serve.js";
+export type { ServerOptions } from "./options.js";
+export { openApiDocument } from "./openapi.js";
+export { isLoopbackHost } from "./loopback.js";

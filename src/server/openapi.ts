@@ -1,0 +1,233 @@
+import { z } from "zod";
+import * as api from "../core/api-schemas.js";
+
+/** One route as the OpenAPI description tells it. Paths use Hono's `:param` form. */
+interface RouteDoc {
+  method: "get" | "post";
+  path: string;
+  summary: string;
+  description?: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  ok: { status: number; description: string; schema?: z.ZodType; contentType?: string }[];
+  errors: number[];
+}
+
+const ERROR_TEXT: Record<number, string> = {
+  400: "Invalid input: bad JSON, or a body, query or path that fails its schema (code INVALID_INPUT).",
+  404: "Unknown run, human request or route (RUN_NOT_FOUND, HUMAN_REQUEST_NOT_FOUND, ROUTE_NOT_FOUND).",
+  409: "Conflict: a different run with this id, a finished run, a run that has not failed, an answered request.",
+  413: "The request body is over the server's limit (PAYLOAD_TOO_LARGE).",
+  422: "Well-formed but not acceptable: unknown workflow, an answer that is not one of the options, a value that cannot be stored.",
+  503: "The store is unavailable or the engine is closing (STORE_UNAVAILABLE, ENGINE_CLOSED). Retry with the same idempotency keys.",
+};
+
+/** Every route of `createServer`. A test checks this table against the app's routes. */
+export const ROUTES: RouteDoc[] = [
+  {
+    method: "post",
+    path: "/runs",
+    summary: "Start a run (idempotent by runId)",
+    description:
+      "201 when the run was created; 200 with the existing run when one with this runId, workflow and input exists; 409 when it exists with another workflow or input.",
+    body: api.startRunBody,
+    ok: [
+      { status: 201, description: "Created.", schema: api.startRunResponse },
+      { status: 200, description: "The run already existed with this workflow and input.", schema: api.startRunResponse },
+    ],
+    errors: [400, 409, 413, 422, 503],
+  },
+  {
+    method: "get",
+    path: "/runs",
+    summary: "List runs, newest first",
+    query: api.listRunsQuery,
+    ok: [{ status: 200, description: "A page of runs; pass nextCursor as cursor for the next.", schema: api.runPageSchema }],
+    errors: [400, 422, 503],
+  },
+  {
+    method: "get",
+    path: "/runs/stuck",
+    summary: "Runs that nothing will move (there should never be any)",
+    query: api.stuckRunsQuery,
+    ok: [{ status: 200, description: "Stuck runs.", schema: z.object({ runs: z.array(api.apiRunSchema) }) }],
+    errors: [400, 503],
+  },
+  {
+    method: "get",
+    path: "/runs/:id",
+    summary: "Get a run",
+    params: api.runIdParam,
+    ok: [{ status: 200, description: "The run.", schema: api.apiRunSchema }],
+    errors: [400, 404, 503],
+  },
+  {
+    method: "get",
+    path: "/runs/:id/journal",
+    summary: "A run's journal, paginated by seq",
+    params: api.runIdParam,
+    query: api.journalQuery,
+    ok: [{ status: 200, description: "Entries after `after`, in seq order.", schema: api.journalPageSchema }],
+    errors: [400, 404, 503],
+  },
+  {
+    method: "get",
+    path: "/runs/:id/stream",
+    summary: "A run's journal as Server-Sent Events, live, resumable",
+    description:
+      "Each entry is `event: entry` with `id: <seq>` and the entry as JSON data. Reconnect with `Last-Event-ID` (or `?after=`) to get exactly the entries after it. " +
+      "Comments (`: keep-alive`) are sent while idle. When the run is terminal and its last entry was sent, `event: end` with `{ status, lastSeq }` ends the stream. " +
+      "`event: error` with `{ error: { code, message } }` ends it on a failure; reconnect.",
+    params: api.runIdParam,
+    query: api.streamQuery,
+    ok: [{ status: 200, description: "An event stream.", contentType: "text/event-stream" }],
+    errors: [400, 404, 503],
+  },
+  {
+    method: "post",
+    path: "/runs/:id/events",
+    summary: "Send an event to a run (idempotent by eventId)",
+    params: api.runIdParam,
+    body: api.sendEventBody,
+    ok: [
+      { status: 202, description: "Buffered for the run.", schema: api.sendEventResponse },
+      { status: 200, description: "An event with this eventId was already delivered; nothing changed.", schema: api.sendEventResponse },
+    ],
+    errors: [400, 404, 409, 413, 422, 503],
+  },
+  {
+    method: "post",
+    path: "/runs/:id/cancel",
+    summary: "Cancel a live run",
+    params: api.runIdParam,
+    body: api.cancelBody,
+    ok: [{ status: 200, description: "The cancelled run.", schema: api.apiRunSchema }],
+    errors: [400, 404, 409, 413, 503],
+  },
+  {
+    method: "post",
+    path: "/runs/:id/retry",
+    summary: "Resume a failed run from its journal",
+    params: api.runIdParam,
+    body: api.retryBody,
+    ok: [{ status: 200, description: "The run, pending again.", schema: api.apiRunSchema }],
+    errors: [400, 404, 409, 413, 503],
+  },
+  {
+    method: "get",
+    path: "/human-requests",
+    summary: "List questions for people",
+    query: api.humanRequestsQuery,
+    ok: [{ status: 200, description: "Human requests.", schema: api.humanRequestListSchema }],
+    errors: [400, 503],
+  },
+  {
+    method: "post",
+    path: "/human-requests/:id/answer",
+    summary: "Answer a human request",
+    description:
+      'The id is `<runId>:<op key>`; URL-encode it. The answer must be one of the request\'s options (action `answer`), or retry/skip/fail for a "did this happen?" request.',
+    params: api.requestIdParam,
+    body: api.answerBody,
+    ok: [{ status: 200, description: "The answered request.", schema: api.answerResponse }],
+    errors: [400, 404, 409, 413, 422, 503],
+  },
+  {
+    method: "get",
+    path: "/workers",
+    summary: "Live workers",
+    query: api.workersQuery,
+    ok: [{ status: 200, description: "Workers that heartbeated recently.", schema: api.workerListSchema }],
+    errors: [400, 503],
+  },
+  {
+    method: "get",
+    path: "/health",
+    summary: "Liveness, including the store",
+    ok: [{ status: 200, description: "The server and its store answer.", schema: api.healthSchema }],
+    errors: [503],
+  },
+  {
+    method: "get",
+    path: "/openapi.json",
+    summary: "This description",
+    ok: [{ status: 200, description: "OpenAPI 3.1.", schema: z.object({ openapi: z.string() }).loose() }],
+    errors: [],
+  },
+];
+
+/** `/runs/:id` → `/runs/{id}` */
+export function openApiPath(path: string): string {
+  return path.replace(/:(\w+)/g, "{$1}");
+}
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  return rest;
+}
+
+function parameters(schema: z.ZodObject | undefined, where: "path" | "query") {
+  if (!schema) return [];
+  const object = jsonSchema(schema, "input") as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(object.properties ?? {}).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return { name, in: where, required: where === "path" || (object.required ?? []).includes(name), schema: rest, ...(description ? { description } : {}) };
+  });
+}
+
+function requestBody(schema: z.ZodType) {
+  const body = jsonSchema(schema, "input");
+  const required = Array.isArray(body.required) && body.required.length > 0;
+  return { required, content: { "application/json": { schema: body } } };
+}
+
+/** The OpenAPI 3.1 description of the API, generated from the zod schemas the server validates with. */
+export function openApiDocument(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const errorSchema = jsonSchema(api.errorResponseSchema, "output");
+  for (const route of ROUTES) {
+    const responses: Record<string, unknown> = {};
+    for (const ok of route.ok) {
+      responses[String(ok.status)] = {
+        description: ok.description,
+        content: { [ok.contentType ?? "application/json"]: ok.schema ? { schema: jsonSchema(ok.schema, "output") } : {} },
+      };
+    }
+    for (const status of route.errors) {
+      responses[String(status)] = { description: ERROR_TEXT[status], content: { "application/json": { schema: errorSchema } } };
+    }
+    const operation: Record<string, unknown> = {
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      operationId: `${route.method} ${route.path}`,
+      parameters: [
+        ...parameters(route.params, "path"),
+        ...parameters(route.query, "query"),
+        ...(route.path.endsWith("/stream")
+          ? [
+              {
+                name: "Last-Event-ID",
+                in: "header",
+                required: false,
+                schema: { type: "string", pattern: "^\\d+$" },
+                description: "The last seq received; wins over ?after.",
+              },
+            ]
+          : []),
+      ],
+      ...(route.body ? { requestBody: requestBody(route.body) } : {}),
+      responses,
+    };
+    (paths[openApiPath(route.path)] ??= {})[route.method] = operation;
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Cairn HTTP API",
+      version: "0.1.0",
+      description: "Start, inspect, stream and control durable runs. Errors are `{ error: { code, message } }`; codes are documented in docs/errors/<code>.md.",
+    },
+    paths,
+  };
+}

@@ -1,0 +1,94 @@
+import type { Context, Hono } from "hono";
+import { streamSSE, type SSEStreamingApi } from "hono/streaming";
+import { runIdParam, streamQuery } from "../../core/api-schemas.js";
+import { isTerminal } from "../../core/run.js";
+import type { Engine } from "../../engine/engine.js";
+import { RequestError, toHttpError } from "../errors.js";
+import { parse, queryOf, toJson } from "../http.js";
+import type { ResolvedServerOptions } from "../options.js";
+
+const PAGE = 500;
+
+/**
+ * `GET /runs/:id/stream`: the run's journal as Server-Sent Events, read from the store, so a
+ * reconnect (here or on another server process) resumes exactly after the client's last seq.
+ *
+ * Each entry is `event: entry`, `id: <seq>`, `data: <entry JSON>`. When the run is terminal and its
+ * last entry was sent, `event: end` (data `{ status, lastSeq }`) closes the stream. New entries are
+ * found by polling the journal every `streamPollMs` (the engine has no cross-process change feed;
+ * the journal is the source of truth, so polling it cannot skip or repeat an entry).
+ */
+export function registerStreamRoute(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
+  app.get("/runs/:id/stream", async (c) => {
+    const { id } = parse(runIdParam, c.req.param(), "path");
+    const query = parse(streamQuery, queryOf(c), "query");
+    const after = lastEventId(c) ?? query.after ?? 0;
+    await engine.getRun(id); // 404 as JSON before the stream opens
+    return streamSSE(c, (stream) => follow(stream, engine, id, after, options));
+  });
+}
+
+/** The `Last-Event-ID` header as a seq, when present (it wins over `?after`: it is the newer of the two). */
+function lastEventId(c: Context): number | undefined {
+  const header = c.req.header("last-event-id");
+  if (header === undefined || header.trim() === "") return undefined;
+  if (!/^\d{1,16}$/.test(header.trim()))
+    throw new RequestError("INVALID_INPUT", `Invalid Last-Event-ID "${header}": it must be a journal seq (a whole number).`, 400);
+  return Number(header.trim());
+}
+
+async function follow(stream: SSEStreamingApi, engine: Engine, runId: string, after: number, options: ResolvedServerOptions): Promise<void> {
+  let lastSeq = after;
+  let wake: (() => void) | undefined;
+  let aborted = false;
+  stream.onAbort(() => {
+    aborted = true;
+    wake?.();
+  });
+  const stopOnClose = options.closing.signal;
+  const onClose = () => stream.abort();
+  stopOnClose.addEventListener("abort", onClose, { once: true });
+  let lastWrite = Date.now();
+  try {
+    await stream.write(`retry: ${options.streamRetryMs}\n\n`);
+    while (!aborted) {
+      // The run row first: every entry up to run.entries is then in the journal read that follows.
+      const run = await engine.getRun(runId);
+      let sent = 0;
+      for (;;) {
+        const entries = await engine.journal(runId, { afterSeq: lastSeq, limit: PAGE });
+        for (const entry of entries) {
+          if (aborted) return;
+          await stream.writeSSE({ event: "entry", id: String(entry.seq), data: toJson(entry) });
+          lastSeq = entry.seq;
+          sent++;
+        }
+        if (entries.length < PAGE) break;
+      }
+      if (sent > 0) lastWrite = Date.now();
+      if (isTerminal(run.status) && lastSeq >= run.entries) {
+        await stream.writeSSE({ event: "end", data: toJson({ status: run.status, lastSeq }) });
+        return;
+      }
+      if (Date.now() - lastWrite >= options.keepAliveMs) {
+        await stream.write(": keep-alive\n\n");
+        lastWrite = Date.now();
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.streamPollMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } catch (error) {
+    if (aborted) return;
+    const { code, message, unexpected } = toHttpError(error);
+    if (unexpected) options.logger.log("error", "stream failed", { runId, error: String((error as Error)?.stack ?? error) });
+    // No id: the client's Last-Event-ID stays at the last entry it got, and it reconnects from there.
+    await stream.writeSSE({ event: "error", data: toJson({ error: { code, message } }) });
+  } finally {
+    stopOnClose.removeEventListener("abort", onClose);
+  }
+}

@@ -1,0 +1,27 @@
+import type { Hono } from "hono";
+import { workersQuery } from "../../core/api-schemas.js";
+import type { Engine } from "../../engine/engine.js";
+import { json, parse, queryOf } from "../http.js";
+import { openApiDocument } from "../openapi.js";
+import { workerView } from "../wire.js";
+
+/** Registers workers, health and the OpenAPI description. */
+export function registerSystemRoutes(app: Hono, engine: Engine): void {
+  app.get("/workers", async (c) => {
+    const query = parse(workersQuery, queryOf(c), "query");
+    const workers = await engine.listWorkers(query);
+    return json(c, { workers: workers.map(workerView) });
+  });
+
+  // Touches the store, so a load balancer sees 503 when the database is gone.
+  app.get("/health", async (c) => {
+    await engine.listRuns({ limit: 1 });
+    return json(c, { status: "ok" });
+  });
+
+  let document: string | undefined;
+  app.get("/openapi.json", (c) => {
+    document ??= JSON.stringify(openApiDocument());
+    return c.body(document, 200, { "content-type": "application/json; charset=utf-8" });
+  });
+}

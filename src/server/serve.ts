@@ -1,0 +1,59 @@
+import { serve as serveNode } from "@hono/node-server";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Engine } from "../engine/engine.js";
+import { createServer } from "./create-server.js";
+import type { ServerOptions } from "./options.js";
+
+/** Options of {@link serve}. */
+export interface ServeOptions extends ServerOptions {
+  /** Address to listen on. Default `127.0.0.1`. */
+  host?: string;
+  /** Port; 0 picks a free one. Default 4000. */
+  port?: number;
+}
+
+/** A listening server. */
+export interface RunningServer {
+  /** e.g. `http://127.0.0.1:4000` */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** Stops listening, ends open streams and connections. Does not close the engine. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the HTTP API of {@link createServer} on Node's HTTP server.
+ * There is no authentication yet: listen on a loopback address only (the default).
+ * @example
+ * const server = await serve(engine, { port: 4000 });
+ * console.log(`listening on ${server.url}`);
+ * await server.close();
+ */
+export function serve(engine: Engine, options: ServeOptions = {}): Promise<RunningServer> {
+  const app = createServer(engine, options);
+  const host = options.host ?? "127.0.0.1";
+  return new Promise((resolve, reject) => {
+    const server = serveNode({ fetch: app.fetch, hostname: host, port: options.port ?? 4000 }) as Server;
+    server.once("error", reject);
+    server.once("listening", () => {
+      server.off("error", reject);
+      const { port } = server.address() as AddressInfo;
+      const urlHost = host.includes(":") ? `[${host}]` : host;
+      resolve({
+        url: `http://${urlHost}:${port}`,
+        host,
+        port,
+        close: () =>
+          new Promise<void>((done) => {
+            app.closeStreams();
+            server.close(() => done());
+            server.closeIdleConnections();
+            // Streams end at once; give in-flight requests a moment, then cut what is left.
+            setTimeout(() => server.closeAllConnections(), 100).unref();
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,26 @@
+import { decode } from "../core/serialize.js";
+import type { HumanRequest, WorkerRecord } from "../core/store.js";
+import type { HumanAnswer } from "../core/journal.js";
+
+/** Store records as the API shows them: epoch ms become Dates (ISO strings in JSON), payloads decoded. */
+
+const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
+
+export function humanRequestView(request: HumanRequest) {
+  return {
+    requestId: request.requestId,
+    runId: request.runId,
+    opKey: request.opKey,
+    question: request.question,
+    options: request.options,
+    status: request.status,
+    answer: request.answer === null ? null : decode<HumanAnswer>(request.answer),
+    timeoutAt: date(request.timeoutAt),
+    createdAt: new Date(request.createdAt),
+    answeredAt: date(request.answeredAt),
+  };
+}
+
+export function workerView(worker: WorkerRecord) {
+  return { ...worker, startedAt: new Date(worker.startedAt), heartbeatAt: new Date(worker.heartbeatAt) };
+}
