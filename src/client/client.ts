@@ -139,7 +139,7 @@ export class CairnClient {
     return page.requests;
   }
 
-  /** `POST /human-requests/:id/answer` */
+  /** `POST /human-requests/:id/answer`. Answering again is a no-op: the request comes back with its first answer. */
   async answer(requestId: string, answer: AnswerBody): Promise<ApiHumanRequest> {
     const { request } = await this.request<{ request: ApiHumanRequest }>("POST", `/human-requests/${enc(requestId)}/answer`, { body: answer });
     return request;

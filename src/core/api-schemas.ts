@@ -202,7 +202,11 @@ export const apiHumanRequestSchema = z.object({
 
 export const humanRequestListSchema = z.object({ requests: z.array(apiHumanRequestSchema) });
 
-export const answerResponse = z.object({ request: apiHumanRequestSchema });
+export const answerResponse = z.object({
+  request: apiHumanRequestSchema,
+  /** True when the request had been answered already: the request shows the first answer, which stands. */
+  duplicate: z.boolean(),
+});
 
 /** A live worker. */
 export const apiWorkerSchema = z.object({

@@ -12,6 +12,7 @@ import {
   RunNotFoundError,
   ValidationError,
   WorkflowNotRegisteredError,
+  isCairnError,
 } from "../core/errors.js";
 import { newEntry, type HumanAnswer, type WaitDescriptor } from "../core/journal.js";
 import { isTerminal, type RunRecord } from "../core/run.js";
@@ -256,14 +257,25 @@ class EngineImpl implements Engine {
     });
   }
 
-  async respondToHuman(requestId: string, answer: HumanAnswer): Promise<void> {
+  async respondToHuman(requestId: string, answer: HumanAnswer): Promise<{ answer: HumanAnswer; duplicate: boolean }> {
     this.ensureOpen();
     check(requestIdSchema, requestId, "respondToHuman: requestId");
     const parsed = check(humanAnswerSchema, answer, "respondToHuman: answer") as HumanAnswer;
     const request = await this.store.getHumanRequest(requestId);
+    // Answering twice is a no-op that returns the first answer.
+    if (request?.status === "answered" && request.answer !== null) return { answer: decode<HumanAnswer>(request.answer), duplicate: true };
     if (request) checkAnswerFits(request, parsed);
-    await this.store.answerHuman(requestId, parsed, this.clock());
+    try {
+      await this.store.answerHuman(requestId, parsed, this.clock());
+    } catch (error) {
+      if (!isCairnError(error, "HUMAN_REQUEST_ANSWERED")) throw error;
+      // Someone else answered between the read and the write: theirs stands.
+      const first = await this.store.getHumanRequest(requestId);
+      if (first?.answer) return { answer: decode<HumanAnswer>(first.answer), duplicate: true };
+      throw error;
+    }
     if (request) this.notifyWorkers(request.runId);
+    return { answer: parsed, duplicate: false };
   }
 
   listHumanRequests(options: { status?: "pending" | "answered"; runId?: string } = {}) {

@@ -131,7 +131,7 @@ export interface Engine {
   /** Waits for a run to finish. */
   result<O = unknown>(runId: string, options?: { timeoutMs?: number }): Promise<O>;
   /** Answers a human request (e.g. "did this happen?" for an `unsafe` step). */
-  respondToHuman(requestId: string, answer: HumanAnswer): Promise<void>;
+  respondToHuman(requestId: string, answer: HumanAnswer): Promise<{ answer: HumanAnswer; duplicate: boolean }>;
   listHumanRequests(options?: { status?: "pending" | "answered"; runId?: string }): Promise<HumanRequest[]>;
   /** Workers that heartbeated within `staleAfterMs` (default 60 s). */
   listWorkers(options?: { staleAfterMs?: number }): Promise<WorkerRecord[]>;

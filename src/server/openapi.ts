@@ -130,7 +130,13 @@ export const ROUTES: RouteDoc[] = [
       'The id is `<runId>:<op key>`; URL-encode it. The answer must be one of the request\'s options (action `answer`), or retry/skip/fail for a "did this happen?" request.',
     params: api.requestIdParam,
     body: api.answerBody,
-    ok: [{ status: 200, description: "The answered request.", schema: api.answerResponse }],
+    ok: [
+      {
+        status: 200,
+        description: "The answered request; answering again is a no-op that returns the first answer (duplicate: true).",
+        schema: api.answerResponse,
+      },
+    ],
     errors: [400, 404, 409, 413, 422, 503],
   },
   {

@@ -66,8 +66,12 @@ async function answerRequest(requestId: string, choice: string, options: AnswerO
   if (options.message !== undefined) answer.message = options.message;
   if (options.by !== undefined) answer.by = options.by;
   await withEngine(options, [], async (engine) => {
-    await engine.respondToHuman(requestId, answer);
-    if (options.json) return printJson({ requestId, answer });
+    const result = await engine.respondToHuman(requestId, answer);
+    if (options.json) return printJson({ requestId, answer: result.answer, duplicate: result.duplicate });
+    if (result.duplicate) {
+      const first = result.answer;
+      return print(`${requestId} was already answered: ${first.option ?? first.action}${first.by ? ` by ${first.by}` : ""}. That answer stands.`);
+    }
     print(`Answered ${requestId}: ${choice}. The run resumes when a worker picks it up.`);
   });
 }

@@ -5,7 +5,7 @@ import { waitFor } from "../../testing/wait-for.js";
 import { createServer } from "../create-server.js";
 
 describe("human requests", () => {
-  it("lists a pending request, refuses an answer outside its options (422), takes one (200), refuses a second (409)", async () => {
+  it("lists a pending request, refuses an answer outside its options (422), takes one (200), and a second is a no-op returning the first (200)", async () => {
     const engine = await testEngine("sqlite", { workflows: TEST_WORKFLOWS });
     const worker = engine.startWorker({ pollInterval: 10 });
     onCleanup(() => worker.stop());
@@ -39,9 +39,11 @@ describe("human requests", () => {
     expect(answered.body.request).toMatchObject({ status: "answered", answer: { action: "answer", option: "approve", by: "ana" } });
     expect(answered.body.request.answeredAt).toMatch(/T/);
 
-    const twice = await call("POST", path, { action: "answer", option: "reject" });
-    expect(twice.status).toBe(409);
-    expect(twice.body.error.code).toBe("HUMAN_REQUEST_ANSWERED");
+    expect(answered.body.duplicate).toBe(false);
+    const twice = await call("POST", path, { action: "answer", option: "reject", by: "bo" });
+    expect(twice.status).toBe(200);
+    expect(twice.body.duplicate).toBe(true);
+    expect(twice.body.request.answer).toMatchObject({ option: "approve", by: "ana" });
     await waitFor(async () => (await engine.getRun("loop/1")).status === "completed");
     expect((await engine.getRun("loop/1")).output).toBe("approve");
     expect((await call("GET", "/human-requests?status=answered")).body.requests).toHaveLength(1);

@@ -18,9 +18,10 @@ export function registerHumanRequestRoutes(app: Hono, engine: Engine, options: R
   app.post("/human-requests/:id/answer", async (c) => {
     const { id } = parse(requestIdParam, c.req.param(), "path");
     const answer = parse(answerBody, await readJson(c, options.bodyLimitBytes), "body") as HumanAnswer;
-    await engine.respondToHuman(id, answer);
+    const { duplicate } = await engine.respondToHuman(id, answer);
     const request = await engine.store.getHumanRequest(id);
     if (!request) throw new HumanRequestNotFoundError(id);
-    return json(c, { request: humanRequestView(request) });
+    // A second answer is a no-op: the request, with its first answer, and duplicate: true.
+    return json(c, { request: humanRequestView(request), duplicate });
   });
 }
