@@ -201,7 +201,11 @@ export function summarize(entry: JournalEntryView): string {
     }
     case "human.timedout": {
       const data = d as EntryData["human.timedout"];
-      return `${data.requestId}: timed out → ${data.escalation === "fail" ? "fail" : `chose ${data.option ?? "(none)"}`}`;
+      return `${data.requestId}: timed out → ${data.escalation === "choose" ? `chose ${data.option ?? "(none)"}` : data.escalation}`;
+    }
+    case "human.extended": {
+      const data = d as EntryData["human.extended"];
+      return `${data.requestId}: extended (${data.extension}) to ${new Date(data.timeoutAt).toISOString()}`;
     }
     case "loop.snapshot":
       return `iteration ${(d as EntryData["loop.snapshot"]).iteration}`;

@@ -34,11 +34,13 @@ export interface EntryData {
   /** A journaled `now()`, `random()` or `uuid()`. */
   "value.recorded": { value: unknown };
   /** A question for a person: from `ctx.askHuman`, or "did this happen?" about an unsafe step. */
-  "human.requested": { requestId: string; question: string; options: string[]; timeoutAt: number | null; context?: unknown };
+  "human.requested": { requestId: string; question: string; options: string[]; timeoutAt: number | null; context?: unknown; input?: unknown };
   /** The answer, consumed from the inbox. `reply: true` when it is the outcome of a `ctx.askHuman`. */
   "human.answered": { requestId: string; answer: HumanAnswer; inboxId: number; reply?: boolean };
-  /** A `ctx.askHuman` expired unanswered and escalated as declared: failed, or chose `option`. */
-  "human.timedout": { requestId: string; escalation: "fail" | "choose"; option?: string; value?: unknown };
+  /** A `ctx.askHuman` expired unanswered and escalated as declared: failed, cancelled the run, or chose `option`. */
+  "human.timedout": { requestId: string; escalation: "fail" | "cancel" | "choose"; option?: string; value?: unknown };
+  /** A `ctx.askHuman` expired and was given more time (`onTimeout.extend`): it now times out at `timeoutAt`. */
+  "human.extended": { requestId: string; timeoutAt: number; extension: number };
   /** `ctx.loop` entered; iterations' ops are keyed `<loopKey>/<iteration>/<name>#k`. */
   "loop.started": { snapshotEvery: number };
   /**

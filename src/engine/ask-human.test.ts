@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { sharedEngines, STORE_KINDS, testEngine } from "../../test/support/engines.js";
 import { isCairnError } from "../core/errors.js";
 import { waitFor } from "../testing/wait-for.js";
@@ -98,6 +99,64 @@ describe.each(STORE_KINDS)("ctx.askHuman on %s", (kind) => {
     expect(await pending(engine, "t")).toEqual([]);
     const kinds = (await engine.journal("t")).filter((e) => e.kind.startsWith("human.")).map((e) => `${e.kind} ${e.opKey}`);
     expect(kinds).toEqual(["human.requested soft#0", "human.timedout soft#0", "human.requested hard#0", "human.timedout hard#0"]);
+  });
+
+  it("accepts only answers whose value matches the request's input schema", async () => {
+    const wf = defineWorkflow({
+      name: "typed",
+      async run(ctx) {
+        const reply = await ctx.askHuman<{ amount: number }>({
+          question: "How much to refund?",
+          input: z.object({ amount: z.number().int().positive() }),
+        });
+        return reply.value;
+      },
+    });
+    const engine = await testEngine(kind, { workflows: [wf] });
+    engine.startWorker(fast);
+    await engine.start(wf, undefined, { runId: "typed" });
+    await waitFor(async () => (await pending(engine, "typed")).length === 1);
+    const requested = (await engine.journal("typed")).find((e) => e.kind === "human.requested")!.data as { input: { type: string } };
+    expect(requested.input.type).toBe("object");
+    const bad = await engine.respondToHuman("typed:ask#0", { action: "answer", value: { amount: -5 } }).catch((e: unknown) => e);
+    expect(isCairnError(bad, "INVALID_INPUT")).toBe(true);
+    expect((bad as Error).message).toContain("amount");
+    expect(await pending(engine, "typed")).toEqual(["typed:ask#0"]);
+    await engine.respondToHuman("typed:ask#0", { action: "answer", value: { amount: 12 } });
+    expect(await engine.result("typed", { timeoutMs: 5000 })).toEqual({ amount: 12 });
+  });
+
+  it("extends an unanswered request's deadline before escalating, and can cancel the run", async () => {
+    const wf = defineWorkflow({
+      name: "patient",
+      async run(ctx, input: { mode: string }) {
+        if (input.mode === "extend") {
+          const reply = await ctx.askHuman({
+            question: "Still there?",
+            options: ["yes", "no"],
+            timeout: "40ms",
+            onTimeout: { extend: "40ms", times: 2, then: { option: "no" } },
+          });
+          return reply.option;
+        }
+        await ctx.askHuman({ question: "Proceed?", timeout: "40ms", onTimeout: "cancel" });
+        return "unreachable";
+      },
+    });
+    const engine = await testEngine(kind, { workflows: [wf] });
+    engine.startWorker(fast);
+    await engine.start(wf, { mode: "extend" }, { runId: "ext" });
+    expect(await engine.result("ext", { timeoutMs: 5000 })).toBe("no");
+    const kinds = (await engine.journal("ext")).filter((e) => e.kind.startsWith("human.")).map((e) => e.kind);
+    expect(kinds).toEqual(["human.requested", "human.extended", "human.extended", "human.timedout"]);
+    const [request] = await engine.listHumanRequests({ runId: "ext" });
+    const extensions = (await engine.journal("ext")).filter((e) => e.kind === "human.extended").map((e) => (e.data as { timeoutAt: number }).timeoutAt);
+    expect(request!.timeoutAt).toBe(extensions[1]);
+
+    await engine.start(wf, { mode: "cancel" }, { runId: "cxl" });
+    await waitFor(async () => (await engine.getRun("cxl")).status === "cancelled", { what: "the run cancels itself" });
+    expect((await engine.getRun("cxl")).error?.message).toContain("in time");
+    expect(await pending(engine, "cxl")).toEqual([]);
   });
 
   it("refuses a malformed request before journaling anything", async () => {

@@ -1,18 +1,24 @@
+import { z } from "zod";
 import { toMs } from "../core/duration.js";
-import { TimeoutError, ValidationError } from "../core/errors.js";
+import { RunCancelledError, TimeoutError, ValidationError } from "../core/errors.js";
 import { newEntry, type EntryData, type HumanAnswer } from "../core/journal.js";
 import { decode, encode } from "../core/serialize.js";
 import { crashPoint } from "./crash-points.js";
 import type { OpExecution, Outcome } from "./execution-types.js";
-import type { AskHumanRequest, HumanReply } from "./workflow.js";
+import type { AskHumanRequest, HumanEscalation, HumanReply } from "./workflow.js";
 
 /** A request checked at the call, before anything is journaled. */
 export interface CheckedAskHuman {
   question: string;
   options: string[];
   context: unknown;
+  /** The answer value's JSON Schema, when the request has an `input` schema. */
+  input: Record<string, unknown> | undefined;
   timeoutMs: number | undefined;
-  onTimeout: "fail" | { option: string; value?: unknown };
+  /** The final escalation, after `extensions` extensions of `extendMs` each. */
+  escalation: HumanEscalation;
+  extendMs: number;
+  extensions: number;
 }
 
 /** Validates `ctx.askHuman`'s argument; throws ValidationError naming what is wrong. */
@@ -20,25 +26,56 @@ export function checkAskHuman(request: AskHumanRequest): CheckedAskHuman {
   if (!request || typeof request.question !== "string" || request.question.trim() === "") {
     throw new ValidationError("ctx.askHuman needs a non-empty `question`.");
   }
+  const where = `ctx.askHuman("${request.question}")`;
   const options = request.options ?? [];
   if (!Array.isArray(options) || options.some((o) => typeof o !== "string" || o === "") || new Set(options).size !== options.length) {
-    throw new ValidationError(`ctx.askHuman("${request.question}"): options must be distinct non-empty strings.`);
+    throw new ValidationError(`${where}: options must be distinct non-empty strings.`);
   }
   const onTimeout = request.onTimeout ?? "fail";
-  if (onTimeout !== "fail" && (typeof onTimeout !== "object" || (options.length > 0 && !options.includes(onTimeout.option)))) {
-    throw new ValidationError(`ctx.askHuman("${request.question}"): onTimeout must be "fail" or { option } with one of the options (${options.join(", ")}).`);
+  let escalation: HumanEscalation = "fail";
+  let extendMs = 0;
+  let extensions = 0;
+  if (typeof onTimeout === "object" && onTimeout !== null && "extend" in onTimeout) {
+    extendMs = toMs(onTimeout.extend);
+    extensions = onTimeout.times ?? 1;
+    if (!Number.isSafeInteger(extensions) || extensions < 1) throw new ValidationError(`${where}: onTimeout.times must be a whole number ≥ 1.`);
+    escalation = onTimeout.then ?? "fail";
+  } else {
+    escalation = onTimeout as HumanEscalation;
+  }
+  const isChoice = typeof escalation === "object" && escalation !== null && typeof escalation.option === "string";
+  if (
+    escalation !== "fail" &&
+    escalation !== "cancel" &&
+    !(isChoice && (options.length === 0 || options.includes((escalation as { option: string }).option)))
+  ) {
+    throw new ValidationError(
+      `${where}: onTimeout must be "fail", "cancel", { option } with one of the options (${options.join(", ")}), or { extend, times?, then? }.`,
+    );
+  }
+  let input: Record<string, unknown> | undefined;
+  if (request.input !== undefined) {
+    if (!(request.input instanceof z.ZodType)) throw new ValidationError(`${where}: input must be a zod schema.`);
+    try {
+      input = z.toJSONSchema(request.input, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    } catch (error) {
+      throw new ValidationError(`${where}: the input schema has no JSON Schema form (${(error as Error).message}).`);
+    }
   }
   return {
     question: request.question,
     options,
     context: request.context,
+    input,
     timeoutMs: request.timeout === undefined ? undefined : toMs(request.timeout),
-    onTimeout,
+    escalation,
+    extendMs,
+    extensions,
   };
 }
 
 /** The reply an answered or timed-out request delivers, the same live and on replay. */
-export function replyOutcome(key: string, kind: "human.answered" | "human.timedout", data: unknown): Outcome {
+export function replyOutcome(runId: string, key: string, kind: "human.answered" | "human.timedout", data: unknown): Outcome {
   if (kind === "human.answered") {
     const { requestId, answer } = data as EntryData["human.answered"];
     const reply: HumanReply = {
@@ -53,6 +90,8 @@ export function replyOutcome(key: string, kind: "human.answered" | "human.timedo
   }
   const timedOut = data as EntryData["human.timedout"];
   if (timedOut.escalation === "fail") return { ok: false, error: new TimeoutError(key, `an answer to human request "${timedOut.requestId}"`) };
+  if (timedOut.escalation === "cancel")
+    return { ok: false, error: new RunCancelledError(runId, `nobody answered human request "${timedOut.requestId}" in time`) };
   const reply: HumanReply = {
     requestId: timedOut.requestId,
     option: timedOut.option ?? null,
@@ -65,20 +104,40 @@ export function replyOutcome(key: string, kind: "human.answered" | "human.timedo
 }
 
 /**
+ * Checks an answer's value against the request's input schema (journaled as JSON Schema).
+ * @throws ValidationError naming what does not match.
+ */
+export function checkAnswerValue(requestId: string, schema: Record<string, unknown>, value: unknown): void {
+  let parsed: z.ZodType;
+  try {
+    parsed = z.fromJSONSchema(schema as never) as z.ZodType;
+  } catch {
+    return; // a schema zod cannot read back is not checked here; the workflow sees the value as given
+  }
+  const result = parsed.safeParse(value);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "value"}: ${i.message}`).join("; ");
+    throw new ValidationError(`The answer to human request "${requestId}" does not match its input schema: ${issues}.`);
+  }
+}
+
+/**
  * Runs one askHuman op: journals the request (once), then takes the answer from the run's inbox
- * (event `human:<requestId>`, put there by `Store.answerHuman`), escalates when the time is up, or
- * blocks until one of them can happen.
+ * (event `human:<requestId>`, put there by `Store.answerHuman`), extends or escalates when the time
+ * is up, or blocks until one of them can happen.
  */
 export async function runAskHuman(execution: OpExecution, key: string, request: CheckedAskHuman): Promise<void> {
   const host = execution.hostRef;
   const requestId = `${execution.runId}:${key}`;
   const entries = execution.stepHistory(key).entries;
   const requested = entries.find((e) => e.kind === "human.requested")?.data as EntryData["human.requested"] | undefined;
-  let timeoutAt = requested ? requested.timeoutAt : null;
+  const extended = entries.filter((e) => e.kind === "human.extended").map((e) => e.data as EntryData["human.extended"]);
+  let timeoutAt = extended.at(-1)?.timeoutAt ?? (requested ? requested.timeoutAt : null);
   if (!requested) {
     timeoutAt = request.timeoutMs === undefined ? null : host.clock() + request.timeoutMs;
     const data: EntryData["human.requested"] = { requestId, question: request.question, options: request.options, timeoutAt };
     if (request.context !== undefined) data.context = decode(encode(request.context));
+    if (request.input !== undefined) data.input = request.input;
     await execution.write([newEntry("human.requested", key, data)]);
   }
   const event = await execution.takeEvent(`human:${requestId}`);
@@ -86,15 +145,23 @@ export async function runAskHuman(execution: OpExecution, key: string, request: 
     const answer = decode<HumanAnswer>(event.payload);
     const entry = newEntry("human.answered", key, { requestId, answer, inboxId: event.id, reply: true });
     crashPoint("before-consume", key);
-    execution.commitOutcome(key, [entry], replyOutcome(key, "human.answered", entry.data), () => crashPoint("after-consume", key));
+    execution.commitOutcome(key, [entry], replyOutcome(execution.runId, key, "human.answered", entry.data), () => crashPoint("after-consume", key));
     return;
   }
   if (timeoutAt !== null && timeoutAt <= host.clock()) {
+    if (extended.length < request.extensions) {
+      // More time: the deadline moves (the request shows it), and the op waits again.
+      const next = host.clock() + request.extendMs;
+      await execution.write([newEntry("human.extended", key, { requestId, timeoutAt: next, extension: extended.length + 1 })]);
+      execution.block({ kind: "human", opKey: key, requestId, timeoutAt: next });
+      return;
+    }
+    const escalation = request.escalation;
     const data: EntryData["human.timedout"] =
-      request.onTimeout === "fail"
-        ? { requestId, escalation: "fail" }
-        : { requestId, escalation: "choose", option: request.onTimeout.option, value: decode(encode(request.onTimeout.value)) };
-    execution.commitOutcome(key, [newEntry("human.timedout", key, data)], replyOutcome(key, "human.timedout", data));
+      escalation === "fail" || escalation === "cancel"
+        ? { requestId, escalation }
+        : { requestId, escalation: "choose", option: escalation.option, value: decode(encode(escalation.value)) };
+    execution.commitOutcome(key, [newEntry("human.timedout", key, data)], replyOutcome(execution.runId, key, "human.timedout", data));
     return;
   }
   execution.block({ kind: "human", opKey: key, requestId, timeoutAt });

@@ -33,6 +33,7 @@ import { Committer } from "./committer.js";
 import { isWorkflow } from "./define-workflow.js";
 import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
 import { consoleLogger } from "./logger.js";
+import { checkAnswerValue } from "./ask-human.js";
 import { StoreClock } from "./store-clock.js";
 import { RunCreator } from "./run-creator.js";
 import { WorkerImpl } from "./worker.js";
@@ -264,7 +265,10 @@ class EngineImpl implements Engine {
     const request = await this.store.getHumanRequest(requestId);
     // Answering twice is a no-op that returns the first answer.
     if (request?.status === "answered" && request.answer !== null) return { answer: decode<HumanAnswer>(request.answer), duplicate: true };
-    if (request) checkAnswerFits(request, parsed);
+    if (request) {
+      checkAnswerFits(request, parsed);
+      if (parsed.action === "answer") await this.checkAnswerInput(request, parsed);
+    }
     try {
       await this.store.answerHuman(requestId, parsed, this.clock());
     } catch (error) {
@@ -276,6 +280,17 @@ class EngineImpl implements Engine {
     }
     if (request) this.notifyWorkers(request.runId);
     return { answer: parsed, duplicate: false };
+  }
+
+  /** An answer's value must match the input schema the request was asked with (journaled with it). */
+  private async checkAnswerInput(request: HumanRequest, answer: HumanAnswer): Promise<void> {
+    // A pending request's op has not finished, so its entry is never superseded by a loop checkpoint.
+    const journal = await this.store.readJournalForResume(request.runId);
+    for (const entry of journal) {
+      if (entry.kind !== "human.requested" || entry.opKey !== request.opKey) continue;
+      const data = decode<{ requestId: string; input?: Record<string, unknown> }>(entry.payload);
+      if (data.requestId === request.requestId && data.input) checkAnswerValue(request.requestId, data.input, answer.value);
+    }
   }
 
   listHumanRequests(options: { status?: "pending" | "answered"; runId?: string } = {}) {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { deferred, sharedEngines, STORE_KINDS, type StoreKind } from "../../test/support/engines.js";
-import { HumanRequestAnsweredError, HumanRequestNotFoundError, isCairnError, NonRetryableError, StepTimeoutError, ValidationError } from "../core/errors.js";
+import { HumanRequestNotFoundError, isCairnError, NonRetryableError, StepTimeoutError, ValidationError } from "../core/errors.js";
 import { waitFor } from "../testing/wait-for.js";
 import { defineWorkflow } from "./define-workflow.js";
 import type { Engine } from "./engine.js";
@@ -87,7 +87,8 @@ describe.each(STORE_KINDS)("step effects on %s", (kind) => {
     await engine.respondToHuman("fx:charge#0:1", answer);
     expect(await engine.result("fx", { timeoutMs: 5000 })).toBe(expected);
     expect(calls).toEqual(expectedCalls);
-    await expect(engine.respondToHuman("fx:charge#0:1", { action: "retry" })).rejects.toBeInstanceOf(HumanRequestAnsweredError);
+    // A second answer is a no-op that returns the first.
+    expect(await engine.respondToHuman("fx:charge#0:1", { action: "fail" })).toEqual({ answer, duplicate: true });
     await expect(engine.respondToHuman("nope", { action: "retry" })).rejects.toBeInstanceOf(HumanRequestNotFoundError);
     await expect(engine.respondToHuman("fx:charge#0:1", { action: "maybe" } as never)).rejects.toBeInstanceOf(ValidationError);
     const kinds = await kindsOf(engine, "fx");

@@ -236,7 +236,7 @@ export class Execution implements OpExecution {
         return { ok: true, value: (entry.data as EntryData["loop.completed"]).result };
       case "human.answered":
       case "human.timedout":
-        return replyOutcome(key, entry.kind, entry.data);
+        return replyOutcome(this.runId, key, entry.kind, entry.data);
       case "child.failed": {
         const data = entry.data as EntryData["child.failed"];
         const started = this.history.get(key)?.[0]?.data as EntryData["child.started"] | undefined;
@@ -535,6 +535,12 @@ export class Execution implements OpExecution {
   }
 
   private async writeFailure(error: unknown): Promise<void> {
+    // The run cancelled itself (a question for a person timed out with onTimeout "cancel").
+    if (isCairnError(error, "RUN_CANCELLED") && (error as RunCancelledError).runId === this.runId) {
+      const ok = await this.tryWrite([newEntry("run.cancelled", null, { reason: (error as RunCancelledError).reason })]);
+      if (ok) this.end("failed");
+      return;
+    }
     const serialized: SerializedError = serializeError(error);
     const ok = await this.tryWrite([newEntry("run.failed", null, { error: serialized })]);
     if (ok) this.end("failed");

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Duration } from "../core/duration.js";
 import type { HumanAnswer } from "../core/journal.js";
 
@@ -113,6 +114,9 @@ export class LoopDone<R> {
   constructor(readonly result: R) {}
 }
 
+/** What happens when a question for a person times out. */
+export type HumanEscalation = "fail" | "cancel" | { option: string; value?: unknown };
+
 /** What `ctx.askHuman` asks. */
 export interface AskHumanRequest {
   /** What the person is asked, shown in `cairn inbox` and the API. */
@@ -123,8 +127,17 @@ export interface AskHumanRequest {
   context?: unknown;
   /** How long to wait; then `onTimeout` applies. */
   timeout?: Duration;
-  /** On timeout: throw TimeoutError ("fail", the default) or choose an option (with an optional value). */
-  onTimeout?: "fail" | { option: string; value?: unknown };
+  /**
+   * On timeout: throw TimeoutError ("fail", the default), cancel the run ("cancel"), choose an option
+   * (with an optional value), or give it more time — `{ extend: "24h", times: 2, then: "fail" }` — which
+   * moves the request's deadline (shown by the API and `cairn inbox`) before the final escalation.
+   */
+  onTimeout?: HumanEscalation | { extend: Duration; times?: number; then?: HumanEscalation };
+  /**
+   * A zod schema the answer's `value` must match (for free-form input, or the value that goes with an
+   * option); it is journaled as JSON Schema with the request, and answers that do not match are refused.
+   */
+  input?: z.ZodType<unknown>;
   /** Op name; default "ask". The request id is `<runId>:<op key>`. */
   name?: string;
 }

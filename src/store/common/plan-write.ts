@@ -19,6 +19,8 @@ export type SideEffect =
   | { kind: "request-human"; request: HumanRequest }
   /** A terminal entry of a child run: wake its parent. */
   | { kind: "wake"; runId: string }
+  /** `human.extended`: a pending request's deadline moves. */
+  | { kind: "extend-human"; requestId: string; timeoutAt: number }
   /** `step.completed` with search text: index it for `Store.searchJournal`. */
   | { kind: "index-text"; runId: string; seq: number; opKey: string; text: string };
 
@@ -73,7 +75,7 @@ function applyPatch<T extends RunState>(run: T, patch: RunPatch): T {
 }
 
 /** Kinds whose append has a side effect outside the row whatever the run's state (see entrySideEffects). */
-const SIDE_EFFECT_KINDS = new Set(["event.received", "human.answered", "human.timedout", "child.started", "human.requested"]);
+const SIDE_EFFECT_KINDS = new Set(["event.received", "human.answered", "human.timedout", "human.extended", "child.started", "human.requested"]);
 
 /**
  * True when appending `entry` to a run that is running under a lease changes nothing but the
@@ -108,11 +110,15 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
       // The request leaves the inbox: the escalation answered it.
       const data = entry.data as EntryData["human.timedout"];
       const answer: HumanAnswer =
-        data.escalation === "fail"
-          ? { action: "fail", message: "timed out", by: "timeout" }
-          : { action: "answer", option: data.option, value: data.value, by: "timeout" };
+        data.escalation === "choose"
+          ? { action: "answer", option: data.option, value: data.value, by: "timeout" }
+          : { action: "fail", message: data.escalation === "cancel" ? "timed out; the run was cancelled" : "timed out", by: "timeout" };
       if (answer.option === undefined) delete answer.option;
       return [{ kind: "answer-human", requestId: data.requestId, answer: encode(answer), at: now }];
+    }
+    case "human.extended": {
+      const data = entry.data as EntryData["human.extended"];
+      return [{ kind: "extend-human", requestId: data.requestId, timeoutAt: data.timeoutAt }];
     }
     case "child.started": {
       const data = entry.data as EntryData["child.started"];

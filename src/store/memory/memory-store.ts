@@ -302,6 +302,11 @@ export class MemoryStore implements Store {
         return;
       case "index-text":
         return; // searchJournal reads the text from the journal itself
+      case "extend-human": {
+        const request = this.t.humans.get(effect.requestId);
+        if (request && request.status === "pending") this.t.putHuman({ ...request, timeoutAt: effect.timeoutAt });
+        return;
+      }
     }
   }
 

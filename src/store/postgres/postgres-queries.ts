@@ -107,6 +107,7 @@ export const LATEST_CHECKPOINT = sql(
   `SELECT ${ENTRY_COLUMNS} FROM journal
    WHERE run_id = $1 AND kind IN ('loop.snapshot', 'loop.completed') AND seq < $2 ORDER BY seq DESC LIMIT 1`,
 );
+export const EXTEND_HUMAN = sql("extend_human", "UPDATE human_requests SET timeout_at = $1 WHERE request_id = $2 AND status = 'pending'");
 export const INSERT_TEXT = sql("insert_text", "INSERT INTO journal_text (run_id, seq, op_key, body) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING");
 /** Any of the query's words ($2: terms joined by " | "), ranked by ts_rank. */
 export const SEARCH_TEXT = sql(

@@ -7,6 +7,7 @@ import {
   CONSUME_INBOX,
   INSERT_ENTRIES,
   INSERT_TEXT,
+  EXTEND_HUMAN,
   INSERT_HUMAN,
   INSERT_RUN,
   INSERT_RUNS,
@@ -170,6 +171,9 @@ export class WriteSession {
         return;
       case "index-text":
         await this.tx.query(INSERT_TEXT, [effect.runId, effect.seq, effect.opKey, effect.text]);
+        return;
+      case "extend-human":
+        await this.tx.query(EXTEND_HUMAN, [effect.timeoutAt, effect.requestId]);
         return;
     }
   }

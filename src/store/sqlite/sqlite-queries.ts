@@ -29,6 +29,7 @@ export class SqliteQueries {
   readonly readJournalRange: Statement;
   readonly readJournalSeqs: Statement;
   readonly insertText: Statement;
+  readonly extendHuman: Statement;
   readonly searchText: Statement;
   readonly renewLease: Statement;
   readonly insertInbox: Statement;
@@ -75,6 +76,7 @@ export class SqliteQueries {
        WHERE run_id = ? AND kind IN ('loop.snapshot', 'loop.completed') AND seq < ? ORDER BY seq DESC LIMIT 1`,
     );
     this.readJournalRange = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND seq >= ? AND seq < ? ORDER BY seq`);
+    this.extendHuman = db.prepare("UPDATE human_requests SET timeout_at = ? WHERE request_id = ? AND status = 'pending'");
     this.insertText = db.prepare("INSERT INTO journal_text (body, run_id, seq, op_key) VALUES (?, ?, ?, ?)");
     this.searchText = db.prepare(
       "SELECT seq, op_key AS opKey, body AS text FROM journal_text WHERE journal_text MATCH ? AND run_id = ? ORDER BY bm25(journal_text), seq LIMIT ?",

@@ -410,6 +410,9 @@ export class SqliteStore implements Store {
       case "index-text":
         this.q.insertText.run(effect.text, effect.runId, effect.seq, effect.opKey);
         return;
+      case "extend-human":
+        this.q.extendHuman.run(effect.timeoutAt, effect.requestId);
+        return;
     }
   }
 
