@@ -6,6 +6,7 @@ import { decode } from "../../core/serialize.js";
 import { idArg, jsonArg } from "../args.js";
 import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { humanTable } from "../format.js";
+import { recordAudit } from "../audit.js";
 
 const ACTIONS = ["retry", "skip", "fail", "answer"] as const;
 
@@ -67,6 +68,12 @@ async function answerRequest(requestId: string, choice: string, options: AnswerO
   if (options.by !== undefined) answer.by = options.by;
   await withEngine(options, [], async (engine) => {
     await engine.respondToHuman(requestId, answer);
+    const request = await engine.store.getHumanRequest(requestId);
+    await recordAudit(engine.store, "human.answer", requestId, {
+      runId: request?.runId ?? null,
+      action: answer.action,
+      ...(answer.option === undefined ? {} : { option: answer.option }),
+    });
     if (options.json) return printJson({ requestId, answer });
     print(`Answered ${requestId}: ${choice}. The run resumes when a worker picks it up.`);
   });
