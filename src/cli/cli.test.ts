@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = join(ROOT, "dist/src/cli/main.js");
 const ENTRY = join(ROOT, "dist/src/index.js");
-const COMMANDS = ["dev", "worker", "serve", "workers", "start", "runs", "show", "send", "cancel", "retry", "answer", "inbox", "migrate"];
+const COMMANDS = ["dev", "worker", "serve", "workers", "start", "runs", "show", "send", "cancel", "retry", "answer", "inbox", "migrate", "audit"];
 
 interface Result {
   code: number | null;
@@ -107,11 +107,12 @@ describe("help", () => {
 });
 
 describe("serve", () => {
-  it("refuses a non-loopback host, saying there is no authentication yet", async () => {
+  it("refuses a non-loopback host without token auth, and says to add --auth tokens", async () => {
     const { code, stdout, stderr } = await cli("serve", "--host", "0.0.0.0", "--port", "0");
     expect(code).toBe(2);
     expect(stdout).toBe("");
-    expect(stderr).toMatch(/Refusing to listen on 0\.0\.0\.0: the Cairn server has no authentication yet/);
+    expect(stderr).toMatch(/Refusing to listen on 0\.0\.0\.0 without authentication/);
+    expect(stderr).toContain("--auth tokens");
   });
 
   it("serves the API on 127.0.0.1 with a worker, and stops on SIGTERM", async () => {
@@ -311,5 +312,104 @@ describe("dev", () => {
     } finally {
       expect(await stop(dev.child)).toBe(0);
     }
+  });
+});
+
+describe("tokens and the audit log", () => {
+  it("token create prints the token once; list never shows it; serve --auth tokens takes it until revoked; audit records it all", async () => {
+    const tokenStore = `sqlite:${join(dir, "tokens.db")}`;
+    const created = await cli("token", "create", "--name", "ci", "--scope", "read,write", "--store", tokenStore);
+    expect(created.code, created.stderr).toBe(0);
+    const token = created.stdout.trim();
+    expect(token).toMatch(/^cairn_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+    expect(created.stderr).not.toContain(token);
+    const id = token.split("_")[1]!;
+
+    const listed = await cli("token", "list", "--json", "--store", tokenStore);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain(token.slice(24));
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id, name: "ci", scopes: ["read", "write"], namespace: null, revokedAt: null })]);
+    expect(listed.stdout).not.toContain('"hash"');
+
+    const bad = await cli("token", "create", "--name", "x", "--scope", "admin", "--namespace", "team", "--store", tokenStore);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("namespaced token cannot have the admin scope");
+    expect((await cli("token", "create", "--name", "x", "--scope", "root", "--store", tokenStore)).code).toBe(2);
+
+    const { child, line, output } = await spawnUntil(
+      ["serve", "--port", "0", "--auth", "tokens", "--no-worker", "--store", tokenStore],
+      /listening on http:\/\/127\.0\.0\.1:\d+/,
+    );
+    try {
+      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)![1]!;
+      expect((await fetch(`${url}/runs`)).status).toBe(401);
+      expect((await fetch(`${url}/runs`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect((await fetch(`${url}/audit`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(403);
+      const revoked = await cli("token", "revoke", id, "--store", tokenStore);
+      expect(revoked.code, revoked.stderr).toBe(0);
+      expect((await fetch(`${url}/runs`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+      expect(output()).not.toContain(token);
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+    expect((await cli("token", "revoke", id, "--store", tokenStore)).stderr).toContain("TOKEN_NOT_FOUND");
+
+    const audit = await cli("audit", "--json", "--store", tokenStore);
+    expect(audit.code).toBe(0);
+    const entries = JSON.parse(audit.stdout) as { actor: string; action: string; target: string }[];
+    expect(entries.map((e) => [e.action, e.target])).toEqual([
+      ["token.revoke", id],
+      ["token.create", id],
+    ]);
+    expect(entries.every((e) => e.actor.startsWith("cli:"))).toBe(true);
+    expect(audit.stdout).not.toContain(token.slice(24));
+  });
+
+  it("cancel, retry, send and answer through the CLI are audited; show redacts secret step results", async () => {
+    const fixture = join(dir, "secretive.mjs");
+    writeFileSync(
+      fixture,
+      [
+        `import { defineWorkflow } from ${JSON.stringify(pathToFileURL(ENTRY).href)};`,
+        `export const secretive = defineWorkflow({`,
+        `  name: "secretive",`,
+        `  version: "1",`,
+        `  async run(ctx) {`,
+        `    const key = await ctx.step("key", () => "sk-live-123456", { secret: true });`,
+        `    await ctx.step("plain", () => "visible-value");`,
+        `    await ctx.waitForEvent("go");`,
+        `    return key.length;`,
+        `  },`,
+        `});`,
+      ].join("\n"),
+    );
+    const auditStore = `sqlite:${join(dir, "audit.db")}`;
+    expect((await cli("start", "secretive", "--run-id", "sec-1", "--workflows", fixture, "--store", auditStore)).code).toBe(0);
+    const { child } = await spawnUntil(["worker", "--workflows", fixture, "--poll-ms", "50", "--store", auditStore], /^cairn worker \S+ ready \(/);
+    try {
+      await eventually("the run to wait", async () => {
+        const shown = await cli("show", "sec-1", "--json", "--store", auditStore);
+        return (JSON.parse(shown.stdout) as { run: { status: string } }).run.status === "suspended" ? true : undefined;
+      });
+      const json = await cli("show", "sec-1", "--json", "--store", auditStore);
+      expect(json.stdout).not.toContain("sk-live-123456");
+      expect(json.stdout).toContain("[redacted]");
+      expect(json.stdout).toContain("visible-value");
+      const text = await cli("show", "sec-1", "--store", auditStore);
+      expect(text.stdout).not.toContain("sk-live-123456");
+      expect((await cli("send", "sec-1", "nudge", "--event-id", "n-1", "--store", auditStore)).code).toBe(0);
+      expect((await cli("cancel", "sec-1", "--reason", "done", "--store", auditStore)).code).toBe(0);
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+    const audit = JSON.parse((await cli("audit", "--json", "--store", auditStore)).stdout) as { actor: string; action: string; target: string; detail: any }[];
+    expect(audit.map((e) => [e.action, e.target])).toEqual([
+      ["run.cancel", "sec-1"],
+      ["run.event", "sec-1"],
+      ["run.start", "sec-1"],
+    ]);
+    expect(audit[0]!.detail).toEqual({ reason: "done" });
+    const filtered = JSON.parse((await cli("audit", "--json", "--action", "run.start", "--store", auditStore)).stdout) as unknown[];
+    expect(filtered).toHaveLength(1);
   });
 });

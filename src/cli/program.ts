@@ -5,6 +5,7 @@ import { registerDevCommand } from "./commands/dev.js";
 import { registerHumanCommands } from "./commands/human.js";
 import { registerMigrateCommand } from "./commands/migrate.js";
 import { registerRunCommands } from "./commands/runs.js";
+import { registerSecurityCommands } from "./commands/security.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerStartCommand } from "./commands/start.js";
 import { registerWorkerCommand } from "./commands/worker.js";
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerRunCommands(program);
   registerControlCommands(program);
   registerHumanCommands(program);
+  registerSecurityCommands(program);
   registerMigrateCommand(program);
   program.helpCommand("help [command]", "show help for a command");
   return program;

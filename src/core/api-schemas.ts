@@ -126,6 +126,42 @@ export const workersQuery = z
   })
   .strict();
 
+/** A token's scopes. */
+export const tokenScopeSchema = z.enum(["read", "write", "admin"]);
+
+/** A token namespace: the token sees only runs whose id starts with `<namespace>/`. */
+export const namespaceSchema = z
+  .string()
+  .min(1, "must not be empty")
+  .max(128, "must be at most 128 characters")
+  .regex(/^[A-Za-z0-9._-]+$/, "may hold only letters, digits, '.', '_' and '-'");
+
+/** `POST /tokens` */
+export const createTokenBody = z
+  .object({
+    name: z.string().min(1, "must not be empty").max(128, "must be at most 128 characters").describe("A label; the audit log names the token by it."),
+    scopes: z
+      .array(tokenScopeSchema)
+      .min(1, "give at least one scope")
+      .describe("read: GETs; write: start, events, cancel, retry, answer; admin: tokens and audit."),
+    namespace: namespaceSchema.optional().describe("Restricts the token to runs whose id starts with `<namespace>/`."),
+  })
+  .strict();
+
+/** `/tokens/:id` */
+export const tokenIdParam = z.object({ id: z.string().min(1).max(64) });
+
+/** `GET /audit` */
+export const auditQuery = z
+  .object({
+    limit: wholeNumber(1, 1000).optional(),
+    beforeId: wholeNumber(1, Number.MAX_SAFE_INTEGER).optional().describe("Entries older than this id (the previous page's nextBefore)."),
+    actor: z.string().min(1).max(256).optional(),
+    action: z.string().min(1).max(128).optional(),
+    target: z.string().min(1).max(1024).optional(),
+  })
+  .strict();
+
 // ── responses ──────────────────────────────────────────────────────────────
 
 const timestamp = z.iso.datetime();
@@ -220,6 +256,35 @@ export const apiWorkerSchema = z.object({
 });
 
 export const workerListSchema = z.object({ workers: z.array(apiWorkerSchema) });
+
+/** An API token as the API shows it: never its secret or hash. */
+export const apiTokenSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  scopes: z.array(tokenScopeSchema),
+  namespace: z.string().nullable(),
+  createdAt: timestamp,
+  revokedAt: timestamp.nullable(),
+});
+
+export const createTokenResponse = z.object({
+  token: z.string().describe("The token text, shown only in this response: `cairn_<id>_<secret>`."),
+  record: apiTokenSchema,
+});
+
+export const tokenListSchema = z.object({ tokens: z.array(apiTokenSchema) });
+
+/** An audit log entry. */
+export const apiAuditEntrySchema = z.object({
+  id: z.number().int(),
+  at: timestamp,
+  actor: z.string(),
+  action: z.string(),
+  target: z.string().nullable(),
+  detail: z.record(z.string(), z.unknown()).nullable(),
+});
+
+export const auditPageSchema = z.object({ entries: z.array(apiAuditEntrySchema), nextBefore: z.number().int().optional() });
 
 export const healthSchema = z.object({ status: z.literal("ok") });
 

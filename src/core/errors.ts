@@ -32,6 +32,9 @@ export type ErrorCode =
   | "MANIFEST_CHANGED"
   | "ROUTE_NOT_FOUND"
   | "STORE_UNAVAILABLE"
+  | "UNAUTHORIZED"
+  | "FORBIDDEN"
+  | "TOKEN_NOT_FOUND"
   | "INTERNAL_ERROR";
 
 /** Base of every Cairn error: carries a stable {@link ErrorCode}. */
@@ -204,6 +207,33 @@ export class RunCancelledError extends CairnError {
     readonly reason: string | undefined,
   ) {
     super("RUN_CANCELLED", `Run "${runId}" was cancelled${reason ? `: ${reason}` : ""}.`);
+  }
+}
+
+/** A request had no API token, or one that is unknown, malformed or revoked. HTTP 401. */
+export class UnauthorizedError extends CairnError {
+  constructor(message = "This server needs an API token: send `Authorization: Bearer cairn_…` (create one with `cairn token create`).") {
+    super("UNAUTHORIZED", message);
+  }
+}
+
+/** The API token lacks the scope the request needs. HTTP 403. */
+export class ForbiddenError extends CairnError {
+  constructor(
+    readonly scope: string,
+    message?: string,
+  ) {
+    super(
+      "FORBIDDEN",
+      message ?? `This API token lacks the "${scope}" scope this request needs. Use a token with it (\`cairn token create --scope ${scope}\`).`,
+    );
+  }
+}
+
+/** No API token has this id. */
+export class TokenNotFoundError extends CairnError {
+  constructor(readonly tokenId: string) {
+    super("TOKEN_NOT_FOUND", `API token "${tokenId}" does not exist or is already revoked. List tokens with \`cairn token list\`.`);
   }
 }
 

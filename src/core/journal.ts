@@ -18,8 +18,11 @@ export interface EntryData {
   "run.retried": { failedSteps: string[] };
   /** A step's intent; `intent` is what the caller asked to journal with it (e.g. a tool call's argument hash). */
   "step.started": { attempt: number; recovered?: boolean; intent?: unknown };
-  /** `text`: what `StepOptions.searchText` made of the result, indexed for `ctx.searchJournal`. */
-  "step.completed": { result: unknown; attempt: number; via?: "reconcile" | "human"; text?: string };
+  /**
+   * `text`: what `StepOptions.searchText` made of the result, indexed for `ctx.searchJournal`.
+   * `secret`: the step was marked `StepOptions.secret`; journal views show its result redacted.
+   */
+  "step.completed": { result: unknown; attempt: number; via?: "reconcile" | "human"; text?: string; secret?: true };
   "step.failed": { attempt: number; error: SerializedError; final: boolean; retryAt?: number };
   /** How an intent without an outcome was resolved after a crash. */
   "step.reconciled": { action: "rerun" | "completed" | "failed"; via: "effect" | "reconcile" | "compensate" | "human"; attempt: number };

@@ -14,6 +14,7 @@ import {
   WorkflowNotRegisteredError,
   isCairnError,
 } from "../core/errors.js";
+import { redactEntryData } from "../core/redact.js";
 import { newEntry, type HumanAnswer, type WaitDescriptor } from "../core/journal.js";
 import { isTerminal, type RunRecord } from "../core/run.js";
 import {
@@ -193,7 +194,14 @@ class EngineImpl implements Engine {
   async journal(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntryView[]> {
     await this.requireRun(runId);
     const entries = await this.store.readJournal(runId, options);
-    return entries.map((e) => ({ seq: e.seq, kind: e.kind, opKey: e.opKey, data: decode(e.payload), epoch: e.epoch, at: new Date(e.at) }));
+    return entries.map((e) => ({
+      seq: e.seq,
+      kind: e.kind,
+      opKey: e.opKey,
+      data: redactEntryData(e.kind, decode(e.payload)),
+      epoch: e.epoch,
+      at: new Date(e.at),
+    }));
   }
 
   async cancel(runId: string, reason?: string): Promise<RunInfo> {

@@ -105,6 +105,7 @@ export async function runStep<T>(
 
 /** Adds the step's search text to its outcome; a searchText function that throws indexes nothing. */
 function searchable<T>(data: EntryData["step.completed"], options: StepOptions<T>, value: T): EntryData["step.completed"] {
+  if (options.secret) data.secret = true;
   if (!options.searchText) return data;
   try {
     const text = options.searchText(value);
@@ -215,7 +216,7 @@ async function recover<T>(
         key,
         [
           newEntry("step.reconciled", key, { action: "completed", via: "reconcile", attempt }),
-          newEntry("step.completed", key, { result: decode(encoded), attempt, via: "reconcile" }),
+          newEntry("step.completed", key, { result: decode(encoded), attempt, via: "reconcile", ...(options.secret ? { secret: true as const } : {}) }),
         ],
         { ok: true, value: decode(encoded) },
       );

@@ -57,6 +57,12 @@ export interface StepOptions<T> {
    * FTS5, PostgreSQL tsvector) with the step's outcome, in the same transaction.
    */
   searchText?: (result: T) => string;
+  /**
+   * The result is a secret (an access token, a password): the journal keeps it, because replay
+   * needs it, but every view of the journal (`engine.journal`, the HTTP journal route and stream,
+   * `cairn show`) shows `"[redacted]"` instead. Do not also give it a `searchText`.
+   */
+  secret?: boolean;
   /** Asked first after a crash between intent and outcome: did the effect happen, and with what value? */
   reconcile?: (idempotencyKey: string) => Promise<ReconcileResult<T>> | ReconcileResult<T>;
 }

@@ -7,6 +7,9 @@ import { registerHumanRequestRoutes } from "./routes/human-requests.js";
 import { registerRunRoutes } from "./routes/runs.js";
 import { registerStreamRoute } from "./routes/stream.js";
 import { registerSystemRoutes } from "./routes/system.js";
+import { registerSecurityRoutes } from "./routes/security.js";
+import { registerWebhookRoute } from "./routes/webhooks.js";
+import { registerTokenAuth } from "./auth/middleware.js";
 
 /** The Hono app of {@link createServer}, with a way to end its open streams. */
 export type CairnApp = Hono & {
@@ -29,12 +32,17 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
     keepAliveMs: positive(options.keepAliveMs, 15_000, "keepAliveMs"),
     streamRetryMs: positive(options.streamRetryMs, 1000, "streamRetryMs"),
     logger: options.logger ?? consoleLogger(),
+    auth: authMode(options.auth),
+    webhooks: { ...options.webhooks },
     closing: new AbortController(),
   };
   const app = new Hono() as CairnApp;
+  if (resolved.auth === "tokens") registerTokenAuth(app, engine.store);
   registerRunRoutes(app, engine, resolved);
   registerStreamRoute(app, engine, resolved);
   registerHumanRequestRoutes(app, engine, resolved);
+  registerSecurityRoutes(app, engine, resolved);
+  registerWebhookRoute(app, engine, resolved);
   registerSystemRoutes(app, engine);
   app.notFound((c) => {
     const error = new RequestError("ROUTE_NOT_FOUND", `No route ${c.req.method} ${c.req.path}. The routes are listed at GET /openapi.json.`, 404);
@@ -47,6 +55,11 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
   });
   app.closeStreams = () => resolved.closing.abort();
   return app;
+}
+
+function authMode(auth: ServerOptions["auth"]): "none" | "tokens" {
+  if (auth === undefined || auth === "none" || auth === "tokens") return auth ?? "none";
+  throw new RangeError(`createServer: auth must be "none" or "tokens", got ${String(auth)}.`);
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

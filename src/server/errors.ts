@@ -8,7 +8,7 @@ export class RequestError extends CairnError {
   constructor(
     code: ErrorCode,
     message: string,
-    readonly status: 400 | 404 | 413,
+    readonly status: 400 | 401 | 404 | 413,
   ) {
     super(code, message);
   }
@@ -27,6 +27,9 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   WORKFLOW_NOT_REGISTERED: 422,
   PAYLOAD_TOO_LARGE: 413,
   RUN_NOT_FOUND: 404,
+  TOKEN_NOT_FOUND: 404,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   HUMAN_REQUEST_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   RUN_CONFLICT: 409,

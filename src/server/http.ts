@@ -9,10 +9,15 @@ import { RequestError } from "./errors.js";
  * An empty body reads as `{}` (for POSTs without parameters, such as retry).
  */
 export async function readJson(c: Context, limit: number): Promise<unknown> {
+  return parseJsonText(await readText(c, limit));
+}
+
+/** Reads the request body as text, refusing more than `limit` bytes (413) as {@link readJson} does. */
+export async function readText(c: Context, limit: number): Promise<string> {
   const declared = c.req.header("content-length");
   if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) throw tooLarge(limit);
   const body = c.req.raw.body;
-  if (!body) return {};
+  if (!body) return "";
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -26,7 +31,11 @@ export async function readJson(c: Context, limit: number): Promise<unknown> {
     }
     chunks.push(value);
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Parses a body read by {@link readText}; empty reads as `{}`. */
+export function parseJsonText(text: string): unknown {
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text) as unknown;

@@ -4,6 +4,8 @@
  */
 export { createServer, type CairnApp } from "./create-server.js";
 export { serve, type ServeOptions, type RunningServer } from "./serve.js";
-export type { ServerOptions } from "./options.js";
+export type { ServerOptions, WebhookOptions } from "./options.js";
+export { issueToken, verifyToken, hashSecret, type NewToken } from "./auth/tokens.js";
+export { signatureMatches } from "./routes/webhooks.js";
 export { openApiDocument } from "./openapi.js";
 export { isLoopbackHost } from "./loopback.js";

@@ -16,6 +16,8 @@ interface RouteDoc {
 
 const ERROR_TEXT: Record<number, string> = {
   400: "Invalid input: bad JSON, or a body, query or path that fails its schema (code INVALID_INPUT).",
+  401: "No API token, or a malformed, unknown or revoked one (UNAUTHORIZED); for webhooks, a bad X-Cairn-Signature.",
+  403: "The API token lacks the scope this route needs (FORBIDDEN).",
   404: "Unknown run, human request or route (RUN_NOT_FOUND, HUMAN_REQUEST_NOT_FOUND, ROUTE_NOT_FOUND).",
   409: "Conflict: a different run with this id, a finished run, a run that has not failed, an answered request.",
   413: "The request body is over the server's limit (PAYLOAD_TOO_LARGE).",
@@ -138,6 +140,51 @@ export const ROUTES: RouteDoc[] = [
       },
     ],
     errors: [400, 404, 409, 413, 422, 503],
+  },
+  {
+    method: "post",
+    path: "/tokens",
+    summary: "Create an API token (admin)",
+    description: "The response holds the token text; it is shown only once. A namespaced token cannot be admin.",
+    body: api.createTokenBody,
+    ok: [{ status: 201, description: "Created.", schema: api.createTokenResponse }],
+    errors: [400, 401, 403, 413, 422, 503],
+  },
+  {
+    method: "get",
+    path: "/tokens",
+    summary: "List API tokens, revoked ones included (admin)",
+    ok: [{ status: 200, description: "Tokens, without secrets.", schema: api.tokenListSchema }],
+    errors: [400, 401, 403, 503],
+  },
+  {
+    method: "post",
+    path: "/tokens/:id/revoke",
+    summary: "Revoke an API token (admin)",
+    params: api.tokenIdParam,
+    ok: [{ status: 200, description: "The revoked token.", schema: z.object({ record: api.apiTokenSchema }) }],
+    errors: [400, 401, 403, 404, 503],
+  },
+  {
+    method: "get",
+    path: "/audit",
+    summary: "The audit log, newest first (admin)",
+    query: api.auditQuery,
+    ok: [{ status: 200, description: "A page of entries; pass nextBefore as beforeId for the next.", schema: api.auditPageSchema }],
+    errors: [400, 401, 403, 503],
+  },
+  {
+    method: "post",
+    path: "/webhooks/:name",
+    summary: "Deliver an event from an external system (HMAC-signed)",
+    description:
+      "Sign the raw body: `X-Cairn-Signature: sha256=<hex HMAC-SHA256 of the body with the webhook's secret>`. The webhook's configuration maps the body to a run, type and event id; a repeated event id is delivered once.",
+    params: z.object({ name: z.string() }),
+    ok: [
+      { status: 202, description: "Delivered.", schema: api.sendEventResponse },
+      { status: 200, description: "This event id was already delivered; nothing changed.", schema: api.sendEventResponse },
+    ],
+    errors: [400, 401, 404, 409, 413, 503],
   },
   {
     method: "get",

@@ -12,6 +12,32 @@ export interface ServerOptions {
   streamRetryMs?: number;
   /** Where unexpected errors (500s) are logged. Default: JSON lines on stderr. */
   logger?: EngineLogger;
+  /**
+   * `"tokens"`: every request but `/health`, `/openapi.json` and webhooks needs an API token
+   * (`Authorization: Bearer cairn_…`) with the route's scope. `"none"` (the default): anyone who can
+   * reach the server may do anything, so `serve` listens only on loopback addresses then.
+   */
+  auth?: "none" | "tokens";
+  /** Webhooks by name, served at `POST /webhooks/<name>`. */
+  webhooks?: Record<string, WebhookOptions>;
+}
+
+/**
+ * A webhook: deliveries signed with `secret` become events for a run.
+ * @example
+ * webhooks: { github: { secret: process.env.GH_SECRET!, runId: (b: any) => `pr/${b.number}`, type: "pr", eventId: (b: any) => b.delivery } }
+ */
+export interface WebhookOptions {
+  /** The shared secret the sender signs the raw body with (HMAC-SHA256). */
+  secret: string;
+  /** The run to deliver to, from the parsed JSON body. */
+  runId: (body: any) => string;
+  /** The event type, fixed or from the body. */
+  type: string | ((body: any) => string);
+  /** The idempotency key, from the body (e.g. the sender's delivery id): a repeated one is delivered once. */
+  eventId: (body: any) => string;
+  /** The event's payload; default the whole body. */
+  payload?: (body: any) => unknown;
 }
 
 /** Options with their defaults, plus the signal that ends open streams when the server closes. */
@@ -21,5 +47,7 @@ export interface ResolvedServerOptions {
   keepAliveMs: number;
   streamRetryMs: number;
   logger: EngineLogger;
+  auth: "none" | "tokens";
+  webhooks: Record<string, WebhookOptions>;
   closing: AbortController;
 }

@@ -3,6 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Engine } from "../engine/engine.js";
 import { createServer } from "./create-server.js";
+import { isLoopbackHost } from "./loopback.js";
 import type { ServerOptions } from "./options.js";
 
 /** Options of {@link serve}. */
@@ -25,15 +26,22 @@ export interface RunningServer {
 
 /**
  * Serves the HTTP API of {@link createServer} on Node's HTTP server.
- * There is no authentication yet: listen on a loopback address only (the default).
+ * Without `auth: "tokens"` it listens only on a loopback address (the default), and refuses others.
  * @example
  * const server = await serve(engine, { port: 4000 });
  * console.log(`listening on ${server.url}`);
  * await server.close();
  */
 export function serve(engine: Engine, options: ServeOptions = {}): Promise<RunningServer> {
-  const app = createServer(engine, options);
   const host = options.host ?? "127.0.0.1";
+  if (!isLoopbackHost(host) && options.auth !== "tokens")
+    return Promise.reject(
+      new RangeError(
+        `serve: refusing to listen on ${host} without authentication: anyone who can reach it could start, cancel and answer runs. ` +
+          `Pass auth: "tokens" (and create tokens with \`cairn token create\`), or listen on a loopback address.`,
+      ),
+    );
+  const app = createServer(engine, options);
   return new Promise((resolve, reject) => {
     const server = serveNode({ fetch: app.fetch, hostname: host, port: options.port ?? 4000 }) as Server;
     server.once("error", reject);

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { idArg, jsonArg } from "../args.js";
+import { recordAudit } from "../audit.js";
 import { CLI, jsonOption, print, printJson, shellQuote, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 
 interface SendOptions extends StoreOptions, JsonOptions {
@@ -39,6 +40,7 @@ export function registerControlCommands(program: Command): void {
 async function sendEvent(runId: string, type: string, payload: unknown, options: SendOptions): Promise<void> {
   await withEngine(options, [], async (engine) => {
     const sent = await engine.sendEvent(runId, type, payload, options.eventId === undefined ? undefined : { eventId: options.eventId });
+    if (!sent.duplicate) await recordAudit(engine.store, "run.event", runId, { type, eventId: sent.eventId });
     if (options.json) return printJson({ runId, type, ...sent });
     print(
       sent.duplicate ? `Event ${sent.eventId} was already delivered to ${runId}; nothing changed.` : `Sent "${type}" to ${runId} (eventId ${sent.eventId}).`,
@@ -49,6 +51,7 @@ async function sendEvent(runId: string, type: string, payload: unknown, options:
 async function cancelRun(runId: string, options: CancelOptions): Promise<void> {
   await withEngine(options, [], async (engine) => {
     const run = await engine.cancel(runId, options.reason);
+    await recordAudit(engine.store, "run.cancel", runId, options.reason === undefined ? null : { reason: options.reason });
     if (options.json) return printJson(run);
     print(`${run.runId}: cancelled${options.reason ? ` (${options.reason})` : ""}.`);
   });
@@ -57,6 +60,7 @@ async function cancelRun(runId: string, options: CancelOptions): Promise<void> {
 async function retryRun(runId: string, options: StoreOptions & JsonOptions): Promise<void> {
   await withEngine(options, [], async (engine) => {
     const run = await engine.retry(runId);
+    await recordAudit(engine.store, "run.retry", runId);
     if (options.json) return printJson(run);
     print(`${run.runId}: ${run.status}. A worker resumes it from its journal; finished steps are not run again.`);
     print(`Follow it with: ${CLI} show ${shellQuote(run.runId)} --follow`);

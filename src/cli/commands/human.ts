@@ -6,6 +6,7 @@ import { decode } from "../../core/serialize.js";
 import { idArg, jsonArg } from "../args.js";
 import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { humanTable } from "../format.js";
+import { recordAudit } from "../audit.js";
 
 const ACTIONS = ["retry", "skip", "fail", "answer"] as const;
 
@@ -67,6 +68,14 @@ async function answerRequest(requestId: string, choice: string, options: AnswerO
   if (options.by !== undefined) answer.by = options.by;
   await withEngine(options, [], async (engine) => {
     const result = await engine.respondToHuman(requestId, answer);
+    const request = await engine.store.getHumanRequest(requestId);
+    if (!result.duplicate) {
+      await recordAudit(engine.store, "human.answer", requestId, {
+        runId: request?.runId ?? null,
+        action: answer.action,
+        ...(answer.option === undefined ? {} : { option: answer.option }),
+      });
+    }
     if (options.json) return printJson({ requestId, answer: result.answer, duplicate: result.duplicate });
     if (result.duplicate) {
       const first = result.answer;

@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { createEngine } from "../../engine/create-engine.js";
 import { isLoopbackHost } from "../../server/loopback.js";
 import { serve } from "../../server/serve.js";
@@ -14,14 +14,18 @@ interface ServeCommandOptions extends StoreOptions {
   workflows?: string[];
   concurrency?: number;
   worker: boolean;
+  auth: "none" | "tokens";
 }
 
 /** Registers `cairn serve`: the HTTP API and a worker in one process. */
 export function registerServeCommand(program: Command): void {
   const command = program
     .command("serve")
-    .description("run the HTTP API (with live run streams) and a worker on the store; listens on loopback only")
-    .option("--host <address>", "address to listen on: a loopback address (127.0.0.1, ::1, localhost)", "127.0.0.1")
+    .description("run the HTTP API (with live run streams) and a worker on the store; without --auth tokens, on loopback only")
+    .option("--host <address>", "address to listen on; anything but loopback (127.0.0.1, ::1, localhost) needs --auth tokens", "127.0.0.1")
+    .addOption(
+      new Option("--auth <mode>", "none, or tokens: every request needs an API token (`cairn token create`)").choices(["none", "tokens"]).default("none"),
+    )
     .option("--port <n>", "port to listen on; 0 picks a free one", intArg(0, 65_535), 4000)
     .option("--workflows <module...>", "ES module(s) exporting workflows (default: the examples)")
     .option("--concurrency <n>", "runs the worker holds at once (default 16)", intArg(1, 10_000))
@@ -30,10 +34,10 @@ export function registerServeCommand(program: Command): void {
 }
 
 async function runServe(options: ServeCommandOptions): Promise<void> {
-  if (!isLoopbackHost(options.host)) {
+  if (!isLoopbackHost(options.host) && options.auth !== "tokens") {
     throw new UsageError(
-      `Refusing to listen on ${options.host}: the Cairn server has no authentication yet, so anyone who can reach that address could start, cancel and answer runs. ` +
-        `Listen on a loopback address (--host 127.0.0.1, the default, or ::1).`,
+      `Refusing to listen on ${options.host} without authentication: anyone who can reach that address could start, cancel and answer runs. ` +
+        `Add --auth tokens (and create tokens with \`cairn token create\`), or listen on a loopback address (--host 127.0.0.1, the default, or ::1).`,
     );
   }
   const workflows = await resolveWorkflows(options.workflows);
@@ -41,9 +45,9 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
   const engine = await createEngine({ store: options.store, workflows });
   try {
     const worker = options.worker ? engine.startWorker(defined({ concurrency: options.concurrency })) : undefined;
-    const server = await serve(engine, { host: options.host, port: options.port });
+    const server = await serve(engine, { host: options.host, port: options.port, auth: options.auth });
     print(
-      `cairn serve listening on ${server.url} (store ${engine.store.url}, workflows ${describeWorkflows(workflows)}${worker ? `, worker ${worker.workerId}` : ", no worker"})`,
+      `cairn serve listening on ${server.url} (store ${engine.store.url}, workflows ${describeWorkflows(workflows)}${worker ? `, worker ${worker.workerId}` : ", no worker"}, auth ${options.auth})`,
       `  API description: ${server.url}/openapi.json · health: ${server.url}/health`,
     );
     await shutdown;

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { recordAudit } from "../audit.js";
 import { idArg, jsonArg, durationArg } from "../args.js";
 import { CLI, jsonOption, note, print, printJson, shellQuote, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { pickWorkflow, resolveWorkflows } from "../load-workflows.js";
@@ -32,6 +33,7 @@ async function startRun(name: string, options: StartCommandOptions): Promise<voi
   await withEngine(options, workflows, async (engine) => {
     const handle = await engine.start(workflow, options.input, options.runId === undefined ? undefined : { runId: options.runId });
     const runId = handle.runId;
+    await recordAudit(engine.store, "run.start", runId, { workflow: workflow.name, created: handle.created });
     if (!options.json) {
       print(runId);
       note(handle.created ? `Started ${workflow.name}@${workflow.version} as ${runId}.` : `Run ${runId} already existed; nothing new was started.`);

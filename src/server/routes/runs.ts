@@ -1,36 +1,52 @@
 import type { Hono } from "hono";
 import { cancelBody, journalQuery, listRunsQuery, retryBody, runIdParam, sendEventBody, startRunBody, stuckRunsQuery } from "../../core/api-schemas.js";
-import type { Engine } from "../../engine/engine.js";
+import type { Engine, RunInfo } from "../../engine/engine.js";
+import type { z } from "zod";
 import { json, parse, queryOf, readJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
+import { audit } from "../auth/audit.js";
+import { canSee, principalOf, requireVisible } from "../auth/principal.js";
+import { ForbiddenError } from "../../core/errors.js";
+import { randomUUID } from "node:crypto";
 
 /** Registers the run routes: start, list, stuck, get, journal, events, cancel, retry. */
 export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
   app.post("/runs", async (c) => {
     const body = parse(startRunBody, await readJson(c, options.bodyLimitBytes), "body");
-    const handle = await engine.start(body.workflow, body.input ?? null, body.runId === undefined ? {} : { runId: body.runId });
+    const { namespace } = principalOf(c);
+    // A namespaced token starts runs only inside its namespace; without a runId, one is made there.
+    const runId = body.runId ?? (namespace === null ? undefined : `${namespace}/${randomUUID()}`);
+    if (runId !== undefined && !canSee(principalOf(c), runId))
+      throw new ForbiddenError(`namespace ${namespace}`, `This token may start runs only with ids that start with "${namespace}/".`);
+    const handle = await engine.start(body.workflow, body.input ?? null, runId === undefined ? {} : { runId });
     const run = await engine.getRun(handle.runId);
+    await audit(c, engine.store, "run.start", handle.runId, { workflow: body.workflow, created: handle.created });
     return json(c, { created: handle.created, run }, handle.created ? 201 : 200);
   });
 
   app.get("/runs", async (c) => {
     const query = parse(listRunsQuery, queryOf(c), "query");
-    return json(c, await engine.listRuns(query));
+    const { namespace } = principalOf(c);
+    if (namespace === null) return json(c, await engine.listRuns(query));
+    return json(c, await listInNamespace(engine, query, namespace));
   });
 
   // Before /runs/:id, so "stuck" is not taken for a run id.
   app.get("/runs/stuck", async (c) => {
     const query = parse(stuckRunsQuery, queryOf(c), "query");
-    return json(c, { runs: await engine.listStuckRuns(query) });
+    const principal = principalOf(c);
+    return json(c, { runs: (await engine.listStuckRuns(query)).filter((run) => canSee(principal, run.runId)) });
   });
 
   app.get("/runs/:id", async (c) => {
     const { id } = parse(runIdParam, c.req.param(), "path");
+    requireVisible(c, id);
     return json(c, await engine.getRun(id));
   });
 
   app.get("/runs/:id/journal", async (c) => {
     const { id } = parse(runIdParam, c.req.param(), "path");
+    requireVisible(c, id);
     const query = parse(journalQuery, queryOf(c), "query");
     const limit = query.limit ?? 1000;
     const entries = await engine.journal(id, { afterSeq: query.after ?? 0, limit });
@@ -40,20 +56,46 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
 
   app.post("/runs/:id/events", async (c) => {
     const { id } = parse(runIdParam, c.req.param(), "path");
+    requireVisible(c, id);
     const body = parse(sendEventBody, await readJson(c, options.bodyLimitBytes), "body");
     const result = await engine.sendEvent(id, body.type, body.payload ?? null, body.eventId === undefined ? {} : { eventId: body.eventId });
+    if (!result.duplicate) await audit(c, engine.store, "run.event", id, { type: body.type, eventId: result.eventId });
     return json(c, result, result.duplicate ? 200 : 202);
   });
 
   app.post("/runs/:id/cancel", async (c) => {
     const { id } = parse(runIdParam, c.req.param(), "path");
+    requireVisible(c, id);
     const body = parse(cancelBody, await readJson(c, options.bodyLimitBytes), "body");
-    return json(c, await engine.cancel(id, body.reason));
+    const run = await engine.cancel(id, body.reason);
+    await audit(c, engine.store, "run.cancel", id, body.reason === undefined ? null : { reason: body.reason });
+    return json(c, run);
   });
 
   app.post("/runs/:id/retry", async (c) => {
     const { id } = parse(runIdParam, c.req.param(), "path");
+    requireVisible(c, id);
     parse(retryBody, await readJson(c, options.bodyLimitBytes), "body");
-    return json(c, await engine.retry(id));
+    const run = await engine.retry(id);
+    await audit(c, engine.store, "run.retry", id);
+    return json(c, run);
   });
+}
+
+/**
+ * `GET /runs` for a namespaced token: pages of all runs, filtered to the namespace, until the page is
+ * full. Correct (the cursor is the store's), but it reads the runs of other namespaces on the way.
+ */
+async function listInNamespace(engine: Engine, query: z.output<typeof listRunsQuery>, namespace: string) {
+  const limit = query.limit ?? 50;
+  const prefix = `${namespace}/`;
+  const runs: RunInfo[] = [];
+  let cursor = query.cursor;
+  for (;;) {
+    const page = await engine.listRuns({ ...query, limit: Math.min(1000, limit - runs.length), cursor });
+    runs.push(...page.runs.filter((run) => run.runId.startsWith(prefix)));
+    cursor = page.nextCursor;
+    if (cursor === undefined) return { runs };
+    if (runs.length >= limit) return { runs, nextCursor: cursor };
+  }
 }

@@ -6,6 +6,7 @@ import type { Engine } from "../../engine/engine.js";
 import { RequestError, toHttpError } from "../errors.js";
 import { parse, queryOf, toJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
+import { requireVisible } from "../auth/principal.js";
 
 const PAGE = 500;
 
@@ -21,6 +22,7 @@ const PAGE = 500;
 export function registerStreamRoute(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
   app.get("/runs/:id/stream", async (c) => {
     const { id } = parse(runIdParam, c.req.param(), "path");
+    requireVisible(c, id);
     const query = parse(streamQuery, queryOf(c), "query");
     const after = lastEventId(c) ?? query.after ?? 0;
     await engine.getRun(id); // 404 as JSON before the stream opens

@@ -5,6 +5,7 @@ import { inboxSpec } from "./inbox-spec.js";
 import { leasesSpec } from "./leases-spec.js";
 import { resumeSpec } from "./resume-spec.js";
 import { searchSpec } from "./search-spec.js";
+import { securitySpec } from "./security-spec.js";
 import { runsSpec } from "./runs-spec.js";
 import { wakeSpec } from "./wake-spec.js";
 import { workersSpec } from "./workers-spec.js";
@@ -29,5 +30,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     workersSpec(store);
     resumeSpec(store);
     searchSpec(store);
+    securitySpec(store);
   });
 }

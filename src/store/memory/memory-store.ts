@@ -17,6 +17,10 @@ import type {
   Store,
   WorkerRecord,
   JournalTextHit,
+  AuditEntry,
+  ListAuditQuery,
+  NewAuditEntry,
+  TokenRecord,
 } from "../../core/store.js";
 import { compareText, decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
@@ -255,6 +259,55 @@ export class MemoryStore implements Store {
     return live.map(copyWorker);
   }
 
+  /** See {@link Store.createToken}. */
+  async createToken(token: TokenRecord): Promise<void> {
+    if (this.t.tokens.has(token.id)) throw new Error(`A token with id "${token.id}" exists.`);
+    this.t.tokens.set(token.id, copyToken(token));
+  }
+
+  /** See {@link Store.listTokens}. */
+  async listTokens(): Promise<TokenRecord[]> {
+    const tokens = [...this.t.tokens.values()];
+    tokens.sort((a, b) => b.createdAt - a.createdAt || compareText(b.id, a.id));
+    return tokens.map(copyToken);
+  }
+
+  /** See {@link Store.getToken}. */
+  async getToken(id: string): Promise<TokenRecord | undefined> {
+    const token = this.t.tokens.get(id);
+    return token && copyToken(token);
+  }
+
+  /** See {@link Store.revokeToken}. */
+  async revokeToken(id: string, now: number): Promise<boolean> {
+    const token = this.t.tokens.get(id);
+    if (!token || token.revokedAt !== null) return false;
+    this.t.tokens.set(id, { ...token, revokedAt: now });
+    return true;
+  }
+
+  /** See {@link Store.appendAudit}. */
+  async appendAudit(entry: NewAuditEntry): Promise<AuditEntry> {
+    const row: AuditEntry = { ...entry, detail: entry.detail === null ? null : structuredClone(entry.detail), id: this.t.audit.length + 1 };
+    this.t.audit.push(row);
+    return { ...row };
+  }
+
+  /** See {@link Store.listAudit}. */
+  async listAudit(query: ListAuditQuery): Promise<AuditEntry[]> {
+    const limit = pageLimit(query.limit);
+    const out: AuditEntry[] = [];
+    for (let i = this.t.audit.length - 1; i >= 0 && out.length < limit; i--) {
+      const row = this.t.audit[i]!;
+      if (query.beforeId !== undefined && row.id >= query.beforeId) continue;
+      if (query.actor !== undefined && row.actor !== query.actor) continue;
+      if (query.action !== undefined && row.action !== query.action) continue;
+      if (query.target !== undefined && row.target !== query.target) continue;
+      out.push({ ...row, detail: row.detail === null ? null : structuredClone(row.detail) });
+    }
+    return out;
+  }
+
   /** See {@link Store.listStuckRuns}. */
   async listStuckRuns(now: number, graceMs: number, limit?: number): Promise<RunRecord[]> {
     const max = pageLimit(limit);
@@ -337,4 +390,8 @@ function copyWorker(worker: WorkerRecord): WorkerRecord {
 
 function copyHuman(request: HumanRequest): HumanRequest {
   return { ...request, options: [...request.options] };
+}
+
+function copyToken(token: TokenRecord): TokenRecord {
+  return { ...token, scopes: [...token.scopes] };
 }

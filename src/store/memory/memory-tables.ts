@@ -1,6 +1,6 @@
 import type { JournalEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
-import type { HumanRequest, InboxEvent, WorkerRecord } from "../../core/store.js";
+import type { AuditEntry, HumanRequest, InboxEvent, TokenRecord, WorkerRecord } from "../../core/store.js";
 
 /**
  * The rows of a {@link MemoryStore}, with transactions: every mutation made inside
@@ -16,6 +16,9 @@ export class MemoryTables {
   readonly humans = new Map<string, HumanRequest>();
   /** The worker registry: not transactional, like a heartbeat table. */
   readonly workers = new Map<string, WorkerRecord>();
+  /** API tokens and the audit log: each change is one operation, so neither needs undo. */
+  readonly tokens = new Map<string, TokenRecord>();
+  readonly audit: AuditEntry[] = [];
   private readonly inboxKeys = new Map<string, number>();
   private nextInboxId = 1;
   private undo: (() => void)[] | null = null;

@@ -142,7 +142,17 @@ describe.skipIf(!available)("postgres", () => {
       expect(store.url).toContain(`schema=${schema}`);
       expect((await store.createRun({ runId: "r", workflow: "w", version: "1", input }, 1)).created).toBe(true);
       const tables = await admin<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1", [schema]);
-      expect(tables.map((t) => t.table_name)).toEqual(["cairn_migrations", "human_requests", "inbox", "journal", "journal_text", "runs", "workers"]);
+      expect(tables.map((t) => t.table_name)).toEqual([
+        "audit_log",
+        "cairn_migrations",
+        "human_requests",
+        "inbox",
+        "journal",
+        "journal_text",
+        "runs",
+        "tokens",
+        "workers",
+      ]);
     });
 
     it("reports its settings: schema, version, clock and durability", async () => {

@@ -18,7 +18,12 @@ import type {
   Store,
   WorkerRecord,
   JournalTextHit,
+  AuditEntry,
+  ListAuditQuery,
+  NewAuditEntry,
+  TokenRecord,
 } from "../../core/store.js";
+import { AUDIT_COLUMNS, TOKEN_COLUMNS, auditQuery, toAudit, toToken, tokenParams, type AuditRow, type TokenRow } from "../common/security-rows.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
 import { isPlainAppend } from "../common/plan-write.js";
@@ -432,6 +437,44 @@ export class PostgresStore implements Store {
   /** See {@link Store.listWorkers}. */
   async listWorkers(since: number): Promise<WorkerRecord[]> {
     return (await this.query<WorkerRow>(LIST_WORKERS, [since])).map(toWorker);
+  }
+
+  /** See {@link Store.createToken}. */
+  async createToken(token: TokenRecord): Promise<void> {
+    await this.query(`INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, tokenParams(token));
+  }
+
+  /** See {@link Store.listTokens}. */
+  async listTokens(): Promise<TokenRecord[]> {
+    return (await this.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created_at DESC, id DESC`)).map(toToken);
+  }
+
+  /** See {@link Store.getToken}. */
+  async getToken(id: string): Promise<TokenRecord | undefined> {
+    const [row] = await this.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE id = $1`, [id]);
+    return row && toToken(row);
+  }
+
+  /** See {@link Store.revokeToken}. */
+  async revokeToken(id: string, now: number): Promise<boolean> {
+    const rows = await this.query("UPDATE tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING id", [now, id]);
+    return rows.length === 1;
+  }
+
+  /** See {@link Store.appendAudit}. */
+  async appendAudit(entry: NewAuditEntry): Promise<AuditEntry> {
+    const [row] = await this.query<AuditRow>(
+      `INSERT INTO audit_log (at, actor, action, target, detail) VALUES ($1, $2, $3, $4, $5) RETURNING ${AUDIT_COLUMNS}`,
+      [entry.at, entry.actor, entry.action, entry.target, entry.detail === null ? null : JSON.stringify(entry.detail)],
+    );
+    if (!row) throw new Error("PostgreSQL did not return the audit entry.");
+    return toAudit(row);
+  }
+
+  /** See {@link Store.listAudit}. */
+  async listAudit(query: ListAuditQuery): Promise<AuditEntry[]> {
+    const { text, params } = auditQuery(query, (n) => `$${n}`);
+    return (await this.query<AuditRow>(text, params)).map(toAudit);
   }
 
   /** See {@link Store.listStuckRuns}. In database-clock mode `now` is ignored. */

@@ -195,7 +195,7 @@ describe("opening a Cairn store", () => {
     await makeCairnFile(path, 3);
     const raw = new Database(path);
     raw.exec(
-      "DROP TABLE journal_text; DROP INDEX journal_checkpoint_idx; DROP INDEX runs_stuck_idx; DROP TABLE workers; DELETE FROM cairn_migrations WHERE version > 1",
+      "DROP TABLE audit_log; DROP TABLE tokens; DROP TABLE journal_text; DROP INDEX journal_checkpoint_idx; DROP INDEX runs_stuck_idx; DROP TABLE workers; DELETE FROM cairn_migrations WHERE version > 1",
     );
     raw.close();
     const store = await openMigrated(path);
@@ -203,6 +203,7 @@ describe("opening a Cairn store", () => {
     expect((await store.listRuns({})).runs).toHaveLength(3);
     await store.upsertWorker({ workerId: "w", host: "h", pid: 1, workflows: [], runsHeld: 0, startedAt: 1, heartbeatAt: 2 });
     expect(await store.listWorkers(0)).toHaveLength(1);
+    expect(await store.listAudit({})).toEqual([]);
     await store.close();
   });
 

@@ -48,6 +48,17 @@ export class SqliteQueries {
   private readonly claims = new Map<number, Statement>();
   private readonly lists = new Map<string, Statement>();
   private readonly humanLists = new Map<string, Statement>();
+  private readonly cache = new Map<string, Statement>();
+
+  /** A statement with a fixed text, prepared on first use (for the rarely run ones). */
+  prepared(text: string): Statement {
+    let statement = this.cache.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.cache.set(text, statement);
+    }
+    return statement;
+  }
 
   constructor(private readonly db: Database.Database) {
     this.getState = db.prepare(`SELECT ${STATE_COLUMNS} FROM runs WHERE run_id = ?`);

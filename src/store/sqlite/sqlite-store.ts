@@ -19,7 +19,12 @@ import type {
   Store,
   WorkerRecord,
   JournalTextHit,
+  AuditEntry,
+  ListAuditQuery,
+  NewAuditEntry,
+  TokenRecord,
 } from "../../core/store.js";
+import { AUDIT_COLUMNS, TOKEN_COLUMNS, auditQuery, toAudit, toToken, tokenParams, type AuditRow, type TokenRow } from "../common/security-rows.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, isPlainAppend, planEntries, type SideEffect } from "../common/plan-write.js";
@@ -308,6 +313,41 @@ export class SqliteStore implements Store {
   /** See {@link Store.listWorkers}. */
   async listWorkers(since: number): Promise<WorkerRecord[]> {
     return (this.q.listWorkers.all(since) as WorkerRow[]).map(toWorker);
+  }
+
+  /** See {@link Store.createToken}. */
+  async createToken(token: TokenRecord): Promise<void> {
+    this.q.prepared(`INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`).run(...tokenParams(token));
+  }
+
+  /** See {@link Store.listTokens}. */
+  async listTokens(): Promise<TokenRecord[]> {
+    return (this.q.prepared(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created_at DESC, id DESC`).all() as TokenRow[]).map(toToken);
+  }
+
+  /** See {@link Store.getToken}. */
+  async getToken(id: string): Promise<TokenRecord | undefined> {
+    const row = this.q.prepared(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE id = ?`).get(id) as TokenRow | undefined;
+    return row && toToken(row);
+  }
+
+  /** See {@link Store.revokeToken}. */
+  async revokeToken(id: string, now: number): Promise<boolean> {
+    return this.q.prepared("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(now, id).changes === 1;
+  }
+
+  /** See {@link Store.appendAudit}. */
+  async appendAudit(entry: NewAuditEntry): Promise<AuditEntry> {
+    const row = this.q
+      .prepared(`INSERT INTO audit_log (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?) RETURNING ${AUDIT_COLUMNS}`)
+      .get(entry.at, entry.actor, entry.action, entry.target, entry.detail === null ? null : JSON.stringify(entry.detail)) as AuditRow;
+    return toAudit(row);
+  }
+
+  /** See {@link Store.listAudit}. */
+  async listAudit(query: ListAuditQuery): Promise<AuditEntry[]> {
+    const { text, params } = auditQuery(query, () => "?");
+    return (this.q.prepared(text).all(...params) as AuditRow[]).map(toAudit);
   }
 
   /** See {@link Store.listStuckRuns}. */

@@ -1,0 +1,16 @@
+import { userInfo } from "node:os";
+import type { Store } from "../core/store.js";
+
+/** The audit log's actor for this CLI process: `cli:<OS user>`. */
+export function cliActor(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return "cli:unknown";
+  }
+}
+
+/** Records a privileged action taken through the CLI. */
+export async function recordAudit(store: Store, action: string, target: string | null, detail: Record<string, unknown> | null = null): Promise<void> {
+  await store.appendAudit({ at: Date.now(), actor: cliActor(), action, target, detail });
+}

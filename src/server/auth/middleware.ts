@@ -1,0 +1,36 @@
+import type { Context, Hono } from "hono";
+import { UnauthorizedError } from "../../core/errors.js";
+import type { Store, TokenScope } from "../../core/store.js";
+import { requireScope, setPrincipal } from "./principal.js";
+import { verifyToken } from "./tokens.js";
+
+/** Routes anyone may call, even with token auth: liveness and the API description. Webhooks check their own signature. */
+function isPublic(path: string): boolean {
+  return path === "/health" || path === "/openapi.json" || path.startsWith("/webhooks/");
+}
+
+/** The scope a request needs: admin for tokens and the audit log, read for other GETs, write for the rest. */
+export function scopeFor(method: string, path: string): TokenScope {
+  if (path === "/tokens" || path.startsWith("/tokens/") || path === "/audit") return "admin";
+  return method === "GET" || method === "HEAD" ? "read" : "write";
+}
+
+/**
+ * Token authentication: every request but the public ones needs `Authorization: Bearer <token>`
+ * with a live token (401 otherwise) that has the route's scope (403 otherwise). The token text is
+ * never logged or echoed: errors name neither it nor its id.
+ */
+export function registerTokenAuth(app: Hono, store: Store): void {
+  app.use("*", async (c: Context, next) => {
+    if (isPublic(c.req.path)) return next();
+    const header = c.req.header("authorization");
+    const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw new UnauthorizedError();
+    const record = await verifyToken(store, match[1]!);
+    if (!record) throw new UnauthorizedError("The API token is malformed, unknown or revoked. Create a new one with `cairn token create`.");
+    const principal = { actor: `token:${record.name}`, scopes: new Set(record.scopes), namespace: record.namespace };
+    requireScope(principal, scopeFor(c.req.method, c.req.path));
+    setPrincipal(c, principal);
+    return next();
+  });
+}

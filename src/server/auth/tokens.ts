@@ -1,0 +1,62 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { ValidationError } from "../../core/errors.js";
+import type { Store, TokenRecord, TokenScope } from "../../core/store.js";
+
+/** `cairn_<16 hex id>_<43 base64url secret>`: the id is public (listed, audited), the secret is not. */
+const TOKEN_TEXT = /^cairn_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+
+/** What {@link issueToken} needs. */
+export interface NewToken {
+  name: string;
+  scopes: TokenScope[];
+  namespace?: string | null;
+}
+
+/** Hex SHA-256 of a token's secret part: all the store keeps. */
+export function hashSecret(secret: string): string {
+  return createHash("sha256").update(secret, "utf8").digest("hex");
+}
+
+/**
+ * Creates an API token: 256 random bits of secret, stored as its SHA-256 only. The returned
+ * `token` text is the only copy of the secret: show it once and never log it.
+ * A namespaced token cannot be `admin` (an admin could mint tokens for every namespace).
+ */
+export async function issueToken(store: Store, request: NewToken, now: number): Promise<{ token: string; record: TokenRecord }> {
+  const scopes = [...new Set(request.scopes)].sort() as TokenScope[];
+  const namespace = request.namespace ?? null;
+  if (scopes.length === 0) throw new ValidationError("A token needs at least one scope: read, write or admin.");
+  if (namespace !== null && scopes.includes("admin"))
+    throw new ValidationError("A namespaced token cannot have the admin scope: an admin can create tokens for any namespace. Drop --namespace or admin.");
+  const id = randomBytes(8).toString("hex");
+  const secret = randomBytes(32).toString("base64url");
+  const record: TokenRecord = { id, name: request.name, hash: hashSecret(secret), scopes, namespace, createdAt: now, revokedAt: null };
+  await store.createToken(record);
+  return { token: `cairn_${id}_${secret}`, record };
+}
+
+/**
+ * The live token this text stands for, or undefined when it is malformed, unknown or revoked.
+ * Looked up by its public id; the secret's hash is compared in constant time.
+ */
+export async function verifyToken(store: Store, text: string): Promise<TokenRecord | undefined> {
+  const match = TOKEN_TEXT.exec(text);
+  if (!match) return undefined;
+  const record = await store.getToken(match[1]!);
+  if (!record || record.revokedAt !== null) return undefined;
+  const expected = Buffer.from(record.hash, "hex");
+  const actual = Buffer.from(hashSecret(match[2]!), "hex");
+  return expected.length === actual.length && timingSafeEqual(expected, actual) ? record : undefined;
+}
+
+/** A token as shown by the API and the CLI: never its hash. */
+export function tokenView(record: TokenRecord) {
+  return {
+    id: record.id,
+    name: record.name,
+    scopes: record.scopes,
+    namespace: record.namespace,
+    createdAt: new Date(record.createdAt),
+    revokedAt: record.revokedAt === null ? null : new Date(record.revokedAt),
+  };
+}
