@@ -13,7 +13,7 @@ import {
   ValidationError,
   WorkflowNotRegisteredError,
 } from "../core/errors.js";
-import { newEntry, type HumanAnswer, type WaitDescriptor } from "../core/journal.js";
+import { newEntry, type EntryData, type HumanAnswer, type WaitDescriptor } from "../core/journal.js";
 import { isTerminal, type RunRecord } from "../core/run.js";
 import {
   cancelReasonSchema,
@@ -25,12 +25,14 @@ import {
   runIdSchema as RUN_ID,
   runStatusSchema as statusSchema,
 } from "../core/schemas.js";
+import { forkBody } from "../core/api-schemas.js";
 import { decode, encode, type SerializedError } from "../core/serialize.js";
-import type { HumanRequest, Store } from "../core/store.js";
+import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { Committer } from "./committer.js";
 import { isWorkflow } from "./define-workflow.js";
 import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
+import { planFork, type ForkOptions } from "./fork.js";
 import { consoleLogger } from "./logger.js";
 import { StoreClock } from "./store-clock.js";
 import { RunCreator } from "./run-creator.js";
@@ -228,6 +230,33 @@ class EngineImpl implements Engine {
     if (!applied) throw new RunNotFailedError(runId, run.status);
     this.kickWorkers();
     return toRunInfo(run);
+  }
+
+  async fork<O = unknown>(runId: string, options: ForkOptions): Promise<RunHandle<O>> {
+    this.ensureOpen();
+    check(RUN_ID, runId, "fork: runId");
+    const parsed = check(forkBody, options, "fork: options");
+    const source = await this.requireRun(runId);
+    const journal = await this.store.readJournal(runId, { limit: parsed.atSeq });
+    const patch = parsed.patch ? { seq: parsed.patch.seq, result: parsed.patch.result ?? null } : undefined;
+    const readAfter = (seq: number) => this.store.readJournal(runId, { afterSeq: seq });
+    const plan = await planFork(source, journal, readAfter, { atSeq: parsed.atSeq, ...(patch ? { patch } : {}) }, this.clock(), this.maxPayloadBytes);
+    const forkId = parsed.runId ?? randomUUID();
+    const newRun = { runId: forkId, workflow: source.workflow, version: source.version, input: source.input };
+    const { run, created } = await this.store.createRunWithJournal(newRun, plan.copies, this.clock());
+    if (!created) await this.checkSameFork(run, plan.forked, plan.copies);
+    else this.kickWorkers();
+    return this.makeHandle<O>(forkId, created);
+  }
+
+  /** A fork with a taken runId is the same fork (a retried request) only if it forked the same run at the same place. */
+  private async checkSameFork(run: RunRecord, forked: EntryData["run.forked"], copies: readonly CopiedEntry[]): Promise<void> {
+    const [marker] = await this.store.readJournal(run.runId, { afterSeq: forked.atSeq, limit: 1 });
+    const same = marker?.kind === "run.forked" && marker.payload === encode(forked);
+    const patched = forked.patchedSeq === undefined ? undefined : copies[forked.patchedSeq - 2]?.payload;
+    const samePatch =
+      patched === undefined || (await this.store.readJournal(run.runId, { afterSeq: forked.patchedSeq! - 1, limit: 1 }))[0]?.payload === patched;
+    if (!same || !samePatch) throw new RunConflictError(run.runId, `and is not this fork of "${forked.fromRunId}" at seq ${forked.atSeq}`);
   }
 
   async result<O = unknown>(runId: string, options: { timeoutMs?: number } = {}): Promise<O> {

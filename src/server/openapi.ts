@@ -115,6 +115,20 @@ export const ROUTES: RouteDoc[] = [
     errors: [400, 404, 409, 413, 503],
   },
   {
+    method: "post",
+    path: "/runs/:id/fork",
+    summary: "Fork a run at a journal seq (time travel)",
+    description:
+      "Creates a new run whose journal is this run's up to atSeq (optionally with one step result patched) and which continues from there under the server's current code. The original is untouched. 201 when created; 200 when a fork with this runId, source, atSeq and patch exists; 409 when the runId is taken by another run; 422 when atSeq or the patch does not fit the journal (past its end, inside a child run or an unanswered human request, a patch of anything but a step.completed at or before atSeq).",
+    params: api.runIdParam,
+    body: api.forkBody,
+    ok: [
+      { status: 201, description: "The new run, pending.", schema: api.forkResponse },
+      { status: 200, description: "This fork already existed.", schema: api.forkResponse },
+    ],
+    errors: [400, 404, 409, 413, 422, 503],
+  },
+  {
     method: "get",
     path: "/human-requests",
     summary: "List questions for people",

@@ -1,10 +1,20 @@
 import type { Hono } from "hono";
-import { cancelBody, journalQuery, listRunsQuery, retryBody, runIdParam, sendEventBody, startRunBody, stuckRunsQuery } from "../../core/api-schemas.js";
+import {
+  cancelBody,
+  forkBody,
+  journalQuery,
+  listRunsQuery,
+  retryBody,
+  runIdParam,
+  sendEventBody,
+  startRunBody,
+  stuckRunsQuery,
+} from "../../core/api-schemas.js";
 import type { Engine } from "../../engine/engine.js";
 import { json, parse, queryOf, readJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
 
-/** Registers the run routes: start, list, stuck, get, journal, events, cancel, retry. */
+/** Registers the run routes: start, list, stuck, get, journal, events, cancel, retry, fork. */
 export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
   app.post("/runs", async (c) => {
     const body = parse(startRunBody, await readJson(c, options.bodyLimitBytes), "body");
@@ -55,5 +65,13 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     const { id } = parse(runIdParam, c.req.param(), "path");
     parse(retryBody, await readJson(c, options.bodyLimitBytes), "body");
     return json(c, await engine.retry(id));
+  });
+
+  app.post("/runs/:id/fork", async (c) => {
+    const { id } = parse(runIdParam, c.req.param(), "path");
+    const body = parse(forkBody, await readJson(c, options.bodyLimitBytes), "body");
+    const handle = await engine.fork(id, body);
+    const run = await engine.getRun(handle.runId);
+    return json(c, { created: handle.created, run }, handle.created ? 201 : 200);
   });
 }

@@ -1,5 +1,6 @@
 import { describe } from "vitest";
 import { commitSpec } from "./commit-spec.js";
+import { copySpec } from "./copy-spec.js";
 import { useStore, type StoreFactory } from "./harness.js";
 import { inboxSpec } from "./inbox-spec.js";
 import { leasesSpec } from "./leases-spec.js";
@@ -29,5 +30,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     workersSpec(store);
     resumeSpec(store);
     searchSpec(store);
+    copySpec(store);
   });
 }
