@@ -8,6 +8,8 @@ export { consoleLogger, silentLogger } from "./engine/logger.js";
 export { CRASH_POINTS, type CrashPoint } from "./engine/crash-points.js";
 export type * from "./engine/workflow.js";
 export type * from "./engine/engine.js";
+export type { EngineEvent, EngineObserver } from "./engine/observer.js";
+export type { ForkOptions, ForkPatch } from "./engine/fork.js";
 export * from "./core/errors.js";
 export { toMs, formatMs, type Duration, type DurationUnit } from "./core/duration.js";
 export { encode, decode, serializeError, type SerializedError } from "./core/serialize.js";

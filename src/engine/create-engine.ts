@@ -26,13 +26,14 @@ import {
   runStatusSchema as statusSchema,
 } from "../core/schemas.js";
 import { forkBody } from "../core/api-schemas.js";
-import { decode, encode, type SerializedError } from "../core/serialize.js";
+import { decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { Committer } from "./committer.js";
 import { isWorkflow } from "./define-workflow.js";
 import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
 import { planFork, type ForkOptions } from "./fork.js";
+import type { EngineEvent, EngineObserver } from "./observer.js";
 import { consoleLogger } from "./logger.js";
 import { StoreClock } from "./store-clock.js";
 import { RunCreator } from "./run-creator.js";
@@ -97,6 +98,17 @@ class EngineImpl implements Engine {
   private readonly maxPayloadBytes: number;
   private readonly logger;
   private closed = false;
+  private readonly observers = new Set<EngineObserver>();
+  /** Bound once; undefined while nobody observes. */
+  private readonly emitEvent = (event: EngineEvent): void => {
+    for (const observer of this.observers) {
+      try {
+        observer(event);
+      } catch (error) {
+        this.logger.log("warn", "an engine observer threw; the event is dropped for it", { type: event.type, error: serializeError(error) });
+      }
+    }
+  };
 
   constructor(
     readonly store: Store,
@@ -113,6 +125,15 @@ class EngineImpl implements Engine {
     this.maxPayloadBytes = options.maxPayloadBytes ?? 4 * 1024 * 1024;
     this.logger = options.logger ?? consoleLogger();
     this.finished.setMaxListeners(0);
+    if (options.observer) this.observers.add(options.observer);
+  }
+
+  observe(observer: EngineObserver): () => void {
+    if (typeof observer !== "function") throw new ValidationError("observe: pass a function that takes an engine event.");
+    // A wrapper per call, so adding the same function twice gives two independent subscriptions.
+    const entry: EngineObserver = (event) => observer(event);
+    this.observers.add(entry);
+    return () => void this.observers.delete(entry);
   }
 
   async start<I, O>(workflow: Workflow<I, O> | string, input: I, options: StartOptions = {}): Promise<RunHandle<O>> {
@@ -291,8 +312,12 @@ class EngineImpl implements Engine {
     const parsed = check(humanAnswerSchema, answer, "respondToHuman: answer") as HumanAnswer;
     const request = await this.store.getHumanRequest(requestId);
     if (request) checkAnswerFits(request, parsed);
-    await this.store.answerHuman(requestId, parsed, this.clock());
-    if (request) this.notifyWorkers(request.runId);
+    const now = this.clock();
+    await this.store.answerHuman(requestId, parsed, now);
+    if (request) {
+      this.notifyWorkers(request.runId);
+      if (this.observers.size > 0) this.emitEvent({ type: "human-answered", runId: request.runId, requestId, waitMs: Math.max(0, now - request.createdAt) });
+    }
   }
 
   listHumanRequests(options: { status?: "pending" | "answered"; runId?: string } = {}) {
@@ -318,6 +343,7 @@ class EngineImpl implements Engine {
         logger: this.logger,
         maxPayloadBytes: this.maxPayloadBytes,
         workflows: this.workflows,
+        emit: () => (this.observers.size > 0 ? this.emitEvent : undefined),
         onExecutionEnd: (runId, end, parentRunId) => {
           this.finished.emit(runId);
           if (parentRunId && (end === "completed" || end === "failed")) this.notifyWorkers(parentRunId);

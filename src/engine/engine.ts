@@ -3,6 +3,7 @@ import type { RunStatus } from "../core/run.js";
 import type { SerializedError } from "../core/serialize.js";
 import type { HumanRequest, Store, WorkerRecord } from "../core/store.js";
 import type { ForkOptions } from "./fork.js";
+import type { EngineObserver } from "./observer.js";
 import type { Workflow } from "./workflow.js";
 
 /**
@@ -21,6 +22,8 @@ export interface EngineOptions {
   maxPayloadBytes?: number;
   /** Where `ctx.log` and engine diagnostics go. Default: JSON lines on stderr at `CAIRN_LOG_LEVEL` (default "warn"). */
   logger?: EngineLogger;
+  /** Called with what happens in this engine's workers (steps, lease losses, answers); see also `engine.observe`. */
+  observer?: EngineObserver;
 }
 
 /** A sink for log records. */
@@ -150,6 +153,14 @@ export interface Engine {
   /** Non-terminal runs that nothing will move (see Store.listStuckRuns). There should never be any. */
   listStuckRuns(options?: { graceMs?: number; limit?: number }): Promise<RunInfo[]>;
   startWorker(options?: WorkerOptions): Worker;
+  /**
+   * Adds an observer of this engine's events (steps of its workers, lease losses, human answers),
+   * e.g. for metrics. Returns a function that removes it. Observers are called synchronously after
+   * the entries they describe are durable; one that throws is logged and otherwise ignored.
+   * @example
+   * const stop = engine.observe((event) => { if (event.type === "step") steps.inc({ outcome: event.outcome }); });
+   */
+  observe(observer: EngineObserver): () => void;
   /** Stops workers (draining) and closes the store. */
   close(): Promise<void>;
 }

@@ -164,6 +164,15 @@ export const ROUTES: RouteDoc[] = [
   },
   {
     method: "get",
+    path: "/metrics",
+    summary: "Prometheus metrics",
+    description:
+      "Text exposition format 0.0.4. Gauges from the store at each scrape: cairn_runs{workflow,status}, cairn_workers. Counters and histograms of this server's process since it started: cairn_steps_total{workflow,outcome}, cairn_step_retries_total, cairn_step_duration_seconds, cairn_human_wait_seconds, cairn_budget_spend_usd_total{workflow}, cairn_lease_losses_total.",
+    ok: [{ status: 200, description: "The metrics.", contentType: "text/plain; version=0.0.4" }],
+    errors: [503],
+  },
+  {
+    method: "get",
     path: "/openapi.json",
     summary: "This description",
     ok: [{ status: 200, description: "OpenAPI 3.1.", schema: z.object({ openapi: z.string() }).loose() }],
