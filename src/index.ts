@@ -9,6 +9,7 @@ export { CRASH_POINTS, type CrashPoint } from "./engine/crash-points.js";
 export type * from "./engine/workflow.js";
 export type * from "./engine/engine.js";
 export type { EngineEvent, EngineObserver } from "./engine/observer.js";
+export { openTelemetryObserver, type OpenTelemetryOptions, type OtelApiLike, type OtelSpanLike } from "./engine/otel.js";
 export type { ForkOptions, ForkPatch } from "./engine/fork.js";
 export * from "./core/errors.js";
 export { toMs, formatMs, type Duration, type DurationUnit } from "./core/duration.js";

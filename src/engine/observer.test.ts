@@ -36,16 +36,21 @@ describe.each(STORE_KINDS)("engine events on %s", (kind) => {
     const stop = engine.observe((event) => seen.push(event));
     engine.startWorker({ pollInterval: 10 });
     expect(await (await engine.start(wf, undefined, { runId: "o1" })).result({ timeoutMs: 5000 })).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 20));
     expect(seen.map((e) => (e.type === "step" ? [e.opKey, e.outcome, e.attempt, e.result] : e.type))).toEqual([
+      "execution-started",
       ["a#0", "completed", 1, 1],
       ["b#0", "retry", 1, undefined],
       ["b#0", "completed", 2, 2],
+      "execution-ended",
     ]);
-    for (const event of seen) expect(event).toMatchObject({ runId: "o1", workflow: "observed", durationMs: expect.any(Number) });
-    expect(logged.filter((m) => m.includes("observer threw")).length).toBe(3);
+    expect(seen.at(-1)).toMatchObject({ type: "execution-ended", end: "completed", durationMs: expect.any(Number) });
+    for (const event of seen.filter((e) => e.type === "step"))
+      expect(event).toMatchObject({ runId: "o1", workflow: "observed", durationMs: expect.any(Number) });
+    expect(logged.filter((m) => m.includes("observer threw")).length).toBe(seen.length);
     stop();
     fail = true;
     await (await engine.start(wf, undefined, { runId: "o2" })).result({ timeoutMs: 5000 });
-    expect(seen).toHaveLength(3);
+    expect(seen).toHaveLength(5);
   });
 });

@@ -7,6 +7,22 @@ import type { EntryData, NewEntry } from "../core/journal.js";
  */
 export type EngineEvent =
   | {
+      /** A worker claimed (or was created holding) a run and starts executing it. */
+      type: "execution-started";
+      runId: string;
+      workflow: string;
+      workerId: string;
+    }
+  | {
+      /** A worker stopped executing a run: it completed, failed, suspended, was released or abandoned. */
+      type: "execution-ended";
+      runId: string;
+      workflow: string;
+      workerId: string;
+      end: "completed" | "failed" | "suspended" | "released" | "abandoned";
+      durationMs: number;
+    }
+  | {
       /** A step attempt ended: `completed`, `failed` (final), or `retry` (failed, will run again). */
       type: "step";
       runId: string;

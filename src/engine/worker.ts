@@ -262,8 +262,18 @@ export class WorkerImpl implements Worker, ExecutionHost {
     const execution = new Execution(this, run, workflow);
     this.executions.set(run.runId, execution);
     this.workflowOf.set(run.runId, run.workflow);
-    this.provenAt.set(run.runId, this.clock());
+    const launchedAt = this.clock();
+    this.provenAt.set(run.runId, launchedAt);
+    this.deps.emit()?.({ type: "execution-started", runId: run.runId, workflow: run.workflow, workerId: this.workerId });
     void execution.done.then((end) => {
+      this.deps.emit()?.({
+        type: "execution-ended",
+        runId: run.runId,
+        workflow: run.workflow,
+        workerId: this.workerId,
+        end,
+        durationMs: Math.max(0, this.clock() - launchedAt),
+      });
       this.executions.delete(run.runId);
       this.workflowOf.delete(run.runId);
       this.steps.forget(run.runId);
