@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = join(ROOT, "dist/src/cli/main.js");
 const ENTRY = join(ROOT, "dist/src/index.js");
-const COMMANDS = ["dev", "worker", "serve", "workers", "start", "runs", "show", "send", "cancel", "retry", "answer", "inbox", "migrate", "audit"];
+const COMMANDS = ["dev", "worker", "serve", "workers", "start", "runs", "show", "send", "cancel", "retry", "fork", "answer", "inbox", "migrate", "audit"];
 
 interface Result {
   code: number | null;
@@ -250,6 +250,34 @@ describe("a run from start to completion", () => {
       const text = await cli("show", "flow-1", "--store", store);
       expect(text.stdout).toMatch(/status\s+completed/);
       expect(text.stdout).toMatch(/event\.received\s+go#0\s+"go" \(eventId go-1\)/);
+
+      const finished = run.journal.findIndex((entry) => entry.kind === "step.completed") + 1;
+      const halfPatch = await cli("fork", "flow-1", "--at", String(finished), "--patch-seq", String(finished), "--store", store);
+      expect(halfPatch.code).toBe(2);
+      expect(halfPatch.stderr).toMatch(/--patch-seq and --patch-value go together/);
+      const forked = await cli(
+        "fork",
+        "flow-1",
+        "--at",
+        String(finished),
+        "--patch-seq",
+        String(finished),
+        "--patch-value",
+        '"patched"',
+        "--run-id",
+        "flow-2",
+        "--store",
+        store,
+      );
+      expect(forked.code, forked.stderr).toBe(0);
+      expect(forked.stdout).toMatch(/^flow-2: forked from flow-1 at seq \d+ \(step result at seq \d+ patched\); pending\./);
+      const fork = await eventually("the fork to complete", async () => {
+        const shown = await cli("show", "flow-2", "--json", "--store", store);
+        const view = JSON.parse(shown.stdout) as { run: { status: string; output: unknown } };
+        return view.run.status === "completed" ? view : undefined;
+      });
+      expect(fork.run.output).toBe("patched");
+      expect((await cli("show", "flow-2", "--store", store)).stdout).toMatch(/run\.forked\s+from flow-1 at seq \d+, step result at seq \d+ patched/);
     } finally {
       expect(await stop(child)).toBe(0);
     }

@@ -150,6 +150,10 @@ export function summarize(entry: JournalEntryView): string {
       const steps = (d as EntryData["run.retried"]).failedSteps;
       return steps.length ? `failed steps run again: ${steps.join(", ")}` : "";
     }
+    case "run.forked": {
+      const data = d as EntryData["run.forked"];
+      return `from ${data.fromRunId} at seq ${data.atSeq}${data.patchedSeq === undefined ? "" : `, step result at seq ${data.patchedSeq} patched`}; the entries above are its history`;
+    }
     case "step.started": {
       const data = d as EntryData["step.started"];
       return `attempt ${data.attempt}${data.recovered ? " (recovered after a crash)" : ""}`;

@@ -6,6 +6,7 @@ import type {
   ApiRun,
   ApiRunPage,
   ApiWorker,
+  ForkBody,
   SendEventBody,
   StartRunBody,
 } from "../core/api-schemas.js";
@@ -126,6 +127,16 @@ export class CairnClient {
   /** `POST /runs/:id/cancel` */
   cancel(runId: string, reason?: string): Promise<ApiRun> {
     return this.request("POST", `/runs/${enc(runId)}/cancel`, { body: reason === undefined ? {} : { reason } });
+  }
+
+  /**
+   * `POST /runs/:id/fork`: a new run with this run's journal up to `atSeq` (one step result optionally
+   * patched), continuing under the server's current code. `created: false` when the same fork existed.
+   * @example
+   * const { run } = await client.fork("thread-42", { atSeq: 12, patch: { seq: 9, result: "fixed" } });
+   */
+  fork(runId: string, body: ForkBody): Promise<{ created: boolean; run: ApiRun }> {
+    return this.request("POST", `/runs/${enc(runId)}/fork`, { body });
   }
 
   /** `POST /runs/:id/retry` */

@@ -63,6 +63,28 @@ export const cancelBody = z.object({ reason: cancelReasonSchema.optional() }).st
 /** `POST /runs/:id/retry` */
 export const retryBody = z.object({}).strict();
 
+/** A journal seq: a whole number from 1. */
+const seqSchema = z.number().int("must be a whole number").min(1, "must be 1 or more").max(Number.MAX_SAFE_INTEGER);
+
+/**
+ * `POST /runs/:id/fork`, and the options of `engine.fork`: a new run whose journal is the original's up to
+ * `atSeq` (with one step result optionally patched), continuing from there under current code.
+ */
+export const forkBody = z
+  .object({
+    atSeq: seqSchema.describe("The last entry of the original journal to keep; the fork replays up to it and runs the rest live."),
+    patch: z
+      .object({
+        seq: seqSchema.describe("Seq of a step.completed entry at or before atSeq."),
+        result: z.unknown().describe("The result that step returns in the fork (JSON). Omitted means null."),
+      })
+      .strict()
+      .optional()
+      .describe("Replace one step's journaled result."),
+    runId: runIdSchema.optional().describe("The new run's id. Default: generated. Forking again with the same id, atSeq and patch returns the same run."),
+  })
+  .strict();
+
 /** `POST /human-requests/:id/answer` */
 export const answerBody = humanAnswerSchema;
 
@@ -200,6 +222,9 @@ export const apiRunSchema = z.object({
 /** `POST /runs` */
 export const startRunResponse = z.object({ created: z.boolean(), run: apiRunSchema });
 
+/** `POST /runs/:id/fork` answer: the new run; `created: false` when the same fork already existed. */
+export const forkResponse = z.object({ created: z.boolean(), run: apiRunSchema });
+
 /** `GET /runs`, `GET /runs/stuck` */
 export const runPageSchema = z.object({ runs: z.array(apiRunSchema), nextCursor: z.string().optional() });
 
@@ -292,6 +317,7 @@ export const healthSchema = z.object({ status: z.literal("ok") });
 export const errorResponseSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
 export type StartRunBody = z.input<typeof startRunBody>;
+export type ForkBody = z.input<typeof forkBody>;
 export type SendEventBody = z.input<typeof sendEventBody>;
 export type AnswerBody = z.input<typeof answerBody>;
 export type ApiRun = z.output<typeof apiRunSchema>;

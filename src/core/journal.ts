@@ -16,6 +16,11 @@ export interface EntryData {
   "run.failed": { error: SerializedError };
   "run.cancelled": { reason?: string };
   "run.retried": { failedSteps: string[] };
+  /**
+   * The last entry a fork copies (`engine.fork`): the entries before it are run `fromRunId`'s
+   * seqs 2…`atSeq`, verbatim except the step result at `patchedSeq`, if any. The run is pending again.
+   */
+  "run.forked": { fromRunId: string; atSeq: number; patchedSeq?: number };
   /** A step's intent; `intent` is what the caller asked to journal with it (e.g. a tool call's argument hash). */
   "step.started": { attempt: number; recovered?: boolean; intent?: unknown };
   /**

@@ -87,6 +87,7 @@ export function projectEntry(entry: NewEntry, now: number): RunPatch | null {
       return { status: "cancelled", error: encode(error), wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: now };
     }
     case "run.retried":
+    case "run.forked":
       return { status: "pending", error: null, wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: null };
     case "run.released":
       return { releaseLease: true };

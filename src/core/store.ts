@@ -36,7 +36,25 @@ export interface Store {
    * rolls back the whole batch.
    */
   createRuns(runs: readonly NewRun[], now: number): Promise<{ run: RunRecord; created: boolean }[]>;
+  /**
+   * Creates a run whose journal starts as a copy (time travel, `engine.fork`): its `run.created`
+   * (seq 1, from `run`), then `entries` verbatim at seq 2, 3, … with their own kind, op key,
+   * payload, epoch and time. Unless a run with that id exists: then returns the existing row and
+   * `created: false` without writing anything.
+   *
+   * The copied entries are history, not new facts: they are not projected and have no side effects
+   * (no inbox row is consumed, no child run or human request is created), except that
+   * `step.completed` search text is indexed so `searchJournal` finds it in the new run too.
+   * The row is `pending`, unclaimed, at `leaseEpoch` = the highest epoch among `entries`
+   * (so later claims keep epochs increasing), `lastSeq = entries.length + 1`. `run.claimFor` is ignored.
+   */
+  createRunWithJournal(run: NewRun, entries: readonly CopiedEntry[], now: number): Promise<{ run: RunRecord; created: boolean }>;
   getRun(runId: string): Promise<RunRecord | undefined>;
+  /**
+   * How many runs there are of each (workflow, status) pair that has any; for gauges such as
+   * `/metrics`. One grouped query, no rows loaded.
+   */
+  countRuns(): Promise<RunCount[]>;
   /** Newest first (createdAt desc, runId desc), paginated by an opaque cursor. */
   listRuns(query: ListRunsQuery): Promise<RunPage>;
 
@@ -144,6 +162,16 @@ export interface Store {
    * anywhere (started, event sent, child finished, timer armed soon). Returns an unsubscribe function.
    */
   onWake?(listener: () => void): () => void;
+}
+
+/** A journal entry to copy into a new run by {@link Store.createRunWithJournal}: everything but its run and seq. */
+export type CopiedEntry = Omit<JournalEntry, "runId" | "seq">;
+
+/** One group of {@link Store.countRuns}. */
+export interface RunCount {
+  workflow: string;
+  status: RunStatus;
+  count: number;
 }
 
 /** A worker, as the registry shows it. */

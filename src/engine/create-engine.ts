@@ -15,7 +15,7 @@ import {
   isCairnError,
 } from "../core/errors.js";
 import { redactEntryData } from "../core/redact.js";
-import { newEntry, type HumanAnswer, type WaitDescriptor } from "../core/journal.js";
+import { newEntry, type EntryData, type HumanAnswer, type WaitDescriptor } from "../core/journal.js";
 import { isTerminal, type RunRecord } from "../core/run.js";
 import {
   cancelReasonSchema,
@@ -27,12 +27,15 @@ import {
   runIdSchema as RUN_ID,
   runStatusSchema as statusSchema,
 } from "../core/schemas.js";
-import { decode, encode, type SerializedError } from "../core/serialize.js";
-import type { HumanRequest, Store } from "../core/store.js";
+import { forkBody } from "../core/api-schemas.js";
+import { decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
+import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { Committer } from "./committer.js";
 import { isWorkflow } from "./define-workflow.js";
 import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
+import { planFork, type ForkOptions } from "./fork.js";
+import type { EngineEvent, EngineObserver } from "./observer.js";
 import { consoleLogger } from "./logger.js";
 import { checkAnswerValue } from "./ask-human.js";
 import { StoreClock } from "./store-clock.js";
@@ -98,6 +101,17 @@ class EngineImpl implements Engine {
   private readonly maxPayloadBytes: number;
   private readonly logger;
   private closed = false;
+  private readonly observers = new Set<EngineObserver>();
+  /** Bound once; undefined while nobody observes. */
+  private readonly emitEvent = (event: EngineEvent): void => {
+    for (const observer of this.observers) {
+      try {
+        observer(event);
+      } catch (error) {
+        this.logger.log("warn", "an engine observer threw; the event is dropped for it", { type: event.type, error: serializeError(error) });
+      }
+    }
+  };
 
   constructor(
     readonly store: Store,
@@ -114,6 +128,15 @@ class EngineImpl implements Engine {
     this.maxPayloadBytes = options.maxPayloadBytes ?? 4 * 1024 * 1024;
     this.logger = options.logger ?? consoleLogger();
     this.finished.setMaxListeners(0);
+    if (options.observer) this.observers.add(options.observer);
+  }
+
+  observe(observer: EngineObserver): () => void {
+    if (typeof observer !== "function") throw new ValidationError("observe: pass a function that takes an engine event.");
+    // A wrapper per call, so adding the same function twice gives two independent subscriptions.
+    const entry: EngineObserver = (event) => observer(event);
+    this.observers.add(entry);
+    return () => void this.observers.delete(entry);
   }
 
   async start<I, O>(workflow: Workflow<I, O> | string, input: I, options: StartOptions = {}): Promise<RunHandle<O>> {
@@ -240,6 +263,33 @@ class EngineImpl implements Engine {
     return toRunInfo(run);
   }
 
+  async fork<O = unknown>(runId: string, options: ForkOptions): Promise<RunHandle<O>> {
+    this.ensureOpen();
+    check(RUN_ID, runId, "fork: runId");
+    const parsed = check(forkBody, options, "fork: options");
+    const source = await this.requireRun(runId);
+    const journal = await this.store.readJournal(runId, { limit: parsed.atSeq });
+    const patch = parsed.patch ? { seq: parsed.patch.seq, result: parsed.patch.result ?? null } : undefined;
+    const readAfter = (seq: number) => this.store.readJournal(runId, { afterSeq: seq });
+    const plan = await planFork(source, journal, readAfter, { atSeq: parsed.atSeq, ...(patch ? { patch } : {}) }, this.clock(), this.maxPayloadBytes);
+    const forkId = parsed.runId ?? randomUUID();
+    const newRun = { runId: forkId, workflow: source.workflow, version: source.version, input: source.input };
+    const { run, created } = await this.store.createRunWithJournal(newRun, plan.copies, this.clock());
+    if (!created) await this.checkSameFork(run, plan.forked, plan.copies);
+    else this.kickWorkers();
+    return this.makeHandle<O>(forkId, created);
+  }
+
+  /** A fork with a taken runId is the same fork (a retried request) only if it forked the same run at the same place. */
+  private async checkSameFork(run: RunRecord, forked: EntryData["run.forked"], copies: readonly CopiedEntry[]): Promise<void> {
+    const [marker] = await this.store.readJournal(run.runId, { afterSeq: forked.atSeq, limit: 1 });
+    const same = marker?.kind === "run.forked" && marker.payload === encode(forked);
+    const patched = forked.patchedSeq === undefined ? undefined : copies[forked.patchedSeq - 2]?.payload;
+    const samePatch =
+      patched === undefined || (await this.store.readJournal(run.runId, { afterSeq: forked.patchedSeq! - 1, limit: 1 }))[0]?.payload === patched;
+    if (!same || !samePatch) throw new RunConflictError(run.runId, `and is not this fork of "${forked.fromRunId}" at seq ${forked.atSeq}`);
+  }
+
   async result<O = unknown>(runId: string, options: { timeoutMs?: number } = {}): Promise<O> {
     check(RUN_ID, runId, "result: runId");
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
@@ -277,8 +327,9 @@ class EngineImpl implements Engine {
       checkAnswerFits(request, parsed);
       if (parsed.action === "answer") await this.checkAnswerInput(request, parsed);
     }
+    const now = this.clock();
     try {
-      await this.store.answerHuman(requestId, parsed, this.clock());
+      await this.store.answerHuman(requestId, parsed, now);
     } catch (error) {
       if (!isCairnError(error, "HUMAN_REQUEST_ANSWERED")) throw error;
       // Someone else answered between the read and the write: theirs stands.
@@ -286,7 +337,10 @@ class EngineImpl implements Engine {
       if (first?.answer) return { answer: decode<HumanAnswer>(first.answer), duplicate: true };
       throw error;
     }
-    if (request) this.notifyWorkers(request.runId);
+    if (request) {
+      this.notifyWorkers(request.runId);
+      if (this.observers.size > 0) this.emitEvent({ type: "human-answered", runId: request.runId, requestId, waitMs: Math.max(0, now - request.createdAt) });
+    }
     return { answer: parsed, duplicate: false };
   }
 
@@ -324,6 +378,7 @@ class EngineImpl implements Engine {
         logger: this.logger,
         maxPayloadBytes: this.maxPayloadBytes,
         workflows: this.workflows,
+        emit: () => (this.observers.size > 0 ? this.emitEvent : undefined),
         onExecutionEnd: (runId, end, parentRunId) => {
           this.finished.emit(runId);
           if (parentRunId && (end === "completed" || end === "failed")) this.notifyWorkers(parentRunId);

@@ -2,6 +2,8 @@ import type { HumanAnswer, EntryKind, WaitDescriptor } from "../core/journal.js"
 import type { RunStatus } from "../core/run.js";
 import type { SerializedError } from "../core/serialize.js";
 import type { HumanRequest, Store, WorkerRecord } from "../core/store.js";
+import type { ForkOptions } from "./fork.js";
+import type { EngineObserver } from "./observer.js";
 import type { Workflow } from "./workflow.js";
 
 /**
@@ -20,6 +22,8 @@ export interface EngineOptions {
   maxPayloadBytes?: number;
   /** Where `ctx.log` and engine diagnostics go. Default: JSON lines on stderr at `CAIRN_LOG_LEVEL` (default "warn"). */
   logger?: EngineLogger;
+  /** Called with what happens in this engine's workers (steps, lease losses, answers); see also `engine.observe`. */
+  observer?: EngineObserver;
 }
 
 /** A sink for log records. */
@@ -128,6 +132,17 @@ export interface Engine {
   cancel(runId: string, reason?: string): Promise<RunInfo>;
   /** Resumes a failed run from its journal; completed steps are not run again, failed ones are. */
   retry(runId: string): Promise<RunInfo>;
+  /**
+   * Time travel: creates a new run whose journal is this run's up to `atSeq` (optionally with one step
+   * result patched) and which continues from there under the code registered now; the original is
+   * untouched. The fork is pending and any worker for its workflow version runs it.
+   * Throws RunNotFoundError, ValidationError for an `atSeq` or patch that does not fit the journal,
+   * RunConflictError when `runId` is taken by another run. See `docs/how-it-works.md` (Forks).
+   * @example
+   * const fork = await engine.fork("thread-42", { atSeq: 12, patch: { seq: 9, result: "fixed" } });
+   * console.log(await fork.result());
+   */
+  fork<O = unknown>(runId: string, options: ForkOptions): Promise<RunHandle<O>>;
   /** Waits for a run to finish. */
   result<O = unknown>(runId: string, options?: { timeoutMs?: number }): Promise<O>;
   /** Answers a human request (e.g. "did this happen?" for an `unsafe` step). */
@@ -138,6 +153,14 @@ export interface Engine {
   /** Non-terminal runs that nothing will move (see Store.listStuckRuns). There should never be any. */
   listStuckRuns(options?: { graceMs?: number; limit?: number }): Promise<RunInfo[]>;
   startWorker(options?: WorkerOptions): Worker;
+  /**
+   * Adds an observer of this engine's events (steps of its workers, lease losses, human answers),
+   * e.g. for metrics. Returns a function that removes it. Observers are called synchronously after
+   * the entries they describe are durable; one that throws is logged and otherwise ignored.
+   * @example
+   * const stop = engine.observe((event) => { if (event.type === "step") steps.inc({ outcome: event.outcome }); });
+   */
+  observe(observer: EngineObserver): () => void;
   /** Stops workers (draining) and closes the store. */
   close(): Promise<void>;
 }

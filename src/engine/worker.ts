@@ -10,6 +10,7 @@ import type { Committer } from "./committer.js";
 import type { EngineLogger, Worker, WorkerOptions } from "./engine.js";
 import { Execution, type ExecutionEnd } from "./execution.js";
 import type { ExecutionHost } from "./execution-host.js";
+import { StepTracker, type EngineEvent } from "./observer.js";
 import type { Workflow } from "./workflow.js";
 
 /** What a worker needs from its engine. */
@@ -23,6 +24,8 @@ export interface WorkerDeps {
   workflows: Map<string, Workflow<any, any>>;
   /** Called when an execution ends (so `result()` waiters wake at once). */
   onExecutionEnd(runId: string, end: ExecutionEnd, parentRunId: string | null): void;
+  /** Hands engine events to observers; undefined while nobody observes, so unobserved workers track nothing. */
+  emit(): ((event: EngineEvent) => void) | undefined;
 }
 
 const optionsSchema = z
@@ -56,6 +59,11 @@ export class WorkerImpl implements Worker, ExecutionHost {
   private readonly startedAt: number;
   /** When each held run's lease was last proven (claimed or renewed), by runId. */
   private readonly provenAt = new Map<string, number>();
+  /** Workflow names of held runs, for events. */
+  private readonly workflowOf = new Map<string, string>();
+  private readonly steps = new StepTracker();
+  /** Executions whose lease loss was reported (once each). */
+  private readonly lostReported = new WeakSet<Execution>();
   /** Slots promised to runs this engine is creating already claimed for this worker (see {@link reserve}). */
   private reserved = 0;
   private reservationsSettled: (() => void) | null = null;
@@ -88,7 +96,26 @@ export class WorkerImpl implements Worker, ExecutionHost {
   }
 
   commit(write: RunWrite): Promise<CommitResult> {
-    return this.deps.committer.commit(write);
+    const committed = this.deps.committer.commit(write);
+    if (!this.deps.emit()) return committed;
+    return committed.then((result) => {
+      const emit = this.deps.emit();
+      if (emit && result.ok) {
+        for (const event of this.steps.onCommitted(write.runId, this.workflowOf.get(write.runId) ?? "", write.entries, this.clock())) emit(event);
+      } else if (!result.ok && result.reason === "lease-lost") {
+        this.reportLeaseLost(write.runId);
+      }
+      return result;
+    });
+  }
+
+  /** Tells observers that this worker lost a held run's lease, once per execution. */
+  private reportLeaseLost(runId: string): void {
+    const execution = this.executions.get(runId);
+    const emit = this.deps.emit();
+    if (!execution || !emit || execution.isEnded || this.lostReported.has(execution)) return;
+    this.lostReported.add(execution);
+    emit({ type: "lease-lost", runId, workflow: this.workflowOf.get(runId) ?? "", workerId: this.workerId });
   }
 
   /**
@@ -234,9 +261,22 @@ export class WorkerImpl implements Worker, ExecutionHost {
     if (!workflow) return; // cannot happen: claims are filtered by registered versions
     const execution = new Execution(this, run, workflow);
     this.executions.set(run.runId, execution);
-    this.provenAt.set(run.runId, this.clock());
+    this.workflowOf.set(run.runId, run.workflow);
+    const launchedAt = this.clock();
+    this.provenAt.set(run.runId, launchedAt);
+    this.deps.emit()?.({ type: "execution-started", runId: run.runId, workflow: run.workflow, workerId: this.workerId });
     void execution.done.then((end) => {
+      this.deps.emit()?.({
+        type: "execution-ended",
+        runId: run.runId,
+        workflow: run.workflow,
+        workerId: this.workerId,
+        end,
+        durationMs: Math.max(0, this.clock() - launchedAt),
+      });
       this.executions.delete(run.runId);
+      this.workflowOf.delete(run.runId);
+      this.steps.forget(run.runId);
       this.provenAt.delete(run.runId);
       // An execution abandoned on a store error still holds the lease: give it back (fenced by the
       // epoch, so this is a no-op if the run was taken over or cancelled) rather than make others wait.
@@ -285,7 +325,10 @@ export class WorkerImpl implements Worker, ExecutionHost {
       });
       const now = this.clock();
       for (const execution of executions) this.provenAt.set(execution.runId, now);
-      for (const runId of lost) this.executions.get(runId)?.abandon();
+      for (const runId of lost) {
+        this.reportLeaseLost(runId);
+        this.executions.get(runId)?.abandon();
+      }
     } catch (error) {
       this.logger.log("warn", "lease renewal failed", { workerId: this.workerId, error: serializeError(error) });
       // Past its lease a run may belong to another worker: stop running its steps, even though

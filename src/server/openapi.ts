@@ -117,6 +117,20 @@ export const ROUTES: RouteDoc[] = [
     errors: [400, 404, 409, 413, 503],
   },
   {
+    method: "post",
+    path: "/runs/:id/fork",
+    summary: "Fork a run at a journal seq (time travel)",
+    description:
+      "Creates a new run whose journal is this run's up to atSeq (optionally with one step result patched) and which continues from there under the server's current code. The original is untouched. 201 when created; 200 when a fork with this runId, source, atSeq and patch exists; 409 when the runId is taken by another run; 422 when atSeq or the patch does not fit the journal (past its end, inside a child run or an unanswered human request, a patch of anything but a step.completed at or before atSeq).",
+    params: api.runIdParam,
+    body: api.forkBody,
+    ok: [
+      { status: 201, description: "The new run, pending.", schema: api.forkResponse },
+      { status: 200, description: "This fork already existed.", schema: api.forkResponse },
+    ],
+    errors: [400, 404, 409, 413, 422, 503],
+  },
+  {
     method: "get",
     path: "/human-requests",
     summary: "List questions for people",
@@ -199,6 +213,15 @@ export const ROUTES: RouteDoc[] = [
     path: "/health",
     summary: "Liveness, including the store",
     ok: [{ status: 200, description: "The server and its store answer.", schema: api.healthSchema }],
+    errors: [503],
+  },
+  {
+    method: "get",
+    path: "/metrics",
+    summary: "Prometheus metrics",
+    description:
+      "Text exposition format 0.0.4. Gauges from the store at each scrape: cairn_runs{workflow,status}, cairn_workers. Counters and histograms of this server's process since it started: cairn_steps_total{workflow,outcome}, cairn_step_retries_total, cairn_step_duration_seconds, cairn_human_wait_seconds, cairn_budget_spend_usd_total{workflow}, cairn_lease_losses_total.",
+    ok: [{ status: 200, description: "The metrics.", contentType: "text/plain; version=0.0.4" }],
     errors: [503],
   },
   {

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
-import { idArg, jsonArg } from "../args.js";
+import { idArg, intArg, jsonArg } from "../args.js";
 import { recordAudit } from "../audit.js";
+import { UsageError } from "../errors.js";
 import { CLI, jsonOption, print, printJson, shellQuote, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 
 interface SendOptions extends StoreOptions, JsonOptions {
@@ -11,7 +12,14 @@ interface CancelOptions extends StoreOptions, JsonOptions {
   reason?: string;
 }
 
-/** Registers `cairn send`, `cairn cancel` and `cairn retry`. */
+interface ForkCommandOptions extends StoreOptions, JsonOptions {
+  at: number;
+  patchSeq?: number;
+  patchValue?: unknown;
+  runId?: string;
+}
+
+/** Registers `cairn send`, `cairn cancel`, `cairn retry` and `cairn fork`. */
 export function registerControlCommands(program: Command): void {
   const send = program
     .command("send")
@@ -35,6 +43,17 @@ export function registerControlCommands(program: Command): void {
     .description("resume a failed run from its journal: finished steps are not run again")
     .argument("<runId>", "the failed run to retry", idArg("run id"));
   storeOption(jsonOption(retry)).action(retryRun);
+
+  const fork = program
+    .command("fork")
+    .description("time travel: a new run with this run's journal up to a seq, continuing from there under current code")
+    .argument("<runId>", "the run to fork (it is not changed)", idArg("run id"))
+    .requiredOption("--at <seq>", "the last journal entry to keep (see cairn show)", intArg(1))
+    .option("--patch-seq <seq>", "a step.completed entry at or before --at whose result to replace", intArg(1))
+    .option("--patch-value <json>", "the step's result in the fork (JSON), with --patch-seq", jsonArg)
+    .option("--run-id <id>", "the new run's id (default: generated)", idArg("run id"))
+    .addHelpText("after", `\nExample:\n  ${CLI} fork research-1 --at 12 --patch-seq 9 --patch-value '{"score":0.9}'`);
+  storeOption(jsonOption(fork)).action(forkRun);
 }
 
 async function sendEvent(runId: string, type: string, payload: unknown, options: SendOptions): Promise<void> {
@@ -63,6 +82,24 @@ async function retryRun(runId: string, options: StoreOptions & JsonOptions): Pro
     await recordAudit(engine.store, "run.retry", runId);
     if (options.json) return printJson(run);
     print(`${run.runId}: ${run.status}. A worker resumes it from its journal; finished steps are not run again.`);
+    print(`Follow it with: ${CLI} show ${shellQuote(run.runId)} --follow`);
+  });
+}
+
+async function forkRun(runId: string, options: ForkCommandOptions): Promise<void> {
+  if ((options.patchSeq === undefined) !== (options.patchValue === undefined)) {
+    throw new UsageError("--patch-seq and --patch-value go together: give both to patch a step result, or neither.");
+  }
+  await withEngine(options, [], async (engine) => {
+    const patch = options.patchSeq === undefined ? undefined : { seq: options.patchSeq, result: options.patchValue };
+    const handle = await engine.fork(runId, { atSeq: options.at, ...(patch ? { patch } : {}), ...(options.runId ? { runId: options.runId } : {}) });
+    const run = await engine.getRun(handle.runId);
+    if (handle.created) await recordAudit(engine.store, "run.fork", handle.runId, { from: runId, atSeq: options.at, patched: patch?.seq ?? null });
+    if (options.json) return printJson({ created: handle.created, run });
+    print(
+      `${run.runId}: ${handle.created ? "forked" : "already forked"} from ${runId} at seq ${options.at}${patch ? ` (step result at seq ${patch.seq} patched)` : ""}; ${run.status}.`,
+    );
+    print(`A worker for ${run.workflow}@${run.version} replays it up to there and runs the rest under its current code.`);
     print(`Follow it with: ${CLI} show ${shellQuote(run.runId)} --follow`);
   });
 }

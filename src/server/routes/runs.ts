@@ -1,5 +1,15 @@
 import type { Hono } from "hono";
-import { cancelBody, journalQuery, listRunsQuery, retryBody, runIdParam, sendEventBody, startRunBody, stuckRunsQuery } from "../../core/api-schemas.js";
+import {
+  cancelBody,
+  forkBody,
+  journalQuery,
+  listRunsQuery,
+  retryBody,
+  runIdParam,
+  sendEventBody,
+  startRunBody,
+  stuckRunsQuery,
+} from "../../core/api-schemas.js";
 import type { Engine, RunInfo } from "../../engine/engine.js";
 import type { z } from "zod";
 import { json, parse, queryOf, readJson } from "../http.js";
@@ -9,7 +19,7 @@ import { canSee, principalOf, requireVisible } from "../auth/principal.js";
 import { ForbiddenError } from "../../core/errors.js";
 import { randomUUID } from "node:crypto";
 
-/** Registers the run routes: start, list, stuck, get, journal, events, cancel, retry. */
+/** Registers the run routes: start, list, stuck, get, journal, events, cancel, retry, fork. */
 export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
   app.post("/runs", async (c) => {
     const body = parse(startRunBody, await readJson(c, options.bodyLimitBytes), "body");
@@ -79,6 +89,21 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     const run = await engine.retry(id);
     await audit(c, engine.store, "run.retry", id);
     return json(c, run);
+  });
+
+  app.post("/runs/:id/fork", async (c) => {
+    const { id } = parse(runIdParam, c.req.param(), "path");
+    requireVisible(c, id);
+    const body = parse(forkBody, await readJson(c, options.bodyLimitBytes), "body");
+    // A namespaced token forks only into its namespace, like it starts runs.
+    const { namespace } = principalOf(c);
+    const runId = body.runId ?? (namespace === null ? undefined : `${namespace}/${randomUUID()}`);
+    if (runId !== undefined && !canSee(principalOf(c), runId))
+      throw new ForbiddenError(`namespace ${namespace}`, `This token may create runs only with ids that start with "${namespace}/".`);
+    const handle = await engine.fork(id, { ...body, ...(runId === undefined ? {} : { runId }) });
+    const run = await engine.getRun(handle.runId);
+    if (handle.created) await audit(c, engine.store, "run.fork", handle.runId, { from: id, atSeq: body.atSeq, patched: body.patch?.seq ?? null });
+    return json(c, { created: handle.created, run }, handle.created ? 201 : 200);
   });
 }
 

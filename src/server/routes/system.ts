@@ -2,11 +2,17 @@ import type { Hono } from "hono";
 import { workersQuery } from "../../core/api-schemas.js";
 import type { Engine } from "../../engine/engine.js";
 import { json, parse, queryOf } from "../http.js";
+import { EngineMetrics } from "../metrics/engine-metrics.js";
+import { PROMETHEUS_CONTENT_TYPE } from "../metrics/prometheus.js";
 import { openApiDocument } from "../openapi.js";
 import { workerView } from "../wire.js";
 
-/** Registers workers, health and the OpenAPI description. */
+/** Registers workers, health, metrics and the OpenAPI description. */
 export function registerSystemRoutes(app: Hono, engine: Engine): void {
+  // Counting starts with the server, so the counters cover everything its engine did since.
+  const metrics = new EngineMetrics(engine);
+  app.get("/metrics", async (c) => c.body(await metrics.render(), 200, { "content-type": PROMETHEUS_CONTENT_TYPE }));
+
   app.get("/workers", async (c) => {
     const query = parse(workersQuery, queryOf(c), "query");
     const workers = await engine.listWorkers(query);

@@ -2,7 +2,7 @@ import { ValidationError } from "../../core/errors.js";
 import { newEntry, type EntryData, type JournalEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord } from "../../core/run.js";
 import { decode } from "../../core/serialize.js";
-import type { ClaimRequest, CommitResult, NewRun } from "../../core/store.js";
+import type { ClaimRequest, CommitResult, CopiedEntry, NewRun } from "../../core/store.js";
 
 /**
  * A run row without its input: everything a write needs to fence and project.
@@ -59,6 +59,39 @@ function pendingRecord(run: NewRun, now: number): RunRecord {
     updatedAt: now,
     finishedAt: null,
   };
+}
+
+/** What `Store.createRunWithJournal` writes: the row, the entries with their seqs, and the search text to index. */
+export interface CopiedRun {
+  run: RunRecord;
+  entries: JournalEntry[];
+  texts: { seq: number; opKey: string; text: string }[];
+}
+
+/**
+ * The row and journal of a run created with a copied journal (see `Store.createRunWithJournal`):
+ * `run.created` at seq 1, then the copies verbatim; pending, unclaimed, at the copies' highest epoch.
+ * @throws ValidationError when `run.input` or a copied payload is not an encoded payload.
+ */
+export function copiedRun(run: NewRun, copies: readonly CopiedEntry[], now: number): CopiedRun {
+  const created = runCreatedEntry(run, now);
+  const entries: JournalEntry[] = [created];
+  const texts: CopiedRun["texts"] = [];
+  let epoch = 0;
+  for (const copy of copies) {
+    const seq = entries.length + 1;
+    entries.push({ runId: run.runId, seq, kind: copy.kind, opKey: copy.opKey, payload: copy.payload, epoch: copy.epoch, at: copy.at });
+    epoch = Math.max(epoch, copy.epoch);
+    if (copy.kind !== "step.completed") continue;
+    let text: unknown;
+    try {
+      text = (decode(copy.payload) as EntryData["step.completed"]).text;
+    } catch (error) {
+      throw new ValidationError(`The copied entry at seq ${seq} of run "${run.runId}" is not an encoded payload (${(error as Error).message}).`);
+    }
+    if (typeof text === "string") texts.push({ seq, opKey: copy.opKey ?? "", text });
+  }
+  return { run: { ...pendingRecord(run, now), leaseEpoch: epoch, lastSeq: entries.length }, entries, texts };
 }
 
 /**

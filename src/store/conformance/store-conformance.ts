@@ -1,5 +1,6 @@
 import { describe } from "vitest";
 import { commitSpec } from "./commit-spec.js";
+import { copySpec } from "./copy-spec.js";
 import { useStore, type StoreFactory } from "./harness.js";
 import { inboxSpec } from "./inbox-spec.js";
 import { leasesSpec } from "./leases-spec.js";
@@ -31,5 +32,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     resumeSpec(store);
     searchSpec(store);
     securitySpec(store);
+    copySpec(store);
   });
 }

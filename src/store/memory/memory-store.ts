@@ -9,6 +9,8 @@ import type {
   HumanRequest,
   InboxEvent,
   ListRunsQuery,
+  CopiedEntry,
+  RunCount,
   NewInboxEvent,
   NewRun,
   RenewRequest,
@@ -25,7 +27,7 @@ import type {
 import { compareText, decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
-import { claimKey, claimRun, fenceOut, fenceReason, isClaimable, isStuck, newRunEntries, newRunRecord, wakePatch } from "../common/run-state.js";
+import { claimKey, claimRun, copiedRun, fenceOut, fenceReason, isClaimable, isStuck, newRunEntries, newRunRecord, wakePatch } from "../common/run-state.js";
 import { MemoryTables } from "./memory-tables.js";
 
 /**
@@ -67,6 +69,31 @@ export class MemoryStore implements Store {
         return { run: { ...this.insertRun(run, now) }, created: true };
       }),
     );
+  }
+
+  /** See {@link Store.createRunWithJournal}. */
+  async createRunWithJournal(run: NewRun, entries: readonly CopiedEntry[], now: number): Promise<{ run: RunRecord; created: boolean }> {
+    return this.t.atomic(() => {
+      const existing = this.t.runs.get(run.runId);
+      if (existing) return { run: { ...existing }, created: false };
+      // searchJournal reads text from the journal itself, so there is no index to fill.
+      const copied = copiedRun(run, entries, now);
+      this.t.putRun(copied.run);
+      this.t.append(copied.entries);
+      return { run: { ...copied.run }, created: true };
+    });
+  }
+
+  /** See {@link Store.countRuns}. */
+  async countRuns(): Promise<RunCount[]> {
+    const counts = new Map<string, RunCount>();
+    for (const run of this.t.runs.values()) {
+      const key = `${run.status}\u0000${run.workflow}`;
+      const found = counts.get(key);
+      if (found) found.count += 1;
+      else counts.set(key, { workflow: run.workflow, status: run.status, count: 1 });
+    }
+    return [...counts.values()].sort((a, b) => compareText(a.workflow, b.workflow) || compareText(a.status, b.status));
   }
 
   /** See {@link Store.getRun}. */

@@ -207,6 +207,12 @@ export const LIST_WORKERS = sql("list_workers", `SELECT ${WORKER_COLUMNS} FROM w
  * Stuck runs (common/run-state `isStuck`), one part per kind, each served by its own index.
  * $1 now (NULL: database clock), $2 grace ms, $3 limit.
  */
+/** Runs per (workflow, status), for gauges. */
+export const COUNT_RUNS = sql(
+  "count_runs",
+  `SELECT workflow, status, count(*)::int AS count FROM runs GROUP BY workflow, status ORDER BY workflow COLLATE "C", status COLLATE "C"`,
+);
+
 export const STUCK_RUNS = (() => {
   // Inline rather than a CTE, so each part can use `before` as an index bound.
   const before = `(${nowParam(1)} - $2::bigint)`;

@@ -10,6 +10,8 @@ import type {
   HumanRequest,
   InboxEvent,
   ListRunsQuery,
+  CopiedEntry,
+  RunCount,
   NewInboxEvent,
   NewRun,
   RenewRequest,
@@ -34,6 +36,7 @@ import { checkDurability, clientConfig, createPool, readDurability } from "./pos
 import {
   ANSWER_HUMAN,
   APPEND_PLAIN,
+  COUNT_RUNS,
   CLAIM_CANDIDATES,
   DB_NOW,
   FIND_INBOX,
@@ -226,6 +229,24 @@ export class PostgresStore implements Store {
         return { run: found, created: false };
       });
     });
+  }
+
+  /** See {@link Store.createRunWithJournal}. */
+  async createRunWithJournal(run: NewRun, entries: readonly CopiedEntry[], now: number): Promise<{ run: RunRecord; created: boolean }> {
+    return this.tx(now, async (tx) => {
+      const session = new WriteSession(tx);
+      const record = await session.createRunWithJournal(run, entries);
+      if (record) {
+        await session.flush();
+        return { run: record, created: true };
+      }
+      return { run: await mustGetRun(tx, run.runId), created: false };
+    });
+  }
+
+  /** See {@link Store.countRuns}. */
+  async countRuns(): Promise<RunCount[]> {
+    return (await this.query<RunCount>(COUNT_RUNS)).map((row) => ({ workflow: row.workflow, status: row.status, count: Number(row.count) }));
   }
 
   /** See {@link Store.getRun}. */

@@ -1,8 +1,8 @@
 import type { JournalEntry, NewEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
-import type { NewRun } from "../../core/store.js";
+import type { CopiedEntry, NewRun } from "../../core/store.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
-import { newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
+import { copiedRun, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
 import {
   CONSUME_INBOX,
   INSERT_ENTRIES,
@@ -87,6 +87,23 @@ export class WriteSession {
     this.created.add(run.runId);
     this.entries.push(...entries);
     return record;
+  }
+
+  /**
+   * Inserts a run with a copied journal (see `Store.createRunWithJournal`) unless a run with that id exists.
+   * @returns the new row, or undefined when the id was taken.
+   */
+  async createRunWithJournal(run: NewRun, copies: readonly CopiedEntry[]): Promise<RunRecord | undefined> {
+    if (this.states.has(run.runId)) return undefined;
+    const copied = copiedRun(run, copies, this.now);
+    const inserted = await this.tx.query(INSERT_RUN, runValues(copied.run));
+    if (inserted.length === 0) return undefined;
+    const { input: _, ...state } = copied.run;
+    this.states.set(run.runId, state);
+    this.created.add(run.runId);
+    this.entries.push(...copied.entries);
+    for (const t of copied.texts) await this.tx.query(INSERT_TEXT, [run.runId, t.seq, t.opKey, t.text]);
+    return copied.run;
   }
 
   /**

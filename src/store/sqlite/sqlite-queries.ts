@@ -45,6 +45,7 @@ export class SqliteQueries {
   readonly removeWorker: Statement;
   readonly listWorkers: Statement;
   readonly stuckRuns: Statement;
+  readonly countRuns: Statement;
   private readonly claims = new Map<number, Statement>();
   private readonly lists = new Map<string, Statement>();
   private readonly humanLists = new Map<string, Statement>();
@@ -61,6 +62,7 @@ export class SqliteQueries {
   }
 
   constructor(private readonly db: Database.Database) {
+    this.countRuns = db.prepare("SELECT workflow, status, COUNT(*) AS count FROM runs GROUP BY workflow, status ORDER BY workflow, status");
     this.getState = db.prepare(`SELECT ${STATE_COLUMNS} FROM runs WHERE run_id = ?`);
     this.getRun = db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`);
     this.insertRun = db.prepare(

@@ -11,6 +11,8 @@ import type {
   HumanRequest,
   InboxEvent,
   ListRunsQuery,
+  CopiedEntry,
+  RunCount,
   NewInboxEvent,
   NewRun,
   RenewRequest,
@@ -28,7 +30,7 @@ import { AUDIT_COLUMNS, TOKEN_COLUMNS, auditQuery, toAudit, toToken, tokenParams
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, isPlainAppend, planEntries, type SideEffect } from "../common/plan-write.js";
-import { claimRun, fenceOut, fenceReason, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
+import { claimRun, copiedRun, fenceOut, fenceReason, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
 import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersion } from "./sqlite-migrations.js";
 import { openSqliteDatabase, type SqliteStoreOptions } from "./sqlite-open.js";
 import { SqliteQueries, claimParams } from "./sqlite-queries.js";
@@ -131,6 +133,24 @@ export class SqliteStore implements Store {
         return { run: this.insertRun(run, now), created: true };
       }),
     );
+  }
+
+  /** See {@link Store.createRunWithJournal}. */
+  async createRunWithJournal(run: NewRun, entries: readonly CopiedEntry[], now: number): Promise<{ run: RunRecord; created: boolean }> {
+    return this.immediate(() => {
+      const existing = this.loadRun(run.runId);
+      if (existing) return { run: existing, created: false };
+      const copied = copiedRun(run, entries, now);
+      this.q.insertRun.run(runParams(copied.run));
+      this.insertEntries(copied.entries);
+      for (const t of copied.texts) this.q.insertText.run(t.text, run.runId, t.seq, t.opKey);
+      return { run: copied.run, created: true };
+    });
+  }
+
+  /** See {@link Store.countRuns}. */
+  async countRuns(): Promise<RunCount[]> {
+    return (this.q.countRuns.all() as RunCount[]).map((row) => ({ workflow: row.workflow, status: row.status, count: Number(row.count) }));
   }
 
   /** See {@link Store.getRun}. */

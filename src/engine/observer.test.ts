@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { STORE_KINDS, testEngine } from "../../test/support/engines.js";
+import { defineWorkflow } from "./define-workflow.js";
+import type { EngineEvent } from "./observer.js";
+
+describe.each(STORE_KINDS)("engine events on %s", (kind) => {
+  it("reports each step attempt once it is durable, with its outcome and duration; unsubscribing stops them", async () => {
+    let fail = true;
+    const wf = defineWorkflow({
+      name: "observed",
+      async run(ctx) {
+        const a = await ctx.step("a", () => 1);
+        const b = await ctx.step(
+          "b",
+          () => {
+            if (fail) {
+              fail = false;
+              throw new Error("once");
+            }
+            return 2;
+          },
+          { retry: { maxAttempts: 2, initialDelay: 1 } },
+        );
+        return a + b;
+      },
+    });
+    const seen: EngineEvent[] = [];
+    const logged: string[] = [];
+    const engine = await testEngine(kind, {
+      workflows: [wf],
+      observer: () => {
+        throw new Error("a broken observer");
+      },
+      logger: { log: (_level, message) => logged.push(message) },
+    });
+    const stop = engine.observe((event) => seen.push(event));
+    engine.startWorker({ pollInterval: 10 });
+    expect(await (await engine.start(wf, undefined, { runId: "o1" })).result({ timeoutMs: 5000 })).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen.map((e) => (e.type === "step" ? [e.opKey, e.outcome, e.attempt, e.result] : e.type))).toEqual([
+      "execution-started",
+      ["a#0", "completed", 1, 1],
+      ["b#0", "retry", 1, undefined],
+      ["b#0", "completed", 2, 2],
+      "execution-ended",
+    ]);
+    expect(seen.at(-1)).toMatchObject({ type: "execution-ended", end: "completed", durationMs: expect.any(Number) });
+    for (const event of seen.filter((e) => e.type === "step"))
+      expect(event).toMatchObject({ runId: "o1", workflow: "observed", durationMs: expect.any(Number) });
+    expect(logged.filter((m) => m.includes("observer threw")).length).toBe(seen.length);
+    stop();
+    fail = true;
+    await (await engine.start(wf, undefined, { runId: "o2" })).result({ timeoutMs: 5000 });
+    expect(seen).toHaveLength(5);
+  });
+});

@@ -1,0 +1,101 @@
+import type { EntryData, NewEntry } from "../core/journal.js";
+
+/**
+ * What happened in an engine, for metrics and tracing. Events are emitted after the entries they
+ * describe are durable, by the process where they happened (a worker's steps, an engine's answers):
+ * a metrics endpoint sees the work of its own process's workers.
+ */
+export type EngineEvent =
+  | {
+      /** A worker claimed (or was created holding) a run and starts executing it. */
+      type: "execution-started";
+      runId: string;
+      workflow: string;
+      workerId: string;
+    }
+  | {
+      /** A worker stopped executing a run: it completed, failed, suspended, was released or abandoned. */
+      type: "execution-ended";
+      runId: string;
+      workflow: string;
+      workerId: string;
+      end: "completed" | "failed" | "suspended" | "released" | "abandoned";
+      durationMs: number;
+    }
+  | {
+      /** A step attempt ended: `completed`, `failed` (final), or `retry` (failed, will run again). */
+      type: "step";
+      runId: string;
+      workflow: string;
+      opKey: string;
+      outcome: "completed" | "failed" | "retry";
+      attempt: number;
+      /** From the attempt's durable intent to its durable outcome, when this process saw both; else null. */
+      durationMs: number | null;
+      /** The journaled result of a completed step. */
+      result?: unknown;
+    }
+  | {
+      /** A worker found it no longer held a run's lease and abandoned the execution. */
+      type: "lease-lost";
+      runId: string;
+      workflow: string;
+      workerId: string;
+    }
+  | {
+      /** A human request was answered through this engine; `waitMs` since it was asked. */
+      type: "human-answered";
+      runId: string;
+      requestId: string;
+      waitMs: number;
+    };
+
+/** A listener of {@link EngineEvent}s. It must not throw (errors are logged and dropped) and should be quick. */
+export type EngineObserver = (event: EngineEvent) => void;
+
+/**
+ * Turns a worker's committed journal entries into step events, remembering when each attempt's
+ * intent became durable. Memory is per held run and is dropped with {@link StepTracker.forget}.
+ */
+export class StepTracker {
+  private readonly started = new Map<string, Map<string, number>>();
+
+  /** Events for entries of `runId` that became durable at `at`. */
+  onCommitted(runId: string, workflow: string, entries: readonly NewEntry[], at: number): EngineEvent[] {
+    const events: EngineEvent[] = [];
+    for (const entry of entries) {
+      if (entry.opKey === null) continue;
+      switch (entry.kind) {
+        case "step.started": {
+          let run = this.started.get(runId);
+          if (!run) this.started.set(runId, (run = new Map()));
+          run.set(entry.opKey, at);
+          break;
+        }
+        case "step.completed": {
+          const data = entry.data as EntryData["step.completed"];
+          events.push({ ...this.end(runId, workflow, entry.opKey, at), outcome: "completed", attempt: data.attempt, result: data.result });
+          break;
+        }
+        case "step.failed": {
+          const data = entry.data as EntryData["step.failed"];
+          events.push({ ...this.end(runId, workflow, entry.opKey, at), outcome: data.final ? "failed" : "retry", attempt: data.attempt });
+          break;
+        }
+      }
+    }
+    return events;
+  }
+
+  /** Drops what is remembered about a run that is no longer held. */
+  forget(runId: string): void {
+    this.started.delete(runId);
+  }
+
+  private end(runId: string, workflow: string, opKey: string, at: number) {
+    const run = this.started.get(runId);
+    const startedAt = run?.get(opKey);
+    run?.delete(opKey);
+    return { type: "step" as const, runId, workflow, opKey, durationMs: startedAt === undefined ? null : Math.max(0, at - startedAt) };
+  }
+}

@@ -1,0 +1,97 @@
+import { RUN_STATUSES } from "../../core/run.js";
+import type { Engine } from "../../engine/engine.js";
+import type { EngineEvent } from "../../engine/observer.js";
+import { Counter, Gauge, Histogram, renderMetrics } from "./prometheus.js";
+
+/** Step latency buckets, seconds: from a fast local call to a long tool run. */
+const STEP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
+/** Human-input wait buckets, seconds: from a minute to a week. */
+const HUMAN_BUCKETS = [10, 60, 300, 900, 3600, 4 * 3600, 12 * 3600, 86_400, 3 * 86_400, 7 * 86_400];
+
+/**
+ * Prometheus metrics of one engine. Counters and histograms are fed by the engine's events
+ * (`engine.observe`), so they count what this process's workers and API did since it started;
+ * gauges (runs by status, live workers) are read from the store at each scrape, so they cover
+ * every process sharing the store.
+ */
+export class EngineMetrics {
+  private readonly runs = new Gauge("cairn_runs", "Runs in the store by workflow and status.");
+  private readonly workers = new Gauge("cairn_workers", "Workers that heartbeated within the last minute (all processes sharing the store).");
+  private readonly steps = new Counter(
+    "cairn_steps_total",
+    "Step attempts that ended in this process, by workflow and outcome (completed, failed, retry). rate() of it is steps per second.",
+  );
+  private readonly retries = new Counter("cairn_step_retries_total", "Step attempts that failed and were retried, by workflow.");
+  private readonly stepSeconds = new Histogram(
+    "cairn_step_duration_seconds",
+    "Time from a step attempt's durable intent to its durable outcome, by workflow and outcome.",
+    STEP_BUCKETS,
+  );
+  private readonly humanWait = new Histogram(
+    "cairn_human_wait_seconds",
+    "Time from a human request to its answer, for answers given through this process.",
+    HUMAN_BUCKETS,
+  );
+  private readonly spend = new Counter(
+    "cairn_budget_spend_usd_total",
+    "Model spend in US dollars by workflow: the costMicros of step results journaled by this process's workers (agent model calls).",
+  );
+  private readonly leaseLosses = new Counter(
+    "cairn_lease_losses_total",
+    "Runs whose lease a worker of this process lost (it abandoned the execution), by workflow.",
+  );
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly engine: Engine) {
+    this.unsubscribe = engine.observe((event) => this.record(event));
+  }
+
+  /** The exposition for a scrape: reads the gauges from the store. */
+  async render(): Promise<string> {
+    const [counts, workers] = await Promise.all([this.engine.store.countRuns(), this.engine.listWorkers()]);
+    const byWorkflow = new Map<string, Map<string, number>>();
+    for (const { workflow, status, count } of counts) {
+      let statuses = byWorkflow.get(workflow);
+      if (!statuses) byWorkflow.set(workflow, (statuses = new Map()));
+      statuses.set(status, count);
+    }
+    // Every status of every workflow present, zeros included, so series do not appear and vanish.
+    this.runs.reset(
+      [...byWorkflow].flatMap(([workflow, statuses]) => RUN_STATUSES.map((status) => ({ labels: { workflow, status }, value: statuses.get(status) ?? 0 }))),
+    );
+    this.workers.reset([{ labels: {}, value: workers.length }]);
+    return renderMetrics([this.runs, this.workers, this.steps, this.retries, this.stepSeconds, this.humanWait, this.spend, this.leaseLosses]);
+  }
+
+  /** Stops counting. */
+  close(): void {
+    this.unsubscribe();
+  }
+
+  private record(event: EngineEvent): void {
+    switch (event.type) {
+      case "step": {
+        const workflow = event.workflow;
+        this.steps.inc({ workflow, outcome: event.outcome });
+        if (event.outcome === "retry") this.retries.inc({ workflow });
+        if (event.durationMs !== null) this.stepSeconds.observe({ workflow, outcome: event.outcome }, event.durationMs / 1000);
+        const cost = costMicrosOf(event.result);
+        if (cost > 0) this.spend.inc({ workflow }, cost / 1e6);
+        return;
+      }
+      case "lease-lost":
+        this.leaseLosses.inc({ workflow: event.workflow });
+        return;
+      case "human-answered":
+        this.humanWait.observe({}, event.waitMs / 1000);
+        return;
+    }
+  }
+}
+
+/** The `costMicros` an agent's model step journals with its result, or 0. */
+function costMicrosOf(result: unknown): number {
+  if (typeof result !== "object" || result === null) return 0;
+  const cost = (result as { costMicros?: unknown }).costMicros;
+  return typeof cost === "number" && Number.isFinite(cost) && cost > 0 ? cost : 0;
+}
