@@ -7,3 +7,4 @@ export { serve, type ServeOptions, type RunningServer } from "./serve.js";
 export type { ServerOptions } from "./options.js";
 export { openApiDocument } from "./openapi.js";
 export { isLoopbackHost } from "./loopback.js";
+export { builtDashboardDir, DASHBOARD_PATH } from "./dashboard.js";

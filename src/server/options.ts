@@ -12,6 +12,11 @@ export interface ServerOptions {
   streamRetryMs?: number;
   /** Where unexpected errors (500s) are logged. Default: JSON lines on stderr. */
   logger?: EngineLogger;
+  /**
+   * A built dashboard (`dist/dashboard/` of the package, see `builtDashboardDir()`) to serve at `/ui/`
+   * beside the API, with `GET /` redirecting to it. Default: none, the API only.
+   */
+  dashboardDir?: string;
 }
 
 /** Options with their defaults, plus the signal that ends open streams when the server closes. */
