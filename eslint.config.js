@@ -102,4 +102,20 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The dashboard is a browser app on the public HTTP API: it reaches the server only through cairn/client.
+    files: ["dashboard/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["**/src/**", "!./**"], message: "The dashboard uses only the public API: import from cairn/client." },
+            { group: ["node:*", "hono", "hono/*", "zod"], message: "The dashboard runs in a browser." },
+          ],
+        },
+      ],
+    },
+  },
+  { files: ["dashboard/vite.config.ts"], rules: { "no-restricted-imports": "off" } },
 );

@@ -123,6 +123,20 @@ describe("serve", () => {
       expect(await health.json()).toEqual({ status: "ok" });
       const workers = (await (await fetch(`${url}/workers`)).json()) as { workers: unknown[] };
       expect(workers.workers.length).toBeGreaterThan(0);
+      // The built dashboard beside the API; a view's URL gets the app, so a reload keeps it.
+      const ui = await fetch(`${url}/ui/runs/some-run`);
+      expect(ui.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(await ui.text()).toContain('<div id="root">');
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+  });
+
+  it("--no-dashboard serves the API alone", async () => {
+    const { child, output } = await spawnUntil(["serve", "--port", "0", "--no-dashboard", "--store", store], /dashboard: off/);
+    try {
+      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(output())![1]!;
+      expect((await fetch(`${url}/ui/`)).status).toBe(404);
     } finally {
       expect(await stop(child)).toBe(0);
     }
@@ -327,8 +341,11 @@ describe("a question for a person", () => {
 describe("dev", () => {
   it("runs the demo on a fresh store and takes the review from another process", async () => {
     const devStore = `sqlite:${join(dir, "dev.db")}`;
-    const dev = await spawnUntil(["dev", "--no-banner", "--store", devStore], /^Started demo run (\S+)/);
+    const dev = await spawnUntil(["dev", "--no-banner", "--port", "0", "--store", devStore], /^Started demo run (\S+)/);
     try {
+      const url = /dashboard: (http:\/\/127\.0\.0\.1:\d+)\/ui\//.exec(dev.output())?.[1];
+      expect(url, dev.output()).toBeDefined();
+      expect(await (await fetch(`${url}/ui/`)).text()).toContain('<div id="root">');
       const runId = /^Started demo run (\S+)/.exec(dev.line)?.[1] ?? "";
       const requestId = `${runId}:review#0`;
       await eventually("the demo to ask for its review", async () => (/answer '?\S+:review#0'? approve/.test(dev.output()) ? true : undefined));

@@ -10,7 +10,10 @@ export interface SseEvent {
  * `event`, `data` (joined by newlines), `id`; comments and `retry` are skipped.
  */
 export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  // A TextDecoder in streaming mode rather than TextDecoderStream: the same bytes-to-text, and it
+  // type-checks under both Node's types and the DOM lib (the dashboard builds this file for browsers).
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
   let buffer = "";
   let event = "";
   let data: string[] = [];
@@ -19,7 +22,7 @@ export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerato
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      buffer += value;
+      buffer += decoder.decode(value, { stream: true });
       for (;;) {
         const match = /\r\n|\r|\n/.exec(buffer);
         if (!match) break;

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { Engine } from "../engine/engine.js";
 import { consoleLogger } from "../engine/logger.js";
 import { RequestError, toHttpError } from "./errors.js";
+import { registerDashboardRoutes } from "./dashboard.js";
 import type { ResolvedServerOptions, ServerOptions } from "./options.js";
 import { registerHumanRequestRoutes } from "./routes/human-requests.js";
 import { registerRunRoutes } from "./routes/runs.js";
@@ -44,6 +45,7 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
   registerSecurityRoutes(app, engine, resolved);
   registerWebhookRoute(app, engine, resolved);
   registerSystemRoutes(app, engine);
+  if (options.dashboardDir !== undefined) registerDashboardRoutes(app, options.dashboardDir);
   app.notFound((c) => {
     const error = new RequestError("ROUTE_NOT_FOUND", `No route ${c.req.method} ${c.req.path}. The routes are listed at GET /openapi.json.`, 404);
     return c.json({ error: { code: error.code, message: error.message } }, 404);

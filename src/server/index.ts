@@ -9,3 +9,4 @@ export { issueToken, verifyToken, hashSecret, type NewToken } from "./auth/token
 export { signatureMatches } from "./routes/webhooks.js";
 export { openApiDocument } from "./openapi.js";
 export { isLoopbackHost } from "./loopback.js";
+export { builtDashboardDir, DASHBOARD_PATH } from "./dashboard.js";

@@ -20,6 +20,11 @@ export interface ServerOptions {
   auth?: "none" | "tokens";
   /** Webhooks by name, served at `POST /webhooks/<name>`. */
   webhooks?: Record<string, WebhookOptions>;
+  /**
+   * A built dashboard (`dist/dashboard/` of the package, see `builtDashboardDir()`) to serve at `/ui/`
+   * beside the API, with `GET /` redirecting to it. Default: none, the API only.
+   */
+  dashboardDir?: string;
 }
 
 /**

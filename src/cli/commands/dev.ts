@@ -4,12 +4,15 @@ import { isTerminal } from "../../core/run.js";
 import { createEngine } from "../../engine/create-engine.js";
 import type { Engine, RunInfo } from "../../engine/engine.js";
 import type { Workflow } from "../../engine/workflow.js";
+import { builtDashboardDir } from "../../server/dashboard.js";
+import { serve, type RunningServer } from "../../server/serve.js";
 import { intArg } from "../args.js";
 import { CLI, defined, print, shellQuote, storeOption, type StoreOptions } from "../context.js";
 import { followRun } from "../follow.js";
 import { formatError, preview } from "../format.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
+import { dashboardLine } from "./serve.js";
 
 interface DevOptions extends StoreOptions {
   banner: boolean;
@@ -17,6 +20,8 @@ interface DevOptions extends StoreOptions {
   topic: string;
   workflows?: string[];
   concurrency?: number;
+  port: number;
+  dashboard: boolean;
 }
 
 /** Registers `cairn dev`: what `npm start` runs. */
@@ -28,7 +33,9 @@ export function registerDevCommand(program: Command): void {
     .option("--no-demo", "do not start the demo research run")
     .option("--topic <text>", "topic of the demo research run", "solid-state batteries")
     .option("--workflows <module...>", "ES module(s) exporting workflows (default: the examples)")
-    .option("--concurrency <n>", "runs held at once (default 16)", intArg(1, 10_000));
+    .option("--concurrency <n>", "runs held at once (default 16)", intArg(1, 10_000))
+    .option("--port <n>", "port of the dashboard and API on 127.0.0.1 (a free one if it is taken); 0 picks a free one", intArg(0, 65_535), 4000)
+    .option("--no-dashboard", "do not serve the dashboard and the HTTP API");
   storeOption(dev).action(runDev);
 }
 
@@ -39,6 +46,8 @@ async function runDev(options: DevOptions): Promise<void> {
   const stopFollowing = new AbortController();
   try {
     const worker = engine.startWorker(defined({ concurrency: options.concurrency }));
+    const server = options.dashboard ? await serveDashboard(engine, options.port) : undefined;
+    if (server) print(`Cairn ${dashboardLine(server.url, true, server.dashboardDir)} · HTTP API ${server.url}`);
     if (options.banner) banner(engine, worker.workerId, workflows);
     const research = workflows.find((workflow) => workflow.name === "research");
     const demo = options.demo && research ? runDemo(engine, research, options.topic, stopFollowing.signal) : undefined;
@@ -46,10 +55,23 @@ async function runDev(options: DevOptions): Promise<void> {
     await shutdown;
     stopFollowing.abort();
     await demo;
+    await server?.close();
     await worker.stop({ drain: true });
   } finally {
     stopFollowing.abort();
     await engine.close();
+  }
+}
+
+/** The API and the dashboard on loopback; when the port is taken (another `cairn dev`), on a free one. */
+async function serveDashboard(engine: Engine, port: number): Promise<RunningServer & { dashboardDir: string | undefined }> {
+  const dashboardDir = builtDashboardDir();
+  const options = defined({ host: "127.0.0.1", dashboardDir });
+  try {
+    return { ...(await serve(engine, { ...options, port })), dashboardDir };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || port === 0) throw error;
+    return { ...(await serve(engine, { ...options, port: 0 })), dashboardDir };
   }
 }
 

@@ -1,5 +1,6 @@
 import { Option, type Command } from "commander";
 import { createEngine } from "../../engine/create-engine.js";
+import { builtDashboardDir, DASHBOARD_PATH } from "../../server/dashboard.js";
 import { isLoopbackHost } from "../../server/loopback.js";
 import { serve } from "../../server/serve.js";
 import { intArg } from "../args.js";
@@ -15,6 +16,7 @@ interface ServeCommandOptions extends StoreOptions {
   concurrency?: number;
   worker: boolean;
   auth: "none" | "tokens";
+  dashboard: boolean;
 }
 
 /** Registers `cairn serve`: the HTTP API and a worker in one process. */
@@ -29,7 +31,8 @@ export function registerServeCommand(program: Command): void {
     .option("--port <n>", "port to listen on; 0 picks a free one", intArg(0, 65_535), 4000)
     .option("--workflows <module...>", "ES module(s) exporting workflows (default: the examples)")
     .option("--concurrency <n>", "runs the worker holds at once (default 16)", intArg(1, 10_000))
-    .option("--no-worker", "serve the API only; runs are executed by `cairn worker` processes");
+    .option("--no-worker", "serve the API only; runs are executed by `cairn worker` processes")
+    .option("--no-dashboard", "do not serve the web dashboard at /ui/");
   storeOption(command).action(runServe);
 }
 
@@ -45,9 +48,11 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
   const engine = await createEngine({ store: options.store, workflows });
   try {
     const worker = options.worker ? engine.startWorker(defined({ concurrency: options.concurrency })) : undefined;
-    const server = await serve(engine, { host: options.host, port: options.port, auth: options.auth });
+    const dashboardDir = options.dashboard ? builtDashboardDir() : undefined;
+    const server = await serve(engine, defined({ host: options.host, port: options.port, auth: options.auth, dashboardDir }));
     print(
       `cairn serve listening on ${server.url} (store ${engine.store.url}, workflows ${describeWorkflows(workflows)}${worker ? `, worker ${worker.workerId}` : ", no worker"}, auth ${options.auth})`,
+      `  ${dashboardLine(server.url, options.dashboard, dashboardDir)}`,
       `  API description: ${server.url}/openapi.json · health: ${server.url}/health`,
     );
     await shutdown;
@@ -56,4 +61,10 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
   } finally {
     await engine.close();
   }
+}
+
+/** The line that tells where the dashboard is, or why there is none. */
+export function dashboardLine(url: string, wanted: boolean, dir: string | undefined): string {
+  if (dir) return `dashboard: ${url}${DASHBOARD_PATH}/`;
+  return wanted ? "dashboard: not built (run `npm run build`); the API is served alone" : "dashboard: off (--no-dashboard)";
 }

@@ -4,9 +4,13 @@ import type { Store, TokenScope } from "../../core/store.js";
 import { requireScope, setPrincipal } from "./principal.js";
 import { verifyToken } from "./tokens.js";
 
-/** Routes anyone may call, even with token auth: liveness and the API description. Webhooks check their own signature. */
+/**
+ * Routes anyone may call, even with token auth: liveness, the API description and the dashboard's
+ * static files (they hold no data; the dashboard calls the API with a token). Webhooks check their
+ * own signature.
+ */
 function isPublic(path: string): boolean {
-  return path === "/health" || path === "/openapi.json" || path.startsWith("/webhooks/");
+  return path === "/health" || path === "/openapi.json" || path.startsWith("/webhooks/") || path === "/" || path === "/ui" || path.startsWith("/ui/");
 }
 
 /** The scope a request needs: admin for tokens and the audit log, read for other GETs, write for the rest. */

@@ -1,0 +1,184 @@
+import type { ApiJournalEntry } from "cairn/client";
+import { clock, duration, modelCallOf, usd } from "../format";
+import { JsonView } from "./json-view";
+
+interface SerializedError {
+  name?: string;
+  message?: string;
+  code?: string;
+  stack?: string;
+}
+
+/** The journal as a timeline: one row per entry, newest at the bottom, with what each one means. */
+export function Timeline({ entries }: { entries: ApiJournalEntry[] }) {
+  const first = entries[0] ? Date.parse(entries[0].at) : 0;
+  const startedAt = new Map<string, number>();
+  return (
+    <ol className="timeline" aria-label="journal">
+      {entries.map((entry) => {
+        const at = Date.parse(entry.at);
+        let took: number | undefined;
+        if (entry.kind === "step.started" && entry.opKey) startedAt.set(entry.opKey, at);
+        if ((entry.kind === "step.completed" || entry.kind === "step.failed") && entry.opKey && startedAt.has(entry.opKey))
+          took = at - startedAt.get(entry.opKey)!;
+        return (
+          <li key={entry.seq} className={`entry kind-${entry.kind.split(".")[0]} ${entry.kind.replace(".", "-")}`} data-seq={entry.seq} data-kind={entry.kind}>
+            <span className="seq">{entry.seq}</span>
+            <span className="time" title={entry.at}>
+              {clock(entry.at)}
+              <span className="muted"> +{duration(at - first)}</span>
+            </span>
+            <span className="kind">{entry.kind}</span>
+            <span className="op mono">{entry.opKey ?? ""}</span>
+            <span className="what">
+              <EntryDetail entry={entry} />
+              {took !== undefined && <span className="muted"> · {duration(took)}</span>}
+            </span>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+function EntryDetail({ entry }: { entry: ApiJournalEntry }) {
+  const data = (entry.data ?? {}) as Record<string, unknown>;
+  switch (entry.kind) {
+    case "run.created":
+      return (
+        <>
+          {String(data.workflow)} v{String(data.version)} <JsonView value={data.input} />
+        </>
+      );
+    case "run.claimed":
+      return (
+        <>
+          by worker <span className="mono">{String(data.workerId)}</span> (epoch {String(data.epoch)}, from {String(data.from)})
+        </>
+      );
+    case "run.suspended":
+      return <>waits for {(data.waitingFor as { kind: string; opKey: string }[] | undefined)?.map((w) => `${w.kind} ${w.opKey}`).join(", ") || "nothing"}</>;
+    case "run.completed":
+      return <JsonView value={data.output} />;
+    case "run.failed":
+    case "child.failed":
+      return <ErrorDetail error={data.error as SerializedError} />;
+    case "run.cancelled":
+      return <>{data.reason ? String(data.reason) : "cancelled"}</>;
+    case "step.started": {
+      const intent = data.intent as Record<string, unknown> | undefined;
+      return (
+        <>
+          attempt {String(data.attempt)}
+          {data.recovered ? " (recovered after a crash)" : ""}
+          {intent?.tool !== undefined && (
+            <>
+              {" "}
+              · tool <b>{String(intent.tool)}</b>
+            </>
+          )}
+          {intent?.model !== undefined && (
+            <>
+              {" "}
+              · model <b>{String(intent.model)}</b>
+            </>
+          )}
+          {intent && intent.tool === undefined && intent.model === undefined && (
+            <>
+              {" "}
+              · <JsonView value={intent} max={80} />
+            </>
+          )}
+        </>
+      );
+    }
+    case "step.completed": {
+      const call = modelCallOf(entry);
+      return (
+        <>
+          {call && (
+            <span className="tokens">
+              {call.inputTokens}+{call.outputTokens} tokens · {usd(call.costMicros)} ·{" "}
+            </span>
+          )}
+          {data.via ? `(via ${String(data.via)}) ` : ""}
+          <JsonView value={data.result} />
+        </>
+      );
+    }
+    case "step.failed":
+      return (
+        <>
+          attempt {String(data.attempt)}
+          {data.final ? ", final" : typeof data.retryAt === "number" ? `, retry at ${clock(new Date(data.retryAt).toISOString())}` : ""} ·{" "}
+          <ErrorDetail error={data.error as SerializedError} />
+        </>
+      );
+    case "step.reconciled":
+      return (
+        <>
+          {String(data.action)} via {String(data.via)}
+        </>
+      );
+    case "sleep.started":
+      return <>until {clock(new Date(Number(data.wakeAt)).toISOString())}</>;
+    case "event.waiting":
+      return (
+        <>
+          for “{String(data.type)}”{typeof data.timeoutAt === "number" ? `, until ${new Date(data.timeoutAt).toLocaleString()}` : ""}
+        </>
+      );
+    case "event.received":
+      return (
+        <>
+          “{String(data.type)}” <JsonView value={data.payload} />
+        </>
+      );
+    case "human.requested":
+      return (
+        <>
+          <b>{String(data.question)}</b> <span className="muted">[{(data.options as string[] | undefined)?.join(" / ")}]</span>
+        </>
+      );
+    case "human.answered": {
+      const answer = (data.answer ?? {}) as { action?: string; option?: string; by?: string; message?: string };
+      return (
+        <>
+          {answer.action === "answer" ? <b>{answer.option}</b> : <b>{answer.action}</b>}
+          {answer.by ? ` by ${answer.by}` : ""}
+          {answer.message ? ` — “${answer.message}”` : ""}
+        </>
+      );
+    }
+    case "human.timedout":
+      return <>{data.escalation === "choose" ? `timed out, chose ${String(data.option)}` : "timed out, failed"}</>;
+    case "child.started":
+      return (
+        <>
+          {String(data.workflow)} as <span className="mono">{String(data.childRunId)}</span>
+        </>
+      );
+    case "child.completed":
+      return <JsonView value={data.output} />;
+    case "value.recorded":
+      return <JsonView value={data.value} />;
+    case "loop.snapshot":
+      return <>snapshot before iteration {String(data.iteration)}</>;
+    case "loop.completed":
+      return <>{String(data.iterations)} iterations</>;
+    default:
+      return Object.keys(data).length ? <JsonView value={data} /> : null;
+  }
+}
+
+export function ErrorDetail({ error }: { error: SerializedError | undefined }) {
+  if (!error) return null;
+  const head = `${error.name ?? "Error"}${error.code ? ` [${error.code}]` : ""}: ${error.message ?? ""}`;
+  if (!error.stack) return <span className="err">{head}</span>;
+  return (
+    <details className="err">
+      <summary>{head}</summary>
+      <pre>{error.stack}</pre>
+    </details>
+  );
+}

@@ -1,0 +1,110 @@
+import type { ApiJournalEntry, ApiRun } from "cairn/client";
+
+export function ago(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return "—";
+  const ms = now - Date.parse(iso);
+  if (ms < 0) return `in ${duration(-ms)}`;
+  return `${duration(ms)} ago`;
+}
+
+export function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
+  const m = s / 60;
+  if (m < 60) return `${Math.floor(m)} min ${Math.round(s % 60)} s`;
+  const h = m / 60;
+  if (h < 48) return `${Math.floor(h)} h ${Math.round(m % 60)} min`;
+  return `${Math.floor(h / 24)} d ${Math.round(h % 24)} h`;
+}
+
+export function clock(iso: string): string {
+  const date = new Date(iso);
+  return date.toLocaleTimeString(undefined, { hour12: false }) + "." + String(date.getMilliseconds()).padStart(3, "0");
+}
+
+export function dateTime(iso: string | null | undefined): string {
+  return iso ? new Date(iso).toLocaleString(undefined, { hour12: false }) : "—";
+}
+
+/** How long the run has taken: to its end, or until now. */
+export function runAge(run: ApiRun, now = Date.now()): number {
+  return (run.finishedAt ? Date.parse(run.finishedAt) : now) - Date.parse(run.createdAt);
+}
+
+export function usd(micros: number): string {
+  const dollars = micros / 1e6;
+  return dollars === 0 ? "$0" : dollars < 0.01 ? `$${dollars.toFixed(4)}` : `$${dollars.toFixed(2)}`;
+}
+
+export function preview(value: unknown, max = 120): string {
+  if (value === undefined) return "";
+  let text: string;
+  try {
+    text = typeof value === "string" ? value : JSON.stringify(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+export interface Spend {
+  inputTokens: number;
+  outputTokens: number;
+  costMicros: number;
+  modelCalls: number;
+  steps: number;
+  retries: number;
+}
+
+/** Budget totals are folds of the journal: model calls' usage and cost, steps and retries. */
+export function spendOf(entries: ApiJournalEntry[]): Spend {
+  const spend: Spend = { inputTokens: 0, outputTokens: 0, costMicros: 0, modelCalls: 0, steps: 0, retries: 0 };
+  for (const entry of entries) {
+    if (entry.kind === "step.completed") {
+      spend.steps++;
+      const call = modelCallOf(entry);
+      if (call) {
+        spend.modelCalls++;
+        spend.inputTokens += call.inputTokens;
+        spend.outputTokens += call.outputTokens;
+        spend.costMicros += call.costMicros;
+      }
+    } else if (entry.kind === "step.failed" && !(entry.data as { final?: boolean }).final) spend.retries++;
+  }
+  return spend;
+}
+
+/** A model call's usage, when the entry is one (the agent layer journals usage and costMicros with the result). */
+export function modelCallOf(entry: ApiJournalEntry): { inputTokens: number; outputTokens: number; costMicros: number } | undefined {
+  const result = (entry.data as { result?: { usage?: { inputTokens?: number; outputTokens?: number }; costMicros?: number } } | null)?.result;
+  if (!result || typeof result !== "object" || !result.usage || typeof result.usage !== "object") return undefined;
+  return {
+    inputTokens: Number(result.usage.inputTokens ?? 0),
+    outputTokens: Number(result.usage.outputTokens ?? 0),
+    costMicros: Number(result.costMicros ?? 0),
+  };
+}
+
+/** What a suspended run waits for, in words. */
+export function waitingText(run: ApiRun): string {
+  return run.waitingFor
+    .map((wait) => {
+      const w = wait as Record<string, unknown>;
+      switch (wait.kind) {
+        case "event":
+          return `event “${String(w.type)}”`;
+        case "human":
+          return "a person";
+        case "timer":
+          return `timer ${typeof w.wakeAt === "number" ? ago(new Date(w.wakeAt).toISOString()) : ""}`.trim();
+        case "retry":
+          return `retry of ${wait.opKey}`;
+        case "child":
+          return `child ${String(w.childRunId)}`;
+        default:
+          return wait.kind;
+      }
+    })
+    .join(", ");
+}

@@ -1,0 +1,196 @@
+import type { ApiRun } from "cairn/client";
+import { api } from "../api";
+import { Link } from "../components/link";
+import { ErrorBox, StatusBadge } from "../components/status";
+import { duration, runAge, spendOf, usd } from "../format";
+import { usePolling } from "../hooks";
+import { BASE, runPath } from "../router";
+import { RunTable, STATUSES } from "./runs";
+
+const SAMPLE = 1000;
+const COSTED = 40;
+
+/** At a glance: what is stuck, slow, failing or expensive, and whether people are keeping up. */
+export function OverviewPage() {
+  const recent = usePolling(() => api.listRuns({ limit: SAMPLE }), 4000, []);
+  const stuck = usePolling(() => api.listStuckRuns({ limit: 20 }), 5000, []);
+  const pending = usePolling(() => api.listHumanRequests({ status: "pending" }), 4000, []);
+  const answered = usePolling(() => api.listHumanRequests({ status: "answered" }), 10000, []);
+  const workers = usePolling(() => api.listWorkers(), 5000, []);
+  const costs = usePolling(() => costOfRecent(), 15000, []);
+
+  const runs = recent.data?.runs ?? [];
+  const now = Date.now();
+  const count = (status: ApiRun["status"]) => runs.filter((run) => run.status === status).length;
+  const finished = count("completed") + count("failed") + count("cancelled");
+  const slow = runs
+    .filter((run) => run.status === "running" || run.status === "pending")
+    .sort((a, b) => runAge(b, now) - runAge(a, now))
+    .slice(0, 5);
+  const waits = (answered.data ?? []).filter((r) => r.answeredAt).map((r) => Date.parse(r.answeredAt!) - Date.parse(r.createdAt));
+  waits.sort((a, b) => a - b);
+
+  return (
+    <section>
+      <header className="page-header">
+        <h1>Overview</h1>
+        <span className="muted">{recent.data ? `last ${runs.length}${recent.data.nextCursor ? "+" : ""} runs` : ""}</span>
+      </header>
+      <ErrorBox error={recent.error} />
+      <div className="tiles">
+        {STATUSES.map((status) => (
+          <Link key={status} className={`tile status-${status}`} href={`${BASE}/runs?status=${status}`}>
+            <div className="tile-value">{recent.data ? count(status) : "…"}</div>
+            <div className="tile-label">{status}</div>
+          </Link>
+        ))}
+        <div className="tile">
+          <div className="tile-value">{finished ? `${Math.round((100 * count("completed")) / finished)}%` : "—"}</div>
+          <div className="tile-label">completion rate</div>
+        </div>
+        <Link className={`tile ${pending.data?.length ? "attention" : ""}`} href={`${BASE}/inbox`}>
+          <div className="tile-value">{pending.data?.length ?? "…"}</div>
+          <div className="tile-label">waiting for a person</div>
+        </Link>
+        <Link className={`tile ${workers.data?.length === 0 ? "attention" : ""}`} href={`${BASE}/workers`}>
+          <div className="tile-value">{workers.data?.length ?? "…"}</div>
+          <div className="tile-label">live workers</div>
+        </Link>
+      </div>
+
+      <div className="grid">
+        <div className="panel">
+          <h2>Stuck</h2>
+          <p className="muted small">Runnable runs no worker has picked up, or whose lease expired.</p>
+          <RunTable runs={stuck.data?.runs} empty="Nothing is stuck." />
+        </div>
+        <div className="panel">
+          <h2>Slowest in flight</h2>
+          <RunTable runs={recent.data ? slow : undefined} empty="Nothing is running." />
+        </div>
+        <div className="panel">
+          <h2>Failure patterns</h2>
+          <FailurePatterns runs={runs} />
+        </div>
+        <div className="panel">
+          <h2>Spend</h2>
+          <p className="muted small">Model tokens and cost, folded from the journals of the {COSTED} most recent runs.</p>
+          {costs.data ? <Spend rows={costs.data} /> : <p className="muted">Loading…</p>}
+        </div>
+        <div className="panel">
+          <h2>Human input</h2>
+          {waits.length === 0 ? (
+            <p className="muted">No answers yet.</p>
+          ) : (
+            <p>
+              {waits.length} answered · median wait <b>{duration(waits[Math.floor(waits.length / 2)]!)}</b> · longest <b>{duration(waits.at(-1)!)}</b>
+            </p>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function FailurePatterns({ runs }: { runs: ApiRun[] }) {
+  const groups = new Map<string, { count: number; workflows: Set<string>; example: string }>();
+  for (const run of runs) {
+    if (run.status !== "failed" || !run.error) continue;
+    const key = `${run.error.name}${run.error.code ? ` [${run.error.code}]` : ""}: ${run.error.message.slice(0, 160)}`;
+    const group = groups.get(key) ?? { count: 0, workflows: new Set<string>(), example: run.runId };
+    group.count++;
+    group.workflows.add(run.workflow);
+    groups.set(key, group);
+  }
+  const top = [...groups.entries()].sort((a, b) => b[1].count - a[1].count).slice(0, 8);
+  if (top.length === 0) return <p className="muted">No failed runs.</p>;
+  return (
+    <table>
+      <tbody>
+        {top.map(([message, group]) => (
+          <tr key={message}>
+            <td className="num">{group.count}×</td>
+            <td className="err">{message}</td>
+            <td>{[...group.workflows].join(", ")}</td>
+            <td>
+              <Link href={runPath(group.example)}>e.g.</Link>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+interface CostRow {
+  run: ApiRun;
+  costMicros: number;
+  tokens: number;
+}
+
+async function costOfRecent(): Promise<CostRow[]> {
+  const { runs } = await api.listRuns({ limit: COSTED });
+  return Promise.all(
+    runs.map(async (run) => {
+      const { entries } = await api.journal(run.runId, { limit: 1000 });
+      const spend = spendOf(entries);
+      return { run, costMicros: spend.costMicros, tokens: spend.inputTokens + spend.outputTokens };
+    }),
+  );
+}
+
+function Spend({ rows }: { rows: CostRow[] }) {
+  const byWorkflow = new Map<string, { costMicros: number; tokens: number; runs: number }>();
+  for (const row of rows) {
+    const total = byWorkflow.get(row.run.workflow) ?? { costMicros: 0, tokens: 0, runs: 0 };
+    total.costMicros += row.costMicros;
+    total.tokens += row.tokens;
+    total.runs++;
+    byWorkflow.set(row.run.workflow, total);
+  }
+  const expensive = rows
+    .filter((row) => row.tokens > 0)
+    .sort((a, b) => b.costMicros - a.costMicros || b.tokens - a.tokens)
+    .slice(0, 5);
+  return (
+    <>
+      <table>
+        <thead>
+          <tr>
+            <th>workflow</th>
+            <th className="num">runs</th>
+            <th className="num">tokens</th>
+            <th className="num">cost</th>
+            <th className="num">per run</th>
+          </tr>
+        </thead>
+        <tbody>
+          {[...byWorkflow.entries()].map(([workflow, total]) => (
+            <tr key={workflow}>
+              <td>{workflow}</td>
+              <td className="num">{total.runs}</td>
+              <td className="num">{total.tokens}</td>
+              <td className="num">{usd(total.costMicros)}</td>
+              <td className="num">{usd(total.costMicros / total.runs)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {expensive.length > 0 && (
+        <>
+          <h3>Most expensive</h3>
+          <ul className="plain">
+            {expensive.map((row) => (
+              <li key={row.run.runId}>
+                <Link href={runPath(row.run.runId)} className="mono">
+                  {row.run.runId}
+                </Link>{" "}
+                <StatusBadge status={row.run.status} /> {usd(row.costMicros)} · {row.tokens} tokens
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,257 @@
+import type { ApiJournalEntry, ApiRun } from "cairn/client";
+import { isCairnError } from "cairn/client";
+import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { api } from "../api";
+import { AnswerForm } from "../components/answer-form";
+import { JsonView } from "../components/json-view";
+import { ErrorBox, StatusBadge } from "../components/status";
+import { ErrorDetail, Timeline } from "../components/timeline";
+import { dateTime, duration, runAge, spendOf, usd, waitingText } from "../format";
+import { usePolling } from "../hooks";
+import { Link } from "../components/link";
+import { BASE, runPath } from "../router";
+
+const TERMINAL = ["completed", "failed", "cancelled"];
+
+/** One run: its state, what it waits for, questions to answer, spend, and the live journal. */
+export function RunPage({ runId }: { runId: string }) {
+  const run = usePolling(() => api.getRun(runId), 2000, [runId]);
+  const requests = usePolling(() => api.listHumanRequests({ runId, status: "pending" }), 2000, [runId]);
+  const { entries, live, error: streamError } = useLiveJournal(runId, run.data);
+  const spend = useMemo(() => spendOf(entries), [entries]);
+
+  // A new entry usually means a new state: refresh the run and its questions at once.
+  const refreshRun = run.refresh;
+  const refreshRequests = requests.refresh;
+  const last = entries.at(-1)?.seq;
+  useEffect(() => {
+    if (last === undefined) return;
+    refreshRun();
+    refreshRequests();
+  }, [last, refreshRun, refreshRequests]);
+
+  if (run.error && isCairnError(run.error, "RUN_NOT_FOUND")) {
+    return (
+      <section>
+        <h1>Run not found</h1>
+        <p>
+          No run <code>{runId}</code> in this store. <Link href={`${BASE}/runs`}>All runs</Link>
+        </p>
+      </section>
+    );
+  }
+  const r = run.data;
+  return (
+    <section>
+      <header className="page-header">
+        <div>
+          <div className="crumbs">
+            <Link href={`${BASE}/runs`}>Runs</Link> /
+          </div>
+          <h1 className="mono">{runId}</h1>
+        </div>
+        {r && <StatusBadge status={r.status} />}
+        {r && <RunActions run={r} onDone={refreshRun} />}
+      </header>
+      <ErrorBox error={run.error} />
+      {r && (
+        <div className="facts">
+          <Fact label="workflow">
+            {r.workflow} <span className="muted">v{r.version}</span>
+          </Fact>
+          <Fact label="started">{dateTime(r.createdAt)}</Fact>
+          <Fact label={r.finishedAt ? "took" : "running for"}>{duration(runAge(r))}</Fact>
+          <Fact label="entries">{r.entries}</Fact>
+          <Fact label="model calls">
+            {spend.modelCalls} · {spend.inputTokens + spend.outputTokens} tokens
+          </Fact>
+          <Fact label="cost">{usd(spend.costMicros)}</Fact>
+          <Fact label="steps / retries">
+            {spend.steps} / {spend.retries}
+          </Fact>
+          {r.leaseOwner && <Fact label="held by">{r.leaseOwner}</Fact>}
+          {r.parentRunId && (
+            <Fact label="parent">
+              <Link href={runPath(r.parentRunId)}>{r.parentRunId}</Link>
+            </Fact>
+          )}
+        </div>
+      )}
+      {r?.status === "suspended" && <p className="waiting">⏸ Waiting for {waitingText(r)}. It costs nothing while it waits.</p>}
+      {requests.data && requests.data.length > 0 && (
+        <div className="cards">
+          {requests.data.map((request) => (
+            <div className="card question" key={request.requestId}>
+              <div className="muted mono">{request.opKey}</div>
+              <p className="question-text">{request.question}</p>
+              <AnswerForm request={request} onAnswered={refreshRequests} />
+            </div>
+          ))}
+        </div>
+      )}
+      {r && r.waitingFor.some((w) => w.kind === "event") && (
+        <SendEvent runId={runId} type={String((r.waitingFor.find((w) => w.kind === "event") as { type?: string }).type ?? "")} />
+      )}
+      {r && (
+        <div className="io">
+          <div>
+            <h3>Input</h3>
+            <JsonView value={r.input} max={300} />
+          </div>
+          {r.status === "completed" && (
+            <div>
+              <h3>Output</h3>
+              <JsonView value={r.output} max={300} />
+            </div>
+          )}
+          {r.error && (
+            <div>
+              <h3>Error</h3>
+              <ErrorDetail error={r.error} />
+            </div>
+          )}
+        </div>
+      )}
+      <h2>
+        Journal <span className={`live ${live ? "on" : ""}`}>{live ? "● live" : r && TERMINAL.includes(r.status) ? "finished" : "reconnecting…"}</span>
+      </h2>
+      <ErrorBox error={streamError} />
+      <Timeline entries={entries} />
+    </section>
+  );
+}
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="fact">
+      <div className="fact-label">{label}</div>
+      <div className="fact-value">{children}</div>
+    </div>
+  );
+}
+
+/**
+ * The journal through the run's SSE stream: every entry once, in order, resumed after the last
+ * seq seen (the client reconnects by itself). A run retried after it failed opens a new stream.
+ */
+function useLiveJournal(runId: string, run: ApiRun | undefined) {
+  const [entries, setEntries] = useState<ApiJournalEntry[]>([]);
+  const [live, setLive] = useState(false);
+  const [error, setError] = useState<Error>();
+  const [generation, setGeneration] = useState(0);
+  const lastSeq = useRef(0);
+
+  useEffect(() => {
+    setEntries([]);
+    lastSeq.current = 0;
+  }, [runId]);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    setLive(true);
+    setError(undefined);
+    let buffer: ApiJournalEntry[] = [];
+    let flush: number | undefined;
+    api
+      .stream(runId, {
+        after: lastSeq.current,
+        signal: abort.signal,
+        onReconnect: () => setLive(false),
+        onEntry: (entry) => {
+          lastSeq.current = entry.seq;
+          buffer.push(entry);
+          setLive(true);
+          flush ??= window.setTimeout(() => {
+            const batch = buffer;
+            buffer = [];
+            flush = undefined;
+            setEntries((previous) => [...previous, ...batch]);
+          }, 30);
+        },
+      })
+      .then(() => setLive(false))
+      .catch((caught: Error) => {
+        setLive(false);
+        setError(caught);
+      });
+    return () => {
+      abort.abort();
+      window.clearTimeout(flush);
+      const batch = buffer;
+      if (batch.length) setEntries((previous) => [...previous, ...batch]);
+    };
+  }, [runId, generation]);
+
+  // The stream ended with the run, but the run went on (retried): follow it again.
+  useEffect(() => {
+    if (run && !live && !TERMINAL.includes(run.status) && run.entries > lastSeq.current) setGeneration((n) => n + 1);
+  }, [run, live]);
+
+  return { entries, live, error };
+}
+
+function RunActions({ run, onDone }: { run: ApiRun; onDone: () => void }) {
+  const [error, setError] = useState<string>();
+  const act = async (action: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await action();
+      onDone();
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  };
+  return (
+    <div className="actions">
+      {!TERMINAL.includes(run.status) && (
+        <button
+          className="danger"
+          onClick={() => window.confirm(`Cancel run ${run.runId}?`) && void act(() => api.cancel(run.runId, "cancelled from the dashboard"))}
+        >
+          Cancel
+        </button>
+      )}
+      {run.status === "failed" && <button onClick={() => void act(() => api.retry(run.runId))}>Retry</button>}
+      {error && <span className="err">{error}</span>}
+    </div>
+  );
+}
+
+function SendEvent({ runId, type: waitingType }: { runId: string; type: string }) {
+  const [type, setType] = useState(waitingType);
+  const [payload, setPayload] = useState("");
+  const [status, setStatus] = useState<string>();
+  const send = async () => {
+    let parsed: unknown;
+    try {
+      parsed = payload.trim() ? JSON.parse(payload) : undefined;
+    } catch {
+      setStatus("The payload must be JSON.");
+      return;
+    }
+    try {
+      await api.sendEvent(runId, { type, ...(parsed === undefined ? {} : { payload: parsed }) });
+      setStatus("sent");
+      setPayload("");
+    } catch (caught) {
+      setStatus((caught as Error).message);
+    }
+  };
+  return (
+    <form
+      className="card send-event"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void send();
+      }}
+    >
+      <h3>Send an event</h3>
+      <input aria-label="event type" value={type} onChange={(e) => setType(e.target.value)} className="short" />
+      <input aria-label="event payload" placeholder='payload (JSON), e.g. {"approved":true}' value={payload} onChange={(e) => setPayload(e.target.value)} />
+      <button className="primary" type="submit">
+        Send
+      </button>
+      {status && <span className="muted">{status}</span>}
+    </form>
+  );
+}
