@@ -259,6 +259,8 @@ export const apiHumanRequestSchema = z.object({
   timeoutAt: timestamp.nullable(),
   createdAt: timestamp,
   answeredAt: timestamp.nullable(),
+  /** What the question was asked with (`ctx.askHuman({ context })`), or null. */
+  context: z.unknown().nullable(),
 });
 
 export const humanRequestListSchema = z.object({ requests: z.array(apiHumanRequestSchema) });

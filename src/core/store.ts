@@ -291,6 +291,8 @@ export interface HumanRequest {
   timeoutAt: number | null;
   createdAt: number;
   answeredAt: number | null;
+  /** Encoded context the question was asked with (`ctx.askHuman({ context })`); absent without one. */
+  context?: string;
 }
 
 /** What a token may do: `read` (GETs), `write` (start, events, cancel, retry, answer), `admin` (tokens, audit). */

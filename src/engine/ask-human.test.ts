@@ -33,6 +33,9 @@ describe.each(STORE_KINDS)("ctx.askHuman on %s", (kind) => {
     await waitFor(async () => (await pending(engine, "r")).length === 1, { what: "the request is pending" });
     expect(await pending(engine, "r")).toEqual(["r:ask#0"]);
     await waitFor(async () => (await engine.getRun("r")).status === "suspended", { what: "the run suspends while it waits" });
+    // The context is on the request itself too, for the inbox.
+    const [listed] = await engine.listHumanRequests({ runId: "r" });
+    expect(listed!.context && JSON.parse(listed!.context)).toEqual({ diff: "+1 -1" });
     const requested = (await engine.journal("r")).find((e) => e.kind === "human.requested");
     expect(requested?.data).toMatchObject({ question: "Deploy to production?", options: ["approve", "reject"], context: { diff: "+1 -1" } });
 

@@ -146,6 +146,7 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
         createdAt: now,
         answeredAt: null,
       };
+      if (data.context !== undefined) request.context = encode(data.context);
       return [{ kind: "request-human", request }];
     }
     default:

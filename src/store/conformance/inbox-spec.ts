@@ -119,6 +119,14 @@ export function inboxSpec(store: () => Store): void {
       expect(await store().getHumanRequest("nope")).toBeUndefined();
     });
 
+    it("keeps the context a request was asked with, encoded", async () => {
+      const run = await startRun(store(), "r1");
+      await commitOk(store(), run, [entry("human.requested", "approve#0", { ...question, context: { diff: "+1 -1", at: new Date(T0) } })], T0 + 1);
+      const request = await store().getHumanRequest("rq1");
+      expect(request?.context).toBe(encode({ diff: "+1 -1", at: new Date(T0) }));
+      expect((await store().listHumanRequests({ runId: "r1" }))[0]?.context).toBe(request?.context);
+    });
+
     it("lists requests by status and run, oldest first", async () => {
       const a = await startRun(store(), "a");
       const b = await startRun(store(), "b");

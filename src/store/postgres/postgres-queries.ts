@@ -180,8 +180,8 @@ export const LIST_INBOX = sql("list_inbox", `SELECT ${INBOX_COLUMNS} FROM inbox 
 
 export const INSERT_HUMAN = sql(
   "insert_human",
-  `INSERT INTO human_requests (request_id, run_id, op_key, question, options, status, answer, timeout_at, created_at, answered_at)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+  `INSERT INTO human_requests (request_id, run_id, op_key, question, options, status, answer, timeout_at, created_at, answered_at, context)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
    ON CONFLICT (request_id) DO NOTHING`,
 );
 export const GET_HUMAN = sql("get_human", `SELECT ${HUMAN_COLUMNS} FROM human_requests WHERE request_id = $1`);

@@ -180,6 +180,7 @@ export class WriteSession {
           r.timeoutAt,
           r.createdAt,
           r.answeredAt,
+          r.context ?? null,
         ]);
         return;
       }

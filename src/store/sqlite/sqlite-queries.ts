@@ -109,8 +109,8 @@ export class SqliteQueries {
     this.pendingEvents = db.prepare(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = ? AND type = ? AND consumed_seq IS NULL ORDER BY id LIMIT ?`);
     this.listInbox = db.prepare(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = ? ORDER BY id`);
     this.insertHuman = db.prepare(
-      `INSERT INTO human_requests (request_id, run_id, op_key, question, options, status, answer, timeout_at, created_at, answered_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO human_requests (request_id, run_id, op_key, question, options, status, answer, timeout_at, created_at, answered_at, context)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (request_id) DO NOTHING`,
     );
     this.getHuman = db.prepare(`SELECT ${HUMAN_COLUMNS} FROM human_requests WHERE request_id = ?`);

@@ -459,6 +459,7 @@ export class SqliteStore implements Store {
           r.timeoutAt,
           r.createdAt,
           r.answeredAt,
+          r.context ?? null,
         );
         return;
       }

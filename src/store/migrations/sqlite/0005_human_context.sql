@@ -1,0 +1,3 @@
+-- Cairn store schema, version 5 (SQLite): what a question for a person was asked with (encoded), so
+-- the inbox (API, CLI, dashboard) shows it beside the question.
+ALTER TABLE human_requests ADD COLUMN context TEXT;
