@@ -278,6 +278,27 @@ export class Execution implements OpExecution {
 
   /** Registers the op's promise; starts it now, defers it until replay catches up, or waits for its journaled outcome. */
   private awaitOp<T>(key: string, start: () => Promise<void>): Promise<T> {
+    return this.registerOp<T>(
+      key,
+      (launch) => this.launches.set(key, launch),
+      () => {
+        this.inflight += 1;
+        start()
+          .catch((error) => this.onInternalError(key, error))
+          .finally(() => {
+            this.inflight -= 1;
+            this.scheduleCheck();
+          });
+      },
+    );
+  }
+
+  /**
+   * The part every op shares: its promise (resolved in journal order by {@link pump}); if the journal
+   * holds its outcome, that is delivered and `run` never happens; a new op issued while journaled
+   * outcomes are still undelivered runs only once replay proves the code still matches the journal.
+   */
+  private registerOp<T>(key: string, remember: (launch: () => void) => void, run: () => void): Promise<T> {
     const promise = new Promise<T>((resolve, reject) => {
       this.waiters.set(key, { resolve: resolve as (value: unknown) => void, reject });
     });
@@ -288,19 +309,10 @@ export class Execution implements OpExecution {
       return promise;
     }
     const launch = () => {
-      if (this.ended) return;
-      this.inflight += 1;
-      start()
-        .catch((error) => this.onInternalError(key, error))
-        .finally(() => {
-          this.inflight -= 1;
-          this.scheduleCheck();
-        });
+      if (!this.ended) run();
     };
-    this.launches.set(key, launch);
+    remember(launch);
     if (this.replayRemaining > 0 && !this.history.has(key)) {
-      // A new op while journaled outcomes are still undelivered: run its effect only once replay
-      // proves the code still matches the journal.
       this.deferred.push(launch);
       this.scheduleCheck();
     } else {
@@ -777,32 +789,19 @@ export class Execution implements OpExecution {
       throw new ValidationError(`ctx.loop("${name}"): snapshotEvery must be a whole number of iterations, 0 or more (got ${String(options.snapshotEvery)}).`);
     }
     const key = this.issue(scope, name, "loop");
-    const promise = new Promise<R>((resolve, reject) => {
-      this.waiters.set(key, { resolve: resolve as (value: unknown) => void, reject });
-    });
-    promise.catch(noop);
-    if (this.undelivered.has(key)) {
-      // The loop completed before: its journaled result is delivered in order; the body never runs.
-      if (this.nextDelivery()?.opKey === key) void this.pump();
-      return promise;
-    }
-    const launch = () => {
-      if (this.ended) return;
-      this.runLoop(key, initial, body, snapshotEvery).catch((error: unknown) => {
-        const waiter = this.waiters.get(key);
-        this.waiters.delete(key);
-        waiter?.reject(error);
-      });
-    };
-    // Workflow code, not an effect: it runs during replay. Only a loop the journal has never seen
-    // waits, like any new op, until replay proves the code still matches the journal.
-    if (this.replayRemaining > 0 && !this.history.has(key)) {
-      this.deferred.push(launch);
-      this.scheduleCheck();
-    } else {
-      launch();
-    }
-    return promise;
+    // Workflow code, not an effect: it runs during replay, and does not count as in flight (its ops
+    // do), so a loop waiting on an event still lets the run suspend. A completed loop's journaled
+    // result is delivered in order and the body never runs.
+    return this.registerOp<R>(
+      key,
+      noop,
+      () =>
+        void this.runLoop(key, initial, body, snapshotEvery).catch((error: unknown) => {
+          const waiter = this.waiters.get(key);
+          this.waiters.delete(key);
+          waiter?.reject(error);
+        }),
+    );
   }
 
   private async runLoop<S, R>(
