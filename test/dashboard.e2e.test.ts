@@ -162,6 +162,44 @@ if (!haveChromium && process.env.CI === "true") {
       expect(await page.locator('[data-kind="human.answered"]').textContent()).toContain("approve by ada");
     });
 
+    it("starts a run from the dashboard, answers its question in the inbox, and shows the finished timeline", async () => {
+      const page = await open("/ui/runs");
+      await page.getByText("Start a run", { exact: true }).first().click();
+      const form = page.locator('form[aria-label="start a run"]');
+      await expect.poll(() => form.locator("option").allTextContents()).toContain("ask@1");
+      await form.getByLabel("workflow").selectOption("ask@1");
+      await form.getByLabel("run id").fill("from-ui-1");
+      // Input is validated before it is sent.
+      await form.getByLabel("run input").fill("{not json");
+      expect(await form.textContent()).toContain("Input is not JSON");
+      expect(await form.getByRole("button", { name: "Start" }).isDisabled()).toBe(true);
+      await form.getByLabel("run input").fill('{"from":"dashboard"}');
+      await page.screenshot({ path: join(ARTIFACTS, "flow-1-start-form.png"), fullPage: true });
+      await form.getByRole("button", { name: "Start" }).click();
+
+      await expect.poll(() => page.url()).toBe(`${server.url}/ui/runs/from-ui-1`);
+      await status("from-ui-1", "suspended");
+      expect((await engine.getRun("from-ui-1")).input).toEqual({ from: "dashboard" });
+      await expect.poll(() => page.locator('[data-kind="human.requested"]').count()).toBe(1);
+      await expect.poll(() => page.locator(".waiting").textContent()).toContain("a person");
+      await page.screenshot({ path: join(ARTIFACTS, "flow-2-waiting-for-a-person.png"), fullPage: true });
+
+      await page.getByRole("link", { name: "Inbox", exact: true }).click();
+      const card = page.locator('[data-request-id="from-ui-1:review#0"]');
+      await expect.poll(() => card.count()).toBe(1);
+      await page.screenshot({ path: join(ARTIFACTS, "flow-3-inbox.png"), fullPage: true });
+      await card.getByLabel("your name").fill("grace");
+      await card.getByRole("button", { name: "approve" }).click();
+      await status("from-ui-1", "completed");
+      await expect.poll(() => card.count()).toBe(0);
+
+      await page.locator('a[href="/ui/runs/from-ui-1"]').first().click();
+      await expect.poll(() => page.locator("header [data-status]").getAttribute("data-status")).toBe("completed");
+      await expect.poll(() => page.locator('[data-kind="run.completed"]').count()).toBe(1);
+      expect(await page.locator('[data-kind="human.answered"]').textContent()).toContain("approve by grace");
+      await page.screenshot({ path: join(ARTIFACTS, "flow-4-timeline.png"), fullPage: true });
+    });
+
     it("keeps the view on reload: deep links to a run, the inbox and the workers page", async () => {
       await engine.start("paced", { steps: 1 }, { runId: "deep/link:1" });
       await status("deep/link:1", "suspended");

@@ -10,7 +10,7 @@ interface SerializedError {
 }
 
 /** The journal as a timeline: one row per entry, newest at the bottom, with what each one means. */
-export function Timeline({ entries }: { entries: ApiJournalEntry[] }) {
+export function Timeline({ entries, runId }: { entries: ApiJournalEntry[]; runId?: string }) {
   const first = entries[0] ? Date.parse(entries[0].at) : 0;
   const startedAt = new Map<string, number>();
   return (
@@ -31,7 +31,7 @@ export function Timeline({ entries }: { entries: ApiJournalEntry[] }) {
             <span className="kind">{entry.kind}</span>
             <span className="op mono">{entry.opKey ?? ""}</span>
             <span className="what">
-              <EntryDetail entry={entry} />
+              <EntryDetail entry={entry} runId={runId} />
               {took !== undefined && <span className="muted"> · {duration(took)}</span>}
             </span>
           </li>
@@ -41,7 +41,7 @@ export function Timeline({ entries }: { entries: ApiJournalEntry[] }) {
   );
 }
 
-function EntryDetail({ entry }: { entry: ApiJournalEntry }) {
+function EntryDetail({ entry, runId }: { entry: ApiJournalEntry; runId: string | undefined }) {
   const data = (entry.data ?? {}) as Record<string, unknown>;
   switch (entry.kind) {
     case "run.created":
@@ -72,10 +72,43 @@ function EntryDetail({ entry }: { entry: ApiJournalEntry }) {
           attempt {String(data.attempt)}
           {data.recovered ? " (recovered after a crash)" : ""}
           {intent?.tool !== undefined && (
-            <>
+            <span className="tool-call" data-tool={String(intent.tool)}>
               {" "}
               · tool <b>{String(intent.tool)}</b>
-            </>
+              {intent.toolCallId !== undefined && (
+                <>
+                  {" "}
+                  call <span className="mono">{String(intent.toolCallId)}</span>
+                </>
+              )}
+              {intent.argumentsHash !== undefined && (
+                <span className="muted">
+                  {" "}
+                  · args{" "}
+                  <span className="mono" title={String(intent.argumentsHash)}>
+                    {String(intent.argumentsHash).slice(0, 12)}
+                  </span>
+                </span>
+              )}
+              {runId && intent.toolCallId !== undefined && (
+                <span className="muted">
+                  {" "}
+                  · idempotency key <span className="mono">{`${runId}:tool:${String(intent.toolCallId)}`}</span>
+                </span>
+              )}
+              {intent.approvedBy !== undefined && (
+                <>
+                  {" "}
+                  · approved by <b>{String(intent.approvedBy)}</b>
+                </>
+              )}
+              {intent.effect !== undefined && (
+                <>
+                  {" "}
+                  · effect <b>{String(intent.effect)}</b>
+                </>
+              )}
+            </span>
           )}
           {intent?.model !== undefined && (
             <>

@@ -37,6 +37,7 @@ export function InboxPage() {
                 </span>
               </div>
               <p className="question-text">{request.question}</p>
+              <RequestContext request={request} />
               <AnswerForm request={request} onAnswered={pending.refresh} />
             </article>
           ))}
@@ -84,4 +85,16 @@ export function InboxPage() {
 
 function waited(from: string, to: string): string {
   return ago(from, Date.parse(to)).replace(" ago", "");
+}
+
+/** A request's `context` (what the run shows the person to decide), when the API gives one. */
+function RequestContext({ request }: { request: object }) {
+  const context = (request as { context?: unknown }).context;
+  if (context === undefined || context === null) return null;
+  return (
+    <div className="request-context" data-context>
+      <span className="muted">context </span>
+      <JsonView value={context} max={200} />
+    </div>
+  );
 }

@@ -2,6 +2,7 @@ import type { ApiJournalEntry, ApiRun } from "cairn/client";
 import { isCairnError } from "cairn/client";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { api } from "../api";
+import { AgentPanel } from "../components/agent-panel";
 import { AnswerForm } from "../components/answer-form";
 import { JsonView } from "../components/json-view";
 import { ErrorBox, StatusBadge } from "../components/status";
@@ -112,11 +113,12 @@ export function RunPage({ runId }: { runId: string }) {
           )}
         </div>
       )}
+      <AgentPanel entries={entries} />
       <h2>
         Journal <span className={`live ${live ? "on" : ""}`}>{live ? "● live" : r && TERMINAL.includes(r.status) ? "finished" : "reconnecting…"}</span>
       </h2>
       <ErrorBox error={streamError} />
-      <Timeline entries={entries} />
+      <Timeline entries={entries} runId={runId} />
     </section>
   );
 }

@@ -1,6 +1,7 @@
 import type { ApiRun } from "cairn/client";
 import { useState } from "react";
 import { api } from "../api";
+import { StartRunForm } from "../components/start-run";
 import { ErrorBox, StatusBadge } from "../components/status";
 import { Link } from "../components/link";
 import { ago, duration, runAge, waitingText } from "../format";
@@ -61,6 +62,10 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
           </form>
         </div>
       </header>
+      <details className="start-run-box">
+        <summary>Start a run</summary>
+        <StartRunForm />
+      </details>
       <ErrorBox error={page.error} />
       <RunTable runs={page.data?.runs} loading={page.loading} />
       <div className="pager">

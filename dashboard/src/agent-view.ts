@@ -1,0 +1,275 @@
+import type { ApiJournalEntry } from "cairn/client";
+
+// A small reader of agent runs' journals (src/agent/agent.ts): each model call is a step
+// `…turn#0/<i>/model#0`, each tool call a step `…turn#0/<i>/tool-<callId>#0`, and the loop's
+// `loop.snapshot` / `loop.completed` entries carry `{ messages, totals }`. Kept here rather than
+// importing cairn/agent so the dashboard bundle holds no agent runtime.
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+export interface ToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+export interface ToolResultBlock {
+  type: "tool_result";
+  toolUseId: string;
+  content: string;
+  isError?: boolean;
+}
+export type Block = TextBlock | ToolUseBlock | ToolResultBlock | { type: "thinking"; thinking?: string } | { type: string };
+export type Message = { role: "user"; content: string | TextBlock[] } | { role: "assistant"; content: Block[] } | { role: "tool"; content: ToolResultBlock[] };
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+}
+
+export interface AgentTotals {
+  usage: Usage;
+  costMicros: number;
+  /** Model calls. */
+  steps: number;
+  toolCalls: number;
+}
+
+const MODEL_KEY = /\/model#0$/;
+const TOOL_KEY = /\/tool-([^/]+)#\d+$/;
+
+/** An agent run: a model call step, or a loop named "turn". */
+export function isAgentRun(entries: readonly ApiJournalEntry[]): boolean {
+  return entries.some((entry) => entry.opKey !== null && (MODEL_KEY.test(entry.opKey) || /(^|\/)turn#\d+$/.test(entry.opKey)));
+}
+
+export function isToolOp(opKey: string | null): boolean {
+  return opKey !== null && TOOL_KEY.test(opKey);
+}
+
+function zeroUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+}
+
+function num(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+
+function readTotals(value: unknown): AgentTotals | undefined {
+  if (!value || typeof value !== "object") return undefined;
+  const t = value as Record<string, unknown>;
+  if (!t.usage || typeof t.usage !== "object") return undefined;
+  const u = t.usage as Record<string, unknown>;
+  return {
+    usage: {
+      inputTokens: num(u.inputTokens),
+      outputTokens: num(u.outputTokens),
+      cacheReadTokens: num(u.cacheReadTokens),
+      cacheWriteTokens: num(u.cacheWriteTokens),
+      reasoningTokens: num(u.reasoningTokens),
+    },
+    costMicros: num(t.costMicros),
+    steps: num(t.steps),
+    toolCalls: num(t.toolCalls),
+  };
+}
+
+export interface AgentView {
+  /** The conversation as of the newest loop state, then the model calls and tool results journaled after it. */
+  messages: Message[];
+  /** From the newest loop state when it is at least as recent as the journal's own fold; else the fold. */
+  totals: AgentTotals;
+  /** Where the totals come from. */
+  totalsFrom: "loop state" | "journal";
+}
+
+/**
+ * The transcript and totals of an agent run. The newest `loop.completed` / `loop.snapshot` gives the
+ * messages and totals up to it; model call results (assistant messages) and tool step outcomes
+ * (tool results) after it are appended, so a running agent's transcript is current.
+ */
+export function agentView(entries: readonly ApiJournalEntry[]): AgentView {
+  let base = -1;
+  let messages: Message[] = [];
+  let stateTotals: AgentTotals | undefined;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i]!;
+    if (entry.kind !== "loop.snapshot" && entry.kind !== "loop.completed") continue;
+    const data = entry.data as { state?: unknown; result?: unknown };
+    const state = (entry.kind === "loop.snapshot" ? data.state : data.result) as { messages?: unknown; totals?: unknown } | null | undefined;
+    if (!state || typeof state !== "object" || !Array.isArray(state.messages)) continue;
+    base = i;
+    messages = state.messages as Message[];
+    stateTotals = readTotals(state.totals);
+    break;
+  }
+
+  // The journal's own fold over every model call and tool call (also what follows the base).
+  const fold: AgentTotals = { usage: zeroUsage(), costMicros: 0, steps: 0, toolCalls: 0 };
+  const after: AgentTotals = { usage: zeroUsage(), costMicros: 0, steps: 0, toolCalls: 0 };
+  const tail: Message[] = [];
+  const toolCalls = new Map<string, string>();
+  entries.forEach((entry, i) => {
+    if (!entry.opKey) return;
+    const isModel = MODEL_KEY.test(entry.opKey);
+    const toolMatch = TOOL_KEY.exec(entry.opKey);
+    if (entry.kind === "step.started" && toolMatch) {
+      const intent = (entry.data as { intent?: { toolCallId?: string } }).intent;
+      toolCalls.set(entry.opKey, intent?.toolCallId ?? toolMatch[1]!);
+    }
+    const targets = i > base ? [fold, after] : [fold];
+    if (entry.kind === "step.completed" && isModel) {
+      const result = (entry.data as { result?: { content?: unknown; usage?: Record<string, unknown>; costMicros?: unknown } }).result;
+      for (const t of targets) {
+        t.steps++;
+        t.costMicros += num(result?.costMicros);
+        for (const key of Object.keys(t.usage) as (keyof Usage)[]) t.usage[key] += num(result?.usage?.[key]);
+      }
+      if (i > base && Array.isArray(result?.content)) tail.push({ role: "assistant", content: result.content as Block[] });
+    } else if (toolMatch && (entry.kind === "step.completed" || (entry.kind === "step.failed" && (entry.data as { final?: boolean }).final))) {
+      for (const t of targets) t.toolCalls++;
+      if (i > base) {
+        const data = entry.data as { result?: unknown; error?: { message?: string } };
+        const content =
+          entry.kind === "step.completed"
+            ? typeof data.result === "string"
+              ? data.result
+              : JSON.stringify(data.result)
+            : `failed: ${data.error?.message ?? ""}`;
+        const block: ToolResultBlock = {
+          type: "tool_result",
+          toolUseId: toolCalls.get(entry.opKey) ?? toolMatch[1]!,
+          content: content ?? "",
+          ...(entry.kind === "step.failed" ? { isError: true } : {}),
+        };
+        const last = tail.at(-1);
+        if (last?.role === "tool") last.content.push(block);
+        else tail.push({ role: "tool", content: [block] });
+      }
+    }
+  });
+
+  if (stateTotals) {
+    const totals: AgentTotals = {
+      usage: { ...stateTotals.usage },
+      costMicros: stateTotals.costMicros + after.costMicros,
+      steps: stateTotals.steps + after.steps,
+      toolCalls: stateTotals.toolCalls + after.toolCalls,
+    };
+    for (const key of Object.keys(totals.usage) as (keyof Usage)[]) totals.usage[key] += after.usage[key];
+    return { messages: [...messages, ...tail], totals, totalsFrom: "loop state" };
+  }
+  return { messages: [...messages, ...tail], totals: fold, totalsFrom: "journal" };
+}
+
+// ── plans (a reader of what src/agent/plan-view.ts rebuilds) ──────────────────
+
+export type PlanNodeStatus = "pending" | "running" | "done" | "failed" | "skipped";
+export interface PlanNode {
+  id: string;
+  deps: string[];
+  kind: string;
+  workflow?: string;
+  label?: string;
+  status: PlanNodeStatus;
+  result?: unknown;
+  error?: { message?: string };
+}
+export interface PlanView {
+  name: string;
+  opKey: string;
+  nodes: PlanNode[];
+  revision: number;
+}
+
+const NODE_KEY = /(?:^|\/)plan-([a-zA-Z0-9_-]+):([a-zA-Z0-9_-]+)#\d+$/;
+
+/** Plans of a run: created by a bookkeeping step, revised (remove / add / order), nodes' ops followed. */
+export function planViews(entries: readonly ApiJournalEntry[]): PlanView[] {
+  const views: PlanView[] = [];
+  const latest = new Map<string, PlanView>();
+  const pending = new Map<string, { cairnPlan: string; action: string }>();
+  for (const entry of entries) {
+    const key = entry.opKey;
+    if (key === null) continue;
+    if (entry.kind === "step.started") {
+      const intent = (entry.data as { intent?: { cairnPlan?: unknown; action?: unknown } }).intent;
+      if (intent && typeof intent.cairnPlan === "string" && (intent.action === "create" || intent.action === "revise")) {
+        pending.set(key, { cairnPlan: intent.cairnPlan, action: intent.action });
+        continue;
+      }
+    }
+    const bookkeeping = pending.get(key);
+    if (bookkeeping && entry.kind === "step.completed") {
+      pending.delete(key);
+      const result = (entry.data as { result?: unknown }).result as { nodes?: PlanNode[]; add?: PlanNode[]; remove?: string[]; order?: string[] } | null;
+      if (bookkeeping.action === "create") {
+        if (!Array.isArray(result?.nodes)) continue;
+        const view: PlanView = {
+          name: bookkeeping.cairnPlan,
+          opKey: key,
+          nodes: result.nodes.map((n) => ({ ...n, deps: [...(n.deps ?? [])], status: "pending" })),
+          revision: 0,
+        };
+        views.push(view);
+        latest.set(view.name, view);
+      } else {
+        const view = latest.get(bookkeeping.cairnPlan);
+        if (!view || !result) continue;
+        const removed = new Set(result.remove ?? []);
+        let nodes = view.nodes.filter((n) => !removed.has(n.id));
+        nodes = [...nodes, ...(result.add ?? []).map((n) => ({ ...n, deps: [...(n.deps ?? [])], status: "pending" as const }))];
+        if (result.order?.length) {
+          const slots = nodes.flatMap((n, i) => (result.order!.includes(n.id) ? [i] : []));
+          const byId = new Map(nodes.map((n) => [n.id, n]));
+          const reordered = [...nodes];
+          result.order.forEach((id, k) => {
+            const node = byId.get(id);
+            if (node && slots[k] !== undefined) reordered[slots[k]!] = node;
+          });
+          nodes = reordered;
+        }
+        view.nodes = nodes;
+        view.revision++;
+      }
+      continue;
+    }
+    const match = NODE_KEY.exec(key);
+    if (!match) continue;
+    const view = latest.get(match[1]!);
+    const node = view?.nodes.find((n) => n.id === match[2]);
+    if (!view || !node) continue;
+    const data = entry.data as { result?: unknown; output?: unknown; final?: boolean; error?: { message?: string } };
+    if (entry.kind === "step.started" || entry.kind === "child.started") {
+      if (node.status !== "done") node.status = "running";
+    } else if (entry.kind === "step.completed" || entry.kind === "child.completed") {
+      node.status = "done";
+      node.result = entry.kind === "step.completed" ? data.result : data.output;
+    } else if ((entry.kind === "step.failed" && data.final) || entry.kind === "child.failed") {
+      node.status = "failed";
+      if (data.error) node.error = data.error;
+      skipDependents(view);
+    }
+  }
+  return views;
+}
+
+function skipDependents(view: PlanView): void {
+  const byId = new Map(view.nodes.map((n) => [n.id, n]));
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const node of view.nodes) {
+      if (node.status !== "pending") continue;
+      if (node.deps.some((dep) => byId.get(dep)?.status === "failed" || byId.get(dep)?.status === "skipped")) {
+        node.status = "skipped";
+        changed = true;
+      }
+    }
+  }
+}

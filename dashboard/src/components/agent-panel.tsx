@@ -1,0 +1,118 @@
+import type { ApiJournalEntry } from "cairn/client";
+import { useMemo } from "react";
+import { agentView, isAgentRun, planViews, type Block, type Message, type PlanView } from "../agent-view";
+import { usd } from "../format";
+import { JsonView } from "./json-view";
+
+/** For agent runs: the budget spent, the transcript, and the plans, all read from the journal. */
+export function AgentPanel({ entries }: { entries: ApiJournalEntry[] }) {
+  const agent = useMemo(() => (isAgentRun(entries) ? agentView(entries) : undefined), [entries]);
+  const plans = useMemo(() => planViews(entries), [entries]);
+  if (!agent && plans.length === 0) return null;
+  return (
+    <div className="agent">
+      {agent && (
+        <>
+          <h2>Budget</h2>
+          <div className="facts budget" aria-label="budget">
+            <Total label="cost">{usd(agent.totals.costMicros)}</Total>
+            <Total label="model calls">{agent.totals.steps}</Total>
+            <Total label="tool calls">{agent.totals.toolCalls}</Total>
+            <Total label="input tokens">{agent.totals.usage.inputTokens}</Total>
+            <Total label="output tokens">{agent.totals.usage.outputTokens}</Total>
+            <Total label="cache read">{agent.totals.usage.cacheReadTokens}</Total>
+            <Total label="cache write">{agent.totals.usage.cacheWriteTokens}</Total>
+            <Total label="reasoning">{agent.totals.usage.reasoningTokens}</Total>
+          </div>
+          <p className="muted">Totals from the {agent.totalsFrom}.</p>
+          <h2>Transcript</h2>
+          <ol className="transcript" aria-label="transcript">
+            {agent.messages.map((message, i) => (
+              <li key={i} className={`msg msg-${message.role}`} data-role={message.role}>
+                <span className="msg-role">{message.role}</span>
+                <MessageBody message={message} />
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+      {plans.map((plan) => (
+        <Plan key={plan.opKey} plan={plan} />
+      ))}
+    </div>
+  );
+}
+
+function Total({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="fact">
+      <div className="fact-label">{label}</div>
+      <div className="fact-value">{children}</div>
+    </div>
+  );
+}
+
+function MessageBody({ message }: { message: Message }) {
+  if (message.role === "user") {
+    const text = typeof message.content === "string" ? message.content : message.content.map((block) => block.text).join("\n");
+    return <div className="msg-text">{text}</div>;
+  }
+  return (
+    <div>
+      {(message.content as Block[]).map((block, i) => (
+        <BlockView key={i} block={block} />
+      ))}
+    </div>
+  );
+}
+
+function BlockView({ block }: { block: Block }) {
+  const b = block as Record<string, unknown>;
+  switch (block.type) {
+    case "text":
+      return <div className="msg-text">{String(b.text)}</div>;
+    case "tool_use":
+      return (
+        <div className="tool-use" data-tool-call={String(b.id)}>
+          → call <b>{String(b.name)}</b> <span className="muted mono">{String(b.id)}</span> <JsonView value={b.input} />
+        </div>
+      );
+    case "tool_result":
+      return (
+        <div className={`tool-result ${b.isError ? "err" : ""}`} data-tool-result={String(b.toolUseId)}>
+          ← result <span className="muted mono">{String(b.toolUseId)}</span>
+          {b.isError ? " (error)" : ""} <JsonView value={b.content} />
+        </div>
+      );
+    case "thinking":
+      return <div className="muted">(thinking) {typeof b.thinking === "string" ? b.thinking.slice(0, 200) : ""}</div>;
+    default:
+      return <div className="muted">({block.type})</div>;
+  }
+}
+
+function Plan({ plan }: { plan: PlanView }) {
+  return (
+    <div className="plan" data-plan={plan.name}>
+      <h2>
+        Plan {plan.name} <span className="muted">revision {plan.revision}</span>
+      </h2>
+      <ul className="plan-nodes">
+        {plan.nodes.map((node) => (
+          <li key={node.id} data-node={node.id} data-node-status={node.status}>
+            <span className={`badge plan-${node.status}`}>{node.status}</span> <b className="mono">{node.id}</b> <span className="muted">{node.kind}</span>
+            {node.label ? ` ${node.label}` : ""}
+            {node.deps.length > 0 && <span className="muted"> · after {node.deps.join(", ")}</span>}
+            {node.status === "done" && (
+              <>
+                {" "}
+                <JsonView value={node.result} max={80} />
+              </>
+            )}
+            {node.error && <span className="err"> {node.error.message}</span>}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
