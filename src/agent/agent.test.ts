@@ -85,8 +85,8 @@ describe.each(STORE_KINDS)("defineAgent on %s", (kind) => {
     expect(model.calls).toBe(2);
     const intents = (await engine.journal("a")).filter((e) => e.kind === "step.started" && e.opKey?.includes("/tool-")).map((e) => e.data);
     expect(intents).toEqual([
-      { attempt: 1, intent: { tool: "add", toolCallId: "c1", argumentsHash: argumentsHash({ a: 2, b: 3 }) } },
-      { attempt: 1, intent: { tool: "add", toolCallId: "c2", argumentsHash: argumentsHash({ a: 1, b: 10 }) } },
+      { attempt: 1, intent: { tool: "add", toolCallId: "c1", effect: "idempotent", argumentsHash: argumentsHash({ a: 2, b: 3 }) } },
+      { attempt: 1, intent: { tool: "add", toolCallId: "c2", effect: "idempotent", argumentsHash: argumentsHash({ a: 1, b: 10 }) } },
     ]);
   });
 

@@ -370,7 +370,13 @@ async function runToolCallInner(
       (info) => tool.run(args, { idempotencyKey, toolCallId: call.id, runId, attempt: info.attempt, signal: info.signal, heartbeat: info.heartbeat }),
       {
         effect: tool.effect,
-        intent: { tool: tool.name, toolCallId: call.id, argumentsHash: argumentsHash(args), ...(approvedBy === null ? {} : { approvedBy }) },
+        intent: {
+          tool: tool.name,
+          toolCallId: call.id,
+          effect: tool.effect,
+          argumentsHash: argumentsHash(args),
+          ...(approvedBy === null ? {} : { approvedBy }),
+        },
         searchText: (output: unknown) => `${tool.name} ${JSON.stringify(args)} → ${formatOutput(tool, output)}`,
         ...(tool.retry === undefined ? {} : { retry: tool.retry }),
         ...(tool.timeout === undefined ? {} : { timeout: tool.timeout }),
