@@ -24,6 +24,11 @@ export type SideEffect =
   /** `step.completed` with search text: index it for `Store.searchJournal`. */
   | { kind: "index-text"; runId: string; seq: number; opKey: string; text: string };
 
+/** A human request as the SQL stores insert it, in column order (options as JSON text). */
+export function humanRequestRow(r: HumanRequest): unknown[] {
+  return [r.requestId, r.runId, r.opKey, r.question, JSON.stringify(r.options), r.status, r.answer, r.timeoutAt, r.createdAt, r.answeredAt, r.context ?? null];
+}
+
 /** The outcome of planning one write: the new row, the entries to insert, and their side effects. */
 export interface WritePlan<T extends RunState> {
   run: T;

@@ -1,7 +1,7 @@
 import type { JournalEntry, NewEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
 import type { CopiedEntry, NewRun } from "../../core/store.js";
-import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
+import { checkConsumable, humanRequestRow, planEntries, type SideEffect } from "../common/plan-write.js";
 import { copiedRun, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
 import {
   CONSUME_INBOX,
@@ -167,23 +167,9 @@ export class WriteSession {
       case "create-run":
         await this.createRun(effect.run);
         return;
-      case "request-human": {
-        const r = effect.request;
-        await this.tx.query(INSERT_HUMAN, [
-          r.requestId,
-          r.runId,
-          r.opKey,
-          r.question,
-          JSON.stringify(r.options),
-          r.status,
-          r.answer,
-          r.timeoutAt,
-          r.createdAt,
-          r.answeredAt,
-          r.context ?? null,
-        ]);
+      case "request-human":
+        await this.tx.query(INSERT_HUMAN, humanRequestRow(effect.request));
         return;
-      }
       case "wake":
         await this.wake(effect.runId);
         return;

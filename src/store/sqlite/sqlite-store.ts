@@ -29,7 +29,7 @@ import type {
 import { AUDIT_COLUMNS, TOKEN_COLUMNS, auditQuery, toAudit, toToken, tokenParams, type AuditRow, type TokenRow } from "../common/security-rows.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
-import { checkConsumable, isPlainAppend, planEntries, type SideEffect } from "../common/plan-write.js";
+import { checkConsumable, humanRequestRow, isPlainAppend, planEntries, type SideEffect } from "../common/plan-write.js";
 import { claimRun, copiedRun, fenceOut, fenceReason, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
 import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersion } from "./sqlite-migrations.js";
 import { openSqliteDatabase, type SqliteStoreOptions } from "./sqlite-open.js";
@@ -446,23 +446,9 @@ export class SqliteStore implements Store {
       case "create-run":
         if (!this.q.getState.get(effect.run.runId)) this.insertRun(effect.run, now);
         return;
-      case "request-human": {
-        const r = effect.request;
-        this.q.insertHuman.run(
-          r.requestId,
-          r.runId,
-          r.opKey,
-          r.question,
-          JSON.stringify(r.options),
-          r.status,
-          r.answer,
-          r.timeoutAt,
-          r.createdAt,
-          r.answeredAt,
-          r.context ?? null,
-        );
+      case "request-human":
+        this.q.insertHuman.run(...humanRequestRow(effect.request));
         return;
-      }
       case "wake": {
         const run = this.loadState(effect.runId);
         if (run) this.wake(run, now);
