@@ -83,6 +83,62 @@ describe("GET /runs/:id/stream", () => {
     expect(third.at(-1)!.event).toBe("end");
   });
 
+  it("a client dropped at random points (seeded), once across a server restart, still sees every entry once, in order", async () => {
+    // A small seeded generator: the same disconnect points on every run of the test.
+    let seed = 20261122;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const store = `sqlite:${join(tempDir(), "cairn.db")}`;
+    let engine = await openEngine(store);
+    let server = await testServer(engine);
+    await engine.start("paced", { steps: 12 }, { runId: "rnd" });
+    // The run advances on its own while the client comes and goes.
+    let stopPacing = false;
+    const pacing = (async () => {
+      for (let i = 0; i < 12 && !stopPacing; i++) {
+        await waitFor(async () => stopPacing || (await engine.getRun("rnd")).status === "suspended", { timeoutMs: 20_000 });
+        if (stopPacing) return;
+        await engine.sendEvent("rnd", "go", null, { eventId: `go-${i}` }).catch(() => undefined);
+      }
+    })();
+    const received: SseEvent[] = [];
+    let last: string | undefined;
+    let restarted = false;
+    for (let connection = 0; connection < 60; connection++) {
+      const take = 1 + Math.floor(random() * 4);
+      const headers: Record<string, string> = last === undefined ? {} : { "last-event-id": last };
+      const events = await readEvents(`${server.url}/runs/rnd/stream`, headers, (got) => seqs(got).length >= take || got.some((e) => e.event === "end"));
+      received.push(...events);
+      const entries = events.filter((e) => e.event === "entry");
+      if (entries.length > 0) last = entries.at(-1)!.id!;
+      if (events.some((e) => e.event === "end")) break;
+      if (!restarted && received.length > 15) {
+        // Once, mid-run: the server and engine go away and come back on the same file.
+        restarted = true;
+        stopPacing = true;
+        await pacing;
+        await server.close();
+        await engine.close();
+        engine = await openEngine(store);
+        server = await testServer(engine);
+        stopPacing = false;
+        void (async () => {
+          for (let i = 0; i < 12; i++) {
+            const run = await engine.getRun("rnd").catch(() => undefined);
+            if (!run || run.status === "completed") return;
+            await waitFor(async () => ["suspended", "completed"].includes((await engine.getRun("rnd")).status), { timeoutMs: 20_000 });
+            await engine.sendEvent("rnd", "go", null, { eventId: `again-${i}` }).catch(() => undefined);
+          }
+        })();
+      }
+    }
+    expect(restarted).toBe(true);
+    await engine.result("rnd", { timeoutMs: 20_000 });
+    const journal = await engine.journal("rnd");
+    const entries = received.filter((e) => e.event === "entry");
+    expect(entries.map((e) => Number(e.id))).toEqual(journal.map((e) => e.seq));
+    expect(received.at(-1)!.event).toBe("end");
+  }, 60_000);
+
   it("a stream of a finished run sends what is after the cursor and ends; an idle one sends keep-alive comments", async () => {
     const store = `sqlite:${join(tempDir(), "cairn.db")}`;
     const engine = await openEngine(store);
