@@ -8,9 +8,8 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createEngine, silentLogger, type Engine } from "cairn";
-import { waitFor } from "cairn/testing";
 import { onCleanup, tempDir } from "../test/support/engines.js";
-import { spawnWorker, type WorkerProcess } from "../test/support/processes.js";
+import { crashAtPoint, finishCleanly, killAtRandom, type Supervision } from "../test/support/processes.js";
 import { checkSource, codeMigration, listSourceFiles, seedRepository, type MigrationResult } from "./code-migration.js";
 import { workflows } from "./index.js";
 import { LEDGER_ENV, readLedger } from "./ledger.js";
@@ -51,29 +50,19 @@ async function setUp(): Promise<Scenario> {
 
 const finished = async (scenario: Scenario): Promise<boolean> => (await scenario.engine.getRun(RUN)).status === "completed";
 
-/** Answers what the run asks, as the people would, until the worker dies or the run completes. */
-async function playPeopleWhileAlive(scenario: Scenario, worker: WorkerProcess): Promise<string> {
-  return waitFor(
-    async () => {
+/** The people: answer what the run asks ("fixed" after fixing the reports by hand for an escalation). */
+function supervision(scenario: Scenario): Supervision {
+  return {
+    env: scenario.env,
+    done: () => finished(scenario),
+    async tick() {
       for (const request of await scenario.engine.listHumanRequests({ status: "pending" })) {
         const option = request.opKey.startsWith("escalate") ? "fixed" : "approve";
         if (option === "fixed") fixReportsByHand(scenario.repo);
         await scenario.engine.respondToHuman(request.requestId, { action: "answer", option, by: "tester" }).catch(() => undefined);
       }
-      if (worker.child.signalCode ?? worker.child.exitCode !== null) return worker.child.signalCode ?? `exit ${worker.child.exitCode}`;
-      return (await finished(scenario)) ? "done" : false;
     },
-    { timeoutMs: 30_000, what: "the worker to crash or the run to finish" },
-  );
-}
-
-async function finishWithCleanWorker(scenario: Scenario): Promise<void> {
-  if (await finished(scenario)) return;
-  const worker = spawnWorker(scenario.env);
-  await worker.ready;
-  await playPeopleWhileAlive(scenario, worker);
-  worker.child.kill("SIGTERM");
-  await worker.exited;
+  };
 }
 
 async function verify(scenario: Scenario): Promise<void> {
@@ -119,39 +108,17 @@ const POINTS: [string, string][] = [
 describe("code-migration example under SIGKILL", () => {
   it.each(POINTS)("at %s %s: every file migrated exactly once, every question answered once", async (point, match) => {
     const scenario = await setUp();
-    let crashes = 0;
-    for (let hit = 1; hit <= 3; hit++) {
-      const worker = spawnWorker({ ...scenario.env, CAIRN_CRASH_AT: `${point}:${hit}`, CAIRN_CRASH_MATCH: match });
-      await worker.ready.catch(() => undefined);
-      const ended = await playPeopleWhileAlive(scenario, worker);
-      if (ended === "SIGKILL") {
-        crashes += 1;
-        continue;
-      }
-      worker.child.kill("SIGTERM");
-      await worker.exited;
-      break;
-    }
+    const crashes = await crashAtPoint(supervision(scenario), point, match);
     expect(crashes, `${point} ${match} was reached`).toBeGreaterThan(0);
-    await finishWithCleanWorker(scenario);
+    await finishCleanly(supervision(scenario));
     await verify(scenario);
   });
 
   it("survives SIGKILLs at random moments", async () => {
     const scenario = await setUp();
-    let kills = 0;
-    for (let round = 0; round < 12 && !(await finished(scenario)); round++) {
-      const worker = spawnWorker({ ...scenario.env, [STEP_MS_ENV]: "25" });
-      await worker.ready;
-      const killer = setTimeout(() => worker.child.kill("SIGKILL"), 20 + Math.floor(Math.random() * 200));
-      await playPeopleWhileAlive(scenario, worker);
-      clearTimeout(killer);
-      if (worker.child.signalCode === "SIGKILL") kills += 1;
-      else worker.child.kill("SIGTERM");
-      await worker.exited;
-    }
+    const kills = await killAtRandom(supervision(scenario), { [STEP_MS_ENV]: "25" }, 12, 200);
     expect(kills).toBeGreaterThanOrEqual(2);
-    await finishWithCleanWorker(scenario);
+    await finishCleanly(supervision(scenario));
     await verify(scenario);
   });
 });

@@ -12,9 +12,8 @@ import type { AgentResult } from "../src/agent/agent.js";
 import { createEngine } from "../src/engine/create-engine.js";
 import type { Engine } from "../src/engine/engine.js";
 import { silentLogger } from "../src/engine/logger.js";
-import { waitFor } from "../src/testing/wait-for.js";
 import { onCleanup, tempDir } from "./support/engines.js";
-import { requireBuild, spawnWorker, type WorkerProcess } from "./support/processes.js";
+import { crashAtPoint, finishCleanly, killAtRandom, requireBuild, type Supervision } from "./support/processes.js";
 // @ts-expect-error plain JS fixture
 import { workflows } from "./fixtures/agent-workflows.mjs";
 
@@ -49,21 +48,20 @@ async function setUp(): Promise<Scenario> {
   };
 }
 
-/** Approves whatever the run asks, as a person would, while `worker` lives. */
-async function approveWhileAlive(scenario: Scenario, worker: WorkerProcess, until: () => Promise<boolean>): Promise<string> {
-  return waitFor(
-    async () => {
+const finished = (scenario: Scenario) => async () => (await scenario.engine.getRun(RUN)).status === "completed";
+
+/** A person who approves whatever the run asks. */
+function supervision(scenario: Scenario): Supervision {
+  return {
+    env: scenario.env,
+    done: finished(scenario),
+    async tick() {
       for (const request of await scenario.engine.listHumanRequests({ status: "pending", runId: RUN })) {
         await scenario.engine.respondToHuman(request.requestId, { action: "answer", option: "approve", by: "tester" }).catch(() => undefined);
       }
-      if (worker.child.signalCode ?? worker.child.exitCode !== null) return worker.child.signalCode ?? `exit ${worker.child.exitCode}`;
-      return (await until()) ? "done" : false;
     },
-    { timeoutMs: 30_000, what: "the worker to crash or the run to finish" },
-  );
+  };
 }
-
-const finished = (scenario: Scenario) => async () => (await scenario.engine.getRun(RUN)).status === "completed";
 
 async function verify(scenario: Scenario): Promise<void> {
   const result = (await scenario.engine.result(RUN, { timeoutMs: 1000 })) as AgentResult;
@@ -106,51 +104,17 @@ const BOUNDARIES: [string, string][] = [
 describe("agent loop under SIGKILL", () => {
   it.each(BOUNDARIES)("at %s %s: no model call billed twice, no tool effect applied twice, transcript and budget intact", async (point, match) => {
     const scenario = await setUp();
-    let crashes = 0;
-    for (let hit = 1; hit <= 3; hit++) {
-      const worker = spawnWorker({ ...scenario.env, CAIRN_CRASH_AT: `${point}:${hit}`, CAIRN_CRASH_MATCH: match });
-      await worker.ready.catch(() => undefined);
-      const ended = await approveWhileAlive(scenario, worker, finished(scenario));
-      if (ended === "SIGKILL") {
-        crashes += 1;
-        continue;
-      }
-      worker.child.kill("SIGTERM");
-      await worker.exited;
-      break;
-    }
+    const crashes = await crashAtPoint(supervision(scenario), point, match);
     expect(crashes, `${point} ${match} was reached`).toBeGreaterThan(0);
-    if (!(await finished(scenario)())) {
-      const worker = spawnWorker(scenario.env);
-      await worker.ready;
-      await approveWhileAlive(scenario, worker, finished(scenario));
-      worker.child.kill("SIGTERM");
-      await worker.exited;
-    }
+    await finishCleanly(supervision(scenario));
     await verify(scenario);
   });
 
   it("survives SIGKILLs at random moments", async () => {
     const scenario = await setUp();
-    let kills = 0;
-    for (let round = 0; round < 10 && !(await finished(scenario)()); round++) {
-      const worker = spawnWorker({ ...scenario.env, CAIRN_TEST_STEP_MS: "30" });
-      await worker.ready;
-      const killer = setTimeout(() => worker.child.kill("SIGKILL"), 20 + Math.floor(Math.random() * 150));
-      await approveWhileAlive(scenario, worker, finished(scenario));
-      clearTimeout(killer);
-      if (worker.child.signalCode === "SIGKILL") kills += 1;
-      else worker.child.kill("SIGTERM");
-      await worker.exited;
-    }
+    const kills = await killAtRandom(supervision(scenario), { CAIRN_TEST_STEP_MS: "30" }, 10, 150);
     expect(kills).toBeGreaterThanOrEqual(2);
-    if (!(await finished(scenario)())) {
-      const worker = spawnWorker(scenario.env);
-      await worker.ready;
-      await approveWhileAlive(scenario, worker, finished(scenario));
-      worker.child.kill("SIGTERM");
-      await worker.exited;
-    }
+    await finishCleanly(supervision(scenario));
     await verify(scenario);
   });
 });
