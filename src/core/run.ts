@@ -1,15 +1,34 @@
 import type { EntryData, EntryKind, NewEntry } from "./journal.js";
 import { encode } from "./serialize.js";
 
-/** Lifecycle states of a run. */
-export type RunStatus = "pending" | "running" | "suspended" | "completed" | "failed" | "cancelled";
+/**
+ * Lifecycle states of a run. `compensated` and `compensation_failed` end a saga whose
+ * compensations ran; `dead` is the dead-letter state of a run whose recovery kept failing.
+ */
+export type RunStatus = "pending" | "running" | "suspended" | "completed" | "failed" | "cancelled" | "compensated" | "compensation_failed" | "dead";
 
 /** Every run status, in lifecycle order. */
-export const RUN_STATUSES: readonly RunStatus[] = ["pending", "running", "suspended", "completed", "failed", "cancelled"];
+export const RUN_STATUSES: readonly RunStatus[] = [
+  "pending",
+  "running",
+  "suspended",
+  "completed",
+  "failed",
+  "cancelled",
+  "compensated",
+  "compensation_failed",
+  "dead",
+];
 
-/** True for completed, failed and cancelled. */
+/** The statuses a run never leaves on its own (an operator may still retry some of them). */
+export const TERMINAL_STATUSES: readonly RunStatus[] = ["completed", "failed", "cancelled", "compensated", "compensation_failed", "dead"];
+
+/** The terminal statuses as an SQL list, `('completed', …)`, for the stores' queries. */
+export const TERMINAL_STATUSES_SQL = `(${TERMINAL_STATUSES.map((status) => `'${status}'`).join(", ")})`;
+
+/** True for every status in {@link TERMINAL_STATUSES}. */
 export function isTerminal(status: RunStatus): boolean {
-  return status === "completed" || status === "failed" || status === "cancelled";
+  return TERMINAL_STATUSES.includes(status);
 }
 
 /** A run row as stored: a projection of the run's journal plus its lease. Payload fields are encoded. */

@@ -12,7 +12,7 @@ import { usePolling } from "../hooks";
 import { Link } from "../components/link";
 import { BASE, runPath } from "../router";
 
-const TERMINAL = ["completed", "failed", "cancelled"];
+const TERMINAL = ["completed", "failed", "cancelled", "compensated", "compensation_failed", "dead"];
 
 /** One run: its state, what it waits for, questions to answer, spend, and the live journal. */
 export function RunPage({ runId }: { runId: string }) {

@@ -8,7 +8,17 @@ import { ago, duration, runAge, waitingText } from "../format";
 import { usePolling } from "../hooks";
 import { BASE, navigate, runPath } from "../router";
 
-export const STATUSES: ApiRun["status"][] = ["pending", "running", "suspended", "completed", "failed", "cancelled"];
+export const STATUSES: ApiRun["status"][] = [
+  "pending",
+  "running",
+  "suspended",
+  "completed",
+  "failed",
+  "cancelled",
+  "compensated",
+  "compensation_failed",
+  "dead",
+];
 
 /** Runs, newest first, filtered by status and workflow (kept in the URL), refreshed every 2 s. */
 export function RunsPage({ query }: { query: URLSearchParams }) {

@@ -1,4 +1,4 @@
-import type { RunStatus } from "../../core/run.js";
+import { TERMINAL_STATUSES_SQL, type RunStatus } from "../../core/run.js";
 import type { ListRunsQuery } from "../../core/store.js";
 import type { RunCursor } from "../common/list-query.js";
 import { ENTRY_COLUMNS, HUMAN_COLUMNS, INBOX_COLUMNS, RUN_COLUMNS, STATE_COLUMNS, WORKER_COLUMNS, stateColumns } from "./postgres-rows.js";
@@ -28,7 +28,7 @@ function nowParam(n: number): string {
 
 const sql = (name: string, text: string): Sql => ({ name: `cairn_${name}`, text });
 
-const TERMINAL = "('completed', 'failed', 'cancelled')";
+const TERMINAL = TERMINAL_STATUSES_SQL;
 
 export const GET_STATE = sql("get_state", `SELECT ${STATE_COLUMNS} FROM runs WHERE run_id = $1`);
 export const GET_RUN = sql("get_run", `SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = $1`);

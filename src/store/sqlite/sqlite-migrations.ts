@@ -39,6 +39,18 @@ export function applyMigrations(db: Database.Database): void {
   const current = schemaVersion(db);
   if (current > known) throw new SchemaTooNewError(current, known);
   if (current === known && db.pragma("application_id", { simple: true }) === CAIRN_APPLICATION_ID) return;
+  // Foreign keys are off while migrating (the pragma is a no-op inside a transaction), so a
+  // migration may rebuild a table the documented way; foreign_key_check runs before the commit.
+  const foreignKeys = db.pragma("foreign_keys", { simple: true }) === 1;
+  if (foreignKeys) db.pragma("foreign_keys = OFF");
+  try {
+    migrate(db, migrations, known);
+  } finally {
+    if (foreignKeys) db.pragma("foreign_keys = ON");
+  }
+}
+
+function migrate(db: Database.Database, migrations: readonly Migration[], known: number): void {
   db.transaction(() => {
     db.exec("CREATE TABLE IF NOT EXISTS cairn_migrations (version INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
     const applied = schemaVersion(db);
@@ -49,6 +61,8 @@ export function applyMigrations(db: Database.Database): void {
       db.exec(migration.sql);
       record.run(migration.version, migration.name, Date.now());
     }
+    const broken = db.pragma("foreign_key_check") as unknown[];
+    if (broken.length > 0) throw new Error(`A migration left ${broken.length} rows whose foreign keys point nowhere; nothing was changed.`);
     db.pragma(`application_id = ${CAIRN_APPLICATION_ID}`);
   }).immediate();
 }

@@ -273,3 +273,46 @@ describe("several connections on one file", () => {
     await Promise.all(stores.map((store) => store.close()));
   });
 });
+
+describe("upgrading a version-5 file", () => {
+  it("rebuilds the runs table for the new statuses, keeping rows, journal and foreign keys", async () => {
+    const path = join(dir, "v5.db");
+    const db = new Database(path);
+    db.pragma("foreign_keys = ON");
+    db.exec("CREATE TABLE cairn_migrations (version INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
+    for (const migration of sqliteMigrations().slice(0, 5)) {
+      db.exec(migration.sql);
+      db.prepare("INSERT INTO cairn_migrations VALUES (?, ?, 0)").run(migration.version, migration.name);
+    }
+    db.pragma(`application_id = ${CAIRN_APPLICATION_ID}`);
+    db.prepare(
+      "INSERT INTO runs (run_id, workflow, version, status, input, last_seq, created_at, updated_at) VALUES ('old', 'wf', '1', 'suspended', ?, 1, 1, 1)",
+    ).run(encode({ n: 1 }));
+    db.prepare("INSERT INTO journal (run_id, seq, kind, op_key, payload, epoch, at) VALUES ('old', 1, 'run.created', NULL, '{}', 0, 1)").run();
+    expect(() => db.prepare("UPDATE runs SET status = 'compensated'").run()).toThrow(/CHECK/);
+    db.close();
+
+    const store = await openMigrated(path);
+    expect(await store.getRun("old")).toMatchObject({ status: "suspended", lastSeq: 1 });
+    expect((await store.readJournal("old")).map((entry) => entry.kind)).toEqual(["run.created"]);
+    await store.close();
+
+    const after = new Database(path);
+    after.pragma("foreign_keys = ON");
+    after.prepare("UPDATE runs SET status = 'compensated'").run();
+    expect(() => after.prepare("UPDATE runs SET status = 'bogus'").run()).toThrow(/CHECK/);
+    expect(() =>
+      after.prepare("INSERT INTO journal (run_id, seq, kind, op_key, payload, epoch, at) VALUES ('nobody', 1, 'x', NULL, '{}', 0, 1)").run(),
+    ).toThrow(/FOREIGN KEY/);
+    expect(after.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' ORDER BY name").pluck().all()).toEqual([
+      "runs_created_idx",
+      "runs_lease_idx",
+      "runs_parent_idx",
+      "runs_pending_idx",
+      "runs_stuck_idx",
+      "runs_wake_idx",
+      "sqlite_autoindex_runs_1",
+    ]);
+    after.close();
+  });
+});

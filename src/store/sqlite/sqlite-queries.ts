@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { RunStatus } from "../../core/run.js";
+import { TERMINAL_STATUSES_SQL, type RunStatus } from "../../core/run.js";
 import type { ClaimRequest, ListRunsQuery } from "../../core/store.js";
 import type { RunCursor } from "../common/list-query.js";
 import { ENTRY_COLUMNS, HUMAN_COLUMNS, INBOX_COLUMNS, RUN_COLUMNS, STATE_COLUMNS, WORKER_COLUMNS } from "./sqlite-rows.js";
@@ -97,7 +97,7 @@ export class SqliteQueries {
     this.readJournalSeqs = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND seq IN (SELECT value FROM json_each(?)) ORDER BY seq`);
     this.renewLease = db.prepare(
       `UPDATE runs SET lease_expires_at = ?
-       WHERE run_id = ? AND lease_epoch = ? AND lease_owner = ? AND status NOT IN ('completed', 'failed', 'cancelled')`,
+       WHERE run_id = ? AND lease_epoch = ? AND lease_owner = ? AND status NOT IN ${TERMINAL_STATUSES_SQL}`,
     );
     this.insertInbox = db.prepare(
       `INSERT INTO inbox (run_id, type, event_id, payload, consumed_seq, received_at) VALUES (?, ?, ?, ?, NULL, ?)

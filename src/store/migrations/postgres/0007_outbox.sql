@@ -1,0 +1,2 @@
+-- Cairn store schema, version 7 (postgres): reserved for outbox; no change yet.
+SELECT 1;

@@ -1,0 +1,2 @@
+-- Cairn store schema, version 7 (sqlite): reserved for outbox; no change yet.
+SELECT 1;
