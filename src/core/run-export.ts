@@ -39,13 +39,9 @@ const runSchema = z
   })
   .strict();
 
-const entrySchema = z
-  .object({ seq: int.min(1), kind: text.min(1), opKey: nullableText, payload: text, epoch: int.nonnegative(), at: time })
-  .strict();
+const entrySchema = z.object({ seq: int.min(1), kind: text.min(1), opKey: nullableText, payload: text, epoch: int.nonnegative(), at: time }).strict();
 
-const inboxSchema = z
-  .object({ type: text.min(1), eventId: text.min(1), payload: text, consumedSeq: int.min(1).nullable(), receivedAt: time })
-  .strict();
+const inboxSchema = z.object({ type: text.min(1), eventId: text.min(1), payload: text, consumedSeq: int.min(1).nullable(), receivedAt: time }).strict();
 
 const humanSchema = z
   .object({
@@ -82,12 +78,14 @@ export const runExportSchema = z
   .strict()
   .superRefine((data, issue) => {
     data.journal.forEach((entry, i) => {
-      if (entry.seq !== i + 1) issue.addIssue({ code: "custom", path: ["journal", i, "seq"], message: `expected seq ${i + 1} (seqs run 1, 2, … without gaps)` });
+      if (entry.seq !== i + 1)
+        issue.addIssue({ code: "custom", path: ["journal", i, "seq"], message: `expected seq ${i + 1} (seqs run 1, 2, … without gaps)` });
     });
     if (data.journal.length !== data.run.lastSeq) {
       issue.addIssue({ code: "custom", path: ["run", "lastSeq"], message: `is ${data.run.lastSeq} but the journal has ${data.journal.length} entries` });
     }
-    if (data.journal[0] && data.journal[0].kind !== "run.created") issue.addIssue({ code: "custom", path: ["journal", 0, "kind"], message: "seq 1 must be run.created" });
+    if (data.journal[0] && data.journal[0].kind !== "run.created")
+      issue.addIssue({ code: "custom", path: ["journal", 0, "kind"], message: "seq 1 must be run.created" });
     const events = new Set<string>();
     data.inbox.forEach((event, i) => {
       if (events.has(event.eventId)) issue.addIssue({ code: "custom", path: ["inbox", i, "eventId"], message: `duplicate eventId "${event.eventId}"` });

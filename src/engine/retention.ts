@@ -77,6 +77,9 @@ export async function prune(store: Store, options: PruneOptions, now: number): P
   }
   if (opts.archiveDir) await mkdir(opts.archiveDir, { recursive: true });
   const result: PruneResult = { runIds: [], dryRun: false, archived: [], skipped: 0 };
+  // A batch whose runs all changed since they were listed (retried meanwhile) is no reason to stop,
+  // but runs that keep changing under us are: give up after a few such batches in a row.
+  let fruitless = 0;
   for (;;) {
     const room = opts.limit === undefined ? opts.batchSize : Math.min(opts.batchSize, opts.limit - result.runIds.length);
     if (room <= 0) break;
@@ -108,7 +111,8 @@ export async function prune(store: Store, options: PruneOptions, now: number): P
         if (file) await rm(file, { force: true });
       }
     }
-    if (deleted.size === 0) break;
+    fruitless = deleted.size === 0 ? fruitless + 1 : 0;
+    if (fruitless >= 3) break;
     // Let other work (claims, commits) in between two batches.
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -17,7 +17,12 @@ export function retentionSpec(store: () => Store): void {
     await store().sendEvent({ runId, type: "late", eventId: "e2", payload: encode(2) }, at - 8);
     const [inbox] = await store().listInbox(runId);
     await commitOk(store(), run, [entry("event.received", "go#0", { type: "go", eventId: "e1", payload: 1, inboxId: inbox!.id })], at - 7);
-    await commitOk(store(), run, [entry("human.requested", "ok#0", { requestId: `${runId}:ok#0`, question: "Ship?", options: ["yes"], timeoutAt: null })], at - 6);
+    await commitOk(
+      store(),
+      run,
+      [entry("human.requested", "ok#0", { requestId: `${runId}:ok#0`, question: "Ship?", options: ["yes"], timeoutAt: null })],
+      at - 6,
+    );
     const last =
       how === "completed"
         ? entry("run.completed", null, { output: { done: runId } })

@@ -72,7 +72,10 @@ export function importRows(t: MemoryTables, data: RunImport): void {
     if (t.runs.has(data.run.runId)) throw new RunConflictError(data.run.runId, "in this store; import it under another id (--as)");
     for (const request of data.humanRequests) {
       if (t.humans.has(request.requestId)) {
-        throw new RunConflictError(data.run.runId, `cannot be imported: human request "${request.requestId}" exists in this store; import it under another id (--as)`);
+        throw new RunConflictError(
+          data.run.runId,
+          `cannot be imported: human request "${request.requestId}" exists in this store; import it under another id (--as)`,
+        );
       }
     }
     t.putRun({ ...data.run });

@@ -4,7 +4,21 @@ import type { PruneQuery, RunImport } from "../../core/store.js";
 import { humanRequestRow } from "../common/plan-write.js";
 import { journalTexts, PER_RUN_TABLES, PRUNABLE_SQL } from "../common/retention-sql.js";
 import { INSERT_RUN } from "./postgres-queries.js";
-import { ENTRY_COLUMNS, HUMAN_COLUMNS, INBOX_COLUMNS, RUN_COLUMNS, entryArrays, runValues, toEntry, toHuman, toRun, type EntryRow, type HumanRow, type InboxRow, type StateRow } from "./postgres-rows.js";
+import {
+  ENTRY_COLUMNS,
+  HUMAN_COLUMNS,
+  INBOX_COLUMNS,
+  RUN_COLUMNS,
+  entryArrays,
+  runValues,
+  toEntry,
+  toHuman,
+  toRun,
+  type EntryRow,
+  type HumanRow,
+  type InboxRow,
+  type StateRow,
+} from "./postgres-rows.js";
 import type { Tx } from "./postgres-tx.js";
 
 /** Runs one statement outside a transaction (the store's pooled query). */
@@ -55,9 +69,9 @@ export async function readRows(tx: Tx, runId: string): Promise<RunImport | undef
   if (!row) return undefined;
   const journal = (await tx.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = $1 ORDER BY seq`, [runId])).map(toEntry);
   const inbox = (await tx.query<InboxRow>(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = $1 ORDER BY id`, [runId])).map(({ id: _, ...event }) => event);
-  const humanRequests = (await tx.query<HumanRow>(`SELECT ${HUMAN_COLUMNS} FROM human_requests WHERE run_id = $1 ORDER BY created_at, request_id`, [runId])).map(
-    toHuman,
-  );
+  const humanRequests = (
+    await tx.query<HumanRow>(`SELECT ${HUMAN_COLUMNS} FROM human_requests WHERE run_id = $1 ORDER BY created_at, request_id`, [runId])
+  ).map(toHuman);
   return { run: toRun(row), journal, inbox, humanRequests };
 }
 

@@ -5,7 +5,20 @@ import { TERMINAL_STATUSES } from "../../core/run.js";
 import type { PruneQuery, RunImport } from "../../core/store.js";
 import { humanRequestRow } from "../common/plan-write.js";
 import { journalTexts, PER_RUN_TABLES, PRUNABLE_SQL } from "../common/retention-sql.js";
-import { ENTRY_COLUMNS, HUMAN_COLUMNS, INBOX_COLUMNS, RUN_COLUMNS, runParams, toEntry, toHuman, toRun, type EntryRow, type HumanRow, type InboxRow, type StateRow } from "./sqlite-rows.js";
+import {
+  ENTRY_COLUMNS,
+  HUMAN_COLUMNS,
+  INBOX_COLUMNS,
+  RUN_COLUMNS,
+  runParams,
+  toEntry,
+  toHuman,
+  toRun,
+  type EntryRow,
+  type HumanRow,
+  type InboxRow,
+  type StateRow,
+} from "./sqlite-rows.js";
 
 /** See `Store.listPrunableRuns`; served by `runs_finished_idx` (migration 0012). */
 export function listPrunable(db: Database.Database, query: PruneQuery): RunRecord[] {
@@ -62,7 +75,10 @@ export function importRows(db: Database.Database, data: RunImport): void {
     const human = db.prepare("SELECT 1 FROM human_requests WHERE request_id = ?");
     for (const request of data.humanRequests) {
       if (human.get(request.requestId) !== undefined) {
-        throw new RunConflictError(run.runId, `cannot be imported: human request "${request.requestId}" exists in this store; import it under another id (--as)`);
+        throw new RunConflictError(
+          run.runId,
+          `cannot be imported: human request "${request.requestId}" exists in this store; import it under another id (--as)`,
+        );
       }
     }
     db.prepare(
