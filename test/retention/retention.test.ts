@@ -6,7 +6,7 @@ import { retentionSuite } from "./retention-suite.js";
 retentionSuite("sqlite", async () => {
   const file = join(tempDir(), "cairn.db");
   let db: Database.Database | undefined;
-  onCleanup(() => db?.close());
+  onCleanup(() => void db?.close());
   return {
     url: `sqlite:${file}`,
     async count(table, runId) {
