@@ -160,3 +160,13 @@ export function fromRunExport(data: RunExport, asRunId?: string): RunImport {
     humanRequests: data.humanRequests.map((request) => ({ ...request, runId, requestId: rename(request.requestId) })),
   };
 }
+
+/** Query of `GET /runs/:id/export`. */
+export const exportRunQuery = z
+  .object({ force: z.enum(["true", "false"]).optional().describe("true: export a live run as it is now (default: only finished runs).") })
+  .strict();
+
+/** Query of `POST /runs/import`. */
+export const importRunQuery = z
+  .object({ as: z.string().min(1).max(256).optional().describe("Import under this run id instead of the exported one.") })
+  .strict();
