@@ -1,5 +1,5 @@
 import { RunConflictError } from "../../core/errors.js";
-import { TERMINAL_STATUSES, type RunRecord } from "../../core/run.js";
+import { isTerminal, TERMINAL_STATUSES, type RunRecord } from "../../core/run.js";
 import type { PruneQuery, RunImport } from "../../core/store.js";
 import { humanRequestRow } from "../common/plan-write.js";
 import { journalTexts, PER_RUN_TABLES, PRUNABLE_SQL } from "../common/retention-sql.js";
@@ -111,4 +111,6 @@ export async function importRows(tx: Tx, data: RunImport): Promise<void> {
   for (const t of journalTexts(data.journal)) {
     await tx.query("INSERT INTO journal_text (run_id, seq, op_key, body) VALUES ($1, $2, $3, $4)", [run.runId, t.seq, t.opKey, t.text]);
   }
+  // A live run imported may be runnable now: wake the workers of every process, as a start does.
+  if (!isTerminal(run.status)) tx.wake();
 }
