@@ -18,3 +18,5 @@ export type { EntryKind, EntryData, JournalEntry, WaitDescriptor, HumanAnswer, O
 export { RUN_STATUSES, isTerminal, type RunStatus, type RunRecord } from "./core/run.js";
 export type * from "./core/store.js";
 export { openStore, defaultStoreUrl } from "./store/open-store.js";
+export { RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, runExportSchema, parseRunExport, type RunExport } from "./core/run-export.js";
+export type { PruneOptions, PruneResult, RetentionPolicy, ExportOptions, ImportOptions } from "./core/retention-schemas.js";

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from "commander";
 import { z } from "zod";
 import { durationSchema } from "../core/duration.js";
+import { cutoffSchema } from "../core/retention-schemas.js";
 import { RUN_STATUSES, type RunStatus } from "../core/run.js";
 
 /**
@@ -51,6 +52,12 @@ export const durationArg = parser(
     .transform((text) => (/^\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text.trim()))
     .pipe(durationSchema),
   `For example 30s or 10m.`,
+);
+
+/** Parses a cutoff: a duration before now (`30d`, `12h`) or an ISO date (`2026-01-31`, `2026-01-31T12:00:00Z`); kept as text. */
+export const cutoffArg = parser(
+  z.string().refine((text) => cutoffSchema.safeParse(text.trim()).success, "not a duration or a date"),
+  `Use a duration before now such as 30d or 12h, or a date such as 2026-01-31.`,
 );
 
 /** Parses one status or a comma-separated list (`failed,cancelled`). */

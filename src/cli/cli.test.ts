@@ -8,7 +8,26 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = join(ROOT, "dist/src/cli/main.js");
 const ENTRY = join(ROOT, "dist/src/index.js");
-const COMMANDS = ["dev", "worker", "serve", "workers", "start", "runs", "show", "send", "cancel", "retry", "fork", "answer", "inbox", "migrate", "audit"];
+const COMMANDS = [
+  "dev",
+  "worker",
+  "serve",
+  "workers",
+  "start",
+  "runs",
+  "show",
+  "send",
+  "cancel",
+  "retry",
+  "fork",
+  "answer",
+  "inbox",
+  "migrate",
+  "audit",
+  "prune",
+  "export",
+  "import",
+];
 
 interface Result {
   code: number | null;

@@ -4,6 +4,7 @@ import { registerControlCommands } from "./commands/control.js";
 import { registerDevCommand } from "./commands/dev.js";
 import { registerHumanCommands } from "./commands/human.js";
 import { registerMigrateCommand } from "./commands/migrate.js";
+import { registerRetentionCommands } from "./commands/retention.js";
 import { registerRunCommands } from "./commands/runs.js";
 import { registerSecurityCommands } from "./commands/security.js";
 import { registerServeCommand } from "./commands/serve.js";
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerHumanCommands(program);
   registerSecurityCommands(program);
   registerMigrateCommand(program);
+  registerRetentionCommands(program);
   program.helpCommand("help [command]", "show help for a command");
   return program;
 }

@@ -9,6 +9,7 @@ export type ErrorCode =
   | "RUN_CONFLICT"
   | "RUN_FINISHED"
   | "RUN_NOT_FAILED"
+  | "RUN_NOT_FINISHED"
   | "WORKFLOW_NOT_REGISTERED"
   | "NON_DETERMINISM"
   | "LEASE_LOST"
@@ -103,6 +104,19 @@ export class RunNotFailedError extends CairnError {
     readonly status: string,
   ) {
     super("RUN_NOT_FAILED", `Cannot retry run "${runId}": it is ${status}, and only failed runs can be retried.`);
+  }
+}
+
+/** An export was asked of a live run without `force`: its journal is still growing. */
+export class RunNotFinishedError extends CairnError {
+  constructor(
+    readonly runId: string,
+    readonly status: string,
+  ) {
+    super(
+      "RUN_NOT_FINISHED",
+      `Cannot export run "${runId}": it is ${status}, and only finished runs are exported. Wait for it to finish, or pass force (\`cairn export --force\`) to export it as it is now.`,
+    );
   }
 }
 

@@ -150,6 +150,32 @@ export interface Store {
   /** Audit entries, newest first (id desc), optionally before an id and filtered. */
   listAudit(query: ListAuditQuery): Promise<AuditEntry[]>;
 
+  // ── retention, export and import ──
+  /**
+   * Runs that {@link Store.deleteRuns} may delete, oldest finished first: status in `query.statuses`
+   * (terminal ones only), `finishedAt < query.finishedBefore`, of `query.workflow` if given, and
+   * neither a child whose parent is live nor a parent with a live child.
+   */
+  listPrunableRuns(query: PruneQuery): Promise<RunRecord[]>;
+  /**
+   * Deletes runs and every row that belongs to them (journal, inbox, human requests, full-text
+   * index), in one transaction. Each run is deleted only if, at delete time, it is still terminal
+   * with the `lastSeq` it was selected with (a run retried since then has a longer journal and
+   * survives) and is still prunable (no live parent, no live child). Returns the deleted ids.
+   */
+  deleteRuns(runs: readonly { runId: string; lastSeq: number }[]): Promise<string[]>;
+  /**
+   * The rows of a run, for an export: the run, its journal, inbox and human requests.
+   * Undefined when the run does not exist. One read transaction where the backend has them.
+   */
+  readRunRows(runId: string): Promise<RunImport | undefined>;
+  /**
+   * Inserts a run and its rows verbatim (journal seqs, statuses and times as given; inbox rows get
+   * new ids; search text is indexed from `step.completed` entries), all or nothing. No projection,
+   * no side effects. Throws RunConflictError when the run id, or one of its human request ids, exists.
+   */
+  importRun(data: RunImport): Promise<void>;
+
   // ── optional capabilities ──
   /**
    * The store's own clock (epoch ms), when it has one — PostgreSQL's database clock. Engines then
@@ -162,6 +188,27 @@ export interface Store {
    * anywhere (started, event sent, child finished, timer armed soon). Returns an unsubscribe function.
    */
   onWake?(listener: () => void): () => void;
+}
+
+/** The rows of one run, as {@link Store.readRunRows} reads them and {@link Store.importRun} inserts them. */
+export interface RunImport {
+  run: RunRecord;
+  /** The whole journal, seq 1…lastSeq. */
+  journal: JournalEntry[];
+  /** Inbox rows in arrival order; an importing store gives them new ids. */
+  inbox: Omit<InboxEvent, "id">[];
+  humanRequests: HumanRequest[];
+}
+
+/** Filters of {@link Store.listPrunableRuns}. */
+export interface PruneQuery {
+  /** Only runs finished strictly before this time (epoch ms). */
+  finishedBefore: number;
+  /** Statuses to prune; non-terminal ones are ignored. */
+  statuses: readonly RunStatus[];
+  workflow?: string;
+  /** At most this many runs. */
+  limit: number;
 }
 
 /** A journal entry to copy into a new run by {@link Store.createRunWithJournal}: everything but its run and seq. */

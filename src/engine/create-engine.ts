@@ -39,6 +39,9 @@ import type { EngineEvent, EngineObserver } from "./observer.js";
 import { consoleLogger } from "./logger.js";
 import { checkAnswerValue } from "./ask-human.js";
 import { StoreClock } from "./store-clock.js";
+import { exportRun, importRun, parsePolicy, prune, RetentionScheduler } from "./retention.js";
+import type { ExportOptions, ImportOptions, PruneOptions, PruneResult, RetentionPolicy } from "../core/retention-schemas.js";
+import type { RunExport } from "../core/run-export.js";
 import { RunCreator } from "./run-creator.js";
 import { WorkerImpl } from "./worker.js";
 import type { Workflow } from "./workflow.js";
@@ -84,6 +87,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     workflows.set(`${workflow.name}@${workflow.version}`, workflow);
   }
   if (options.maxPayloadBytes !== undefined) check(z.number().int().positive(), options.maxPayloadBytes, "createEngine: maxPayloadBytes");
+  if (options.retention !== undefined) parsePolicy(options.retention);
   const store = typeof options.store === "object" && options.store !== null ? options.store : await openStore(options.store ?? defaultStoreUrl());
   const clock = new StoreClock(options.clock ?? Date.now, store);
   await clock.calibrate();
@@ -101,6 +105,7 @@ class EngineImpl implements Engine {
   private readonly maxPayloadBytes: number;
   private readonly logger;
   private closed = false;
+  private readonly retention: RetentionPolicy | undefined;
   private readonly observers = new Set<EngineObserver>();
   /** Bound once; undefined while nobody observes. */
   private readonly emitEvent = (event: EngineEvent): void => {
@@ -129,6 +134,24 @@ class EngineImpl implements Engine {
     this.logger = options.logger ?? consoleLogger();
     this.finished.setMaxListeners(0);
     if (options.observer) this.observers.add(options.observer);
+    this.retention = options.retention;
+  }
+
+  async prune(options: PruneOptions): Promise<PruneResult> {
+    this.ensureOpen();
+    return prune(this.store, options, this.clock());
+  }
+
+  async exportRun(runId: string, options: ExportOptions = {}): Promise<RunExport> {
+    this.ensureOpen();
+    return exportRun(this.store, runId, options, this.clock());
+  }
+
+  async importRun(data: unknown, options: ImportOptions = {}): Promise<RunInfo> {
+    this.ensureOpen();
+    const run = await importRun(this.store, data, options);
+    this.kickWorkers();
+    return toRunInfo(run);
   }
 
   observe(observer: EngineObserver): () => void {
@@ -387,8 +410,10 @@ class EngineImpl implements Engine {
       options,
     );
     this.workers.add(worker);
+    const retention = this.retention && new RetentionScheduler(this.store, this.retention, this.clock, this.logger);
     const stop = worker.stop.bind(worker);
     worker.stop = async (opts) => {
+      await retention?.stop();
       await stop(opts);
       this.workers.delete(worker);
     };

@@ -2,6 +2,8 @@ import type { HumanAnswer, EntryKind, WaitDescriptor } from "../core/journal.js"
 import type { RunStatus } from "../core/run.js";
 import type { SerializedError } from "../core/serialize.js";
 import type { HumanRequest, Store, WorkerRecord } from "../core/store.js";
+import type { ExportOptions, ImportOptions, PruneOptions, PruneResult, RetentionPolicy } from "../core/retention-schemas.js";
+import type { RunExport } from "../core/run-export.js";
 import type { ForkOptions } from "./fork.js";
 import type { EngineObserver } from "./observer.js";
 import type { Workflow } from "./workflow.js";
@@ -24,6 +26,13 @@ export interface EngineOptions {
   logger?: EngineLogger;
   /** Called with what happens in this engine's workers (steps, lease losses, answers); see also `engine.observe`. */
   observer?: EngineObserver;
+  /**
+   * Automatic retention: every worker of this engine prunes finished runs older than the policy says
+   * (see `docs/operations/retention.md`). Default: keep everything.
+   * @example
+   * createEngine({ store, workflows, retention: { completedAfter: "30d", failedAfter: "90d", interval: "1h" } });
+   */
+  retention?: RetentionPolicy;
 }
 
 /** A sink for log records. */
@@ -161,6 +170,26 @@ export interface Engine {
    * const stop = engine.observe((event) => { if (event.type === "step") steps.inc({ outcome: event.outcome }); });
    */
   observe(observer: EngineObserver): () => void;
+  /**
+   * Deletes finished runs that finished before a cutoff, with their journal, inbox, human requests and
+   * search index, in short batches. Live runs are never touched: each run is re-checked (terminal, same
+   * journal length, no live parent or child) in the transaction that deletes it.
+   * @example
+   * const { runIds } = await engine.prune({ finishedBefore: "30d", statuses: ["completed"], archiveDir: "archive" });
+   */
+  prune(options: PruneOptions): Promise<PruneResult>;
+  /**
+   * The run with everything needed to restore it (journal, inbox, human requests), as a versioned
+   * export file; write it with `JSON.stringify`. Throws RunNotFoundError, or RunNotFinishedError for a
+   * live run unless `force`.
+   */
+  exportRun(runId: string, options?: ExportOptions): Promise<RunExport>;
+  /**
+   * Restores an exported run (parsed JSON from {@link Engine.exportRun}) into this store, all or
+   * nothing, with its status, journal seqs and times as exported. Throws ValidationError for a bad
+   * file and RunConflictError when the run id exists (import under another id with `as`).
+   */
+  importRun(data: unknown, options?: ImportOptions): Promise<RunInfo>;
   /** Stops workers (draining) and closes the store. */
   close(): Promise<void>;
 }

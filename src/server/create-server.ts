@@ -5,6 +5,7 @@ import { RequestError, toHttpError } from "./errors.js";
 import { registerDashboardRoutes } from "./dashboard.js";
 import type { ResolvedServerOptions, ServerOptions } from "./options.js";
 import { registerHumanRequestRoutes } from "./routes/human-requests.js";
+import { registerRetentionRoutes } from "./routes/retention.js";
 import { registerRunRoutes } from "./routes/runs.js";
 import { registerStreamRoute } from "./routes/stream.js";
 import { registerSystemRoutes } from "./routes/system.js";
@@ -40,6 +41,7 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
   const app = new Hono() as CairnApp;
   if (resolved.auth === "tokens") registerTokenAuth(app, engine.store);
   registerRunRoutes(app, engine, resolved);
+  registerRetentionRoutes(app, engine, resolved);
   registerStreamRoute(app, engine, resolved);
   registerHumanRequestRoutes(app, engine, resolved);
   registerSecurityRoutes(app, engine, resolved);

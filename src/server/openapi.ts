@@ -1,5 +1,6 @@
 import { z } from "zod";
 import * as api from "../core/api-schemas.js";
+import { exportRunQuery, importRunQuery, runExportSchema } from "../core/run-export.js";
 
 /** One route as the OpenAPI description tells it. Paths use Hono's `:param` form. */
 interface RouteDoc {
@@ -129,6 +130,28 @@ export const ROUTES: RouteDoc[] = [
       { status: 200, description: "This fork already existed.", schema: api.forkResponse },
     ],
     errors: [400, 404, 409, 413, 422, 503],
+  },
+  {
+    method: "get",
+    path: "/runs/:id/export",
+    summary: "Export a run with everything needed to restore it (admin)",
+    description:
+      "The run, its whole journal, inbox and human requests as a versioned export file (format cairn.run-export), for POST /runs/import or `cairn import`. Secret step results are included: admin scope. 409 (RUN_NOT_FINISHED) for a live run unless force=true.",
+    params: api.runIdParam,
+    query: exportRunQuery,
+    ok: [{ status: 200, description: "The export file.", schema: runExportSchema }],
+    errors: [400, 403, 404, 409, 503],
+  },
+  {
+    method: "post",
+    path: "/runs/import",
+    summary: "Import an exported run (admin)",
+    description:
+      "Restores a run from an export file, all or nothing, with its status, journal seqs and times as exported. 400 for a file that is not a valid export; 409 when the run id (or one of its human request ids) exists: import it under another id with ?as=.",
+    query: importRunQuery,
+    body: runExportSchema,
+    ok: [{ status: 201, description: "The imported run.", schema: api.apiRunSchema }],
+    errors: [400, 403, 409, 413, 503],
   },
   {
     method: "get",

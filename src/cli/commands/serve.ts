@@ -8,8 +8,9 @@ import { defined, print, storeOption, type StoreOptions } from "../context.js";
 import { UsageError } from "../errors.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
+import { retentionFrom, retentionOptions, type RetentionCommandOptions } from "./retention.js";
 
-interface ServeCommandOptions extends StoreOptions {
+interface ServeCommandOptions extends StoreOptions, RetentionCommandOptions {
   host: string;
   port: number;
   workflows?: string[];
@@ -33,7 +34,7 @@ export function registerServeCommand(program: Command): void {
     .option("--concurrency <n>", "runs the worker holds at once (default 16)", intArg(1, 10_000))
     .option("--no-worker", "serve the API only; runs are executed by `cairn worker` processes")
     .option("--no-dashboard", "do not serve the web dashboard at /ui/");
-  storeOption(command).action(runServe);
+  storeOption(retentionOptions(command)).action(runServe);
 }
 
 async function runServe(options: ServeCommandOptions): Promise<void> {
@@ -45,7 +46,9 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
   }
   const workflows = await resolveWorkflows(options.workflows);
   const shutdown = untilShutdown("stopping: the server closes, in-flight steps finish, then the store is closed");
-  const engine = await createEngine({ store: options.store, workflows });
+  const retention = retentionFrom(options);
+  if (retention && !options.worker) throw new UsageError("--retention-* options need the built-in worker: drop --no-worker, or give them to `cairn worker`.");
+  const engine = await createEngine({ store: options.store, workflows, ...(retention ? { retention } : {}) });
   try {
     const worker = options.worker ? engine.startWorker(defined({ concurrency: options.concurrency })) : undefined;
     const dashboardDir = options.dashboard ? builtDashboardDir() : undefined;

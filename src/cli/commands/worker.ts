@@ -4,8 +4,9 @@ import { idArg, intArg } from "../args.js";
 import { defined, print, storeOption, type StoreOptions } from "../context.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
+import { retentionFrom, retentionOptions, type RetentionCommandOptions } from "./retention.js";
 
-interface WorkerCommandOptions extends StoreOptions {
+interface WorkerCommandOptions extends StoreOptions, RetentionCommandOptions {
   workflows?: string[];
   concurrency?: number;
   leaseMs?: number;
@@ -23,13 +24,14 @@ export function registerWorkerCommand(program: Command): void {
     .option("--lease-ms <ms>", "lease length in ms (default 30000)", intArg(100))
     .option("--poll-ms <ms>", "idle poll interval in ms (default 200)", intArg(1))
     .option("--worker-id <id>", "this worker's id (default host:pid:random)", idArg("worker id"));
-  storeOption(worker).action(runWorker);
+  storeOption(retentionOptions(worker)).action(runWorker);
 }
 
 async function runWorker(options: WorkerCommandOptions): Promise<void> {
   const workflows = await resolveWorkflows(options.workflows);
   const shutdown = untilShutdown("draining: in-flight steps finish and leases are released");
-  const engine = await createEngine({ store: options.store, workflows });
+  const retention = retentionFrom(options);
+  const engine = await createEngine({ store: options.store, workflows, ...(retention ? { retention } : {}) });
   try {
     const worker = engine.startWorker(
       defined({ concurrency: options.concurrency, leaseMs: options.leaseMs, pollInterval: options.pollMs, workerId: options.workerId }),

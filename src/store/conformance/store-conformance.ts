@@ -5,6 +5,7 @@ import { useStore, type StoreFactory } from "./harness.js";
 import { inboxSpec } from "./inbox-spec.js";
 import { leasesSpec } from "./leases-spec.js";
 import { resumeSpec } from "./resume-spec.js";
+import { retentionSpec } from "./retention-spec.js";
 import { searchSpec } from "./search-spec.js";
 import { securitySpec } from "./security-spec.js";
 import { runsSpec } from "./runs-spec.js";
@@ -33,5 +34,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     searchSpec(store);
     securitySpec(store);
     copySpec(store);
+    retentionSpec(store);
   });
 }

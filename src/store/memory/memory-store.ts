@@ -23,11 +23,14 @@ import type {
   ListAuditQuery,
   NewAuditEntry,
   TokenRecord,
+  PruneQuery,
+  RunImport,
 } from "../../core/store.js";
 import { compareText, decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
 import { claimKey, claimRun, copiedRun, fenceOut, fenceReason, isClaimable, isStuck, newRunEntries, newRunRecord, wakePatch } from "../common/run-state.js";
+import { deleteRunRows, importRows, listPrunable, readRows } from "./memory-retention.js";
 import { MemoryTables } from "./memory-tables.js";
 
 /**
@@ -82,6 +85,26 @@ export class MemoryStore implements Store {
       this.t.append(copied.entries);
       return { run: { ...copied.run }, created: true };
     });
+  }
+
+  /** See {@link Store.listPrunableRuns}. */
+  async listPrunableRuns(query: PruneQuery): Promise<RunRecord[]> {
+    return listPrunable(this.t, query);
+  }
+
+  /** See {@link Store.deleteRuns}. */
+  async deleteRuns(runs: readonly { runId: string; lastSeq: number }[]): Promise<string[]> {
+    return deleteRunRows(this.t, runs);
+  }
+
+  /** See {@link Store.readRunRows}. */
+  async readRunRows(runId: string): Promise<RunImport | undefined> {
+    return readRows(this.t, runId);
+  }
+
+  /** See {@link Store.importRun}. */
+  async importRun(data: RunImport): Promise<void> {
+    importRows(this.t, data);
   }
 
   /** See {@link Store.countRuns}. */

@@ -101,6 +101,11 @@ export class MemoryTables {
     this.record(() => (previous ? this.humans.set(request.requestId, previous) : this.humans.delete(request.requestId)));
   }
 
+  /** Forgets the `(runId, eventId)` key of a deleted inbox row (retention). */
+  forgetInboxKey(runId: string, eventId: string): void {
+    this.inboxKeys.delete(inboxKey(runId, eventId));
+  }
+
   private record(step: () => void): void {
     this.undo?.push(step);
   }

@@ -24,6 +24,8 @@ import type {
   ListAuditQuery,
   NewAuditEntry,
   TokenRecord,
+  PruneQuery,
+  RunImport,
 } from "../../core/store.js";
 import { AUDIT_COLUMNS, TOKEN_COLUMNS, auditQuery, toAudit, toToken, tokenParams, type AuditRow, type TokenRow } from "../common/security-rows.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
@@ -33,6 +35,7 @@ import { claimRun, fenceOut, fenceReason } from "../common/run-state.js";
 import { resolvePostgresConfig, wakeChannel, type PostgresConfig, type PostgresStoreOptions } from "./postgres-config.js";
 import { applyPostgresMigrations, latestPostgresVersion, postgresSchemaVersion } from "./postgres-migrations.js";
 import { checkDurability, clientConfig, createPool, readDurability } from "./postgres-open.js";
+import { deleteRunRows, importRows, listPrunable, readRows } from "./postgres-retention.js";
 import {
   ANSWER_HUMAN,
   APPEND_PLAIN,
@@ -242,6 +245,27 @@ export class PostgresStore implements Store {
       }
       return { run: await mustGetRun(tx, run.runId), created: false };
     });
+  }
+
+  /** See {@link Store.listPrunableRuns}. */
+  async listPrunableRuns(query: PruneQuery): Promise<RunRecord[]> {
+    return listPrunable((text, values) => this.query(text, values), query);
+  }
+
+  /** See {@link Store.deleteRuns}. */
+  async deleteRuns(runs: readonly { runId: string; lastSeq: number }[]): Promise<string[]> {
+    if (runs.length === 0) return [];
+    return this.tx(0, (tx) => deleteRunRows(tx, runs));
+  }
+
+  /** See {@link Store.readRunRows}. */
+  async readRunRows(runId: string): Promise<RunImport | undefined> {
+    return this.tx(0, (tx) => readRows(tx, runId));
+  }
+
+  /** See {@link Store.importRun}. */
+  async importRun(data: RunImport): Promise<void> {
+    await this.tx(0, (tx) => importRows(tx, data));
   }
 
   /** See {@link Store.countRuns}. */

@@ -306,6 +306,7 @@ describe("upgrading a version-5 file", () => {
     ).toThrow(/FOREIGN KEY/);
     expect(after.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' ORDER BY name").pluck().all()).toEqual([
       "runs_created_idx",
+      "runs_finished_idx",
       "runs_lease_idx",
       "runs_parent_idx",
       "runs_pending_idx",

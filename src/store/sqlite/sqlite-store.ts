@@ -25,6 +25,8 @@ import type {
   ListAuditQuery,
   NewAuditEntry,
   TokenRecord,
+  PruneQuery,
+  RunImport,
 } from "../../core/store.js";
 import { AUDIT_COLUMNS, TOKEN_COLUMNS, auditQuery, toAudit, toToken, tokenParams, type AuditRow, type TokenRow } from "../common/security-rows.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
@@ -34,6 +36,7 @@ import { claimRun, copiedRun, fenceOut, fenceReason, newRunEntries, newRunRecord
 import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersion } from "./sqlite-migrations.js";
 import { openSqliteDatabase, type SqliteStoreOptions } from "./sqlite-open.js";
 import { SqliteQueries, claimParams } from "./sqlite-queries.js";
+import { deleteRunRows, importRows, listPrunable, readRows } from "./sqlite-retention.js";
 import {
   toEntry,
   toHuman,
@@ -146,6 +149,30 @@ export class SqliteStore implements Store {
       for (const t of copied.texts) this.q.insertText.run(t.text, run.runId, t.seq, t.opKey);
       return { run: copied.run, created: true };
     });
+  }
+
+  /** See {@link Store.listPrunableRuns}. */
+  async listPrunableRuns(query: PruneQuery): Promise<RunRecord[]> {
+    void this.q;
+    return listPrunable(this.db, query);
+  }
+
+  /** See {@link Store.deleteRuns}. */
+  async deleteRuns(runs: readonly { runId: string; lastSeq: number }[]): Promise<string[]> {
+    void this.q;
+    return deleteRunRows(this.db, runs);
+  }
+
+  /** See {@link Store.readRunRows}. */
+  async readRunRows(runId: string): Promise<RunImport | undefined> {
+    void this.q;
+    return readRows(this.db, runId);
+  }
+
+  /** See {@link Store.importRun}. */
+  async importRun(data: RunImport): Promise<void> {
+    void this.q;
+    importRows(this.db, data);
   }
 
   /** See {@link Store.countRuns}. */

@@ -1,0 +1,133 @@
+import { z } from "zod";
+import { durationSchema, type Duration } from "./duration.js";
+import { RUN_STATUSES, TERMINAL_STATUSES, type RunStatus } from "./run.js";
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * A cutoff: a duration before now (`"30d"`, `"12h"`, or ms as a number) or an absolute time (a Date,
+ * or an ISO date such as `"2026-01-31"` / `"2026-01-31T12:00:00Z"`). Parses to a function of now.
+ */
+export const cutoffSchema = z
+  .union([
+    z.date().transform((date) => () => date.getTime()),
+    z
+      .string()
+      .regex(ISO_DATE)
+      .transform((text, issue) => {
+        const at = Date.parse(text);
+        if (Number.isNaN(at)) {
+          issue.addIssue({ code: "custom", message: `"${text}" is not a valid date` });
+          return z.NEVER;
+        }
+        return () => at;
+      }),
+    durationSchema.transform((ms) => (now: number) => now - ms),
+  ])
+  .describe('a duration such as "30d" or an ISO date such as "2026-01-31"');
+
+/** A run status that prune may delete: one of the terminal statuses. */
+export const terminalStatusSchema = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]).refine((status) => TERMINAL_STATUSES.includes(status), {
+  message: `only terminal statuses can be pruned (${TERMINAL_STATUSES.join(", ")})`,
+});
+
+/** Options of `engine.prune` (and `cairn prune`). */
+export const pruneOptionsSchema = z
+  .object({
+    finishedBefore: cutoffSchema,
+    statuses: z.array(terminalStatusSchema).min(1).optional(),
+    workflow: z.string().min(1).max(200).optional(),
+    limit: z.number().int().min(1).optional(),
+    batchSize: z.number().int().min(1).max(10_000).default(100),
+    dryRun: z.boolean().default(false),
+    archiveDir: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** What `engine.prune` accepts. */
+export interface PruneOptions {
+  /** Prune runs that finished before this: a duration before now (`"30d"`) or an absolute time (Date, `"2026-01-31"`). */
+  finishedBefore: Duration | Date | string;
+  /** Which terminal statuses to prune. Default: all of them (completed, failed, cancelled, compensated, compensation_failed, dead). */
+  statuses?: RunStatus[];
+  /** Only runs of this workflow (name). */
+  workflow?: string;
+  /** At most this many runs in all (for a dry run, at most this many are listed; default 1000 then). Default: no limit. */
+  limit?: number;
+  /** Runs deleted per transaction. Default 100. Each batch is its own short transaction, so a huge prune never holds a long lock. */
+  batchSize?: number;
+  /** Only list what would go; change nothing. */
+  dryRun?: boolean;
+  /** Write each run as an export file (`<dir>/<runId>.json`, importable with `cairn import`) before deleting it. */
+  archiveDir?: string;
+}
+
+/** What `engine.prune` did. */
+export interface PruneResult {
+  /** The runs deleted (or, for a dry run, that would be deleted), oldest finished first. */
+  runIds: string[];
+  dryRun: boolean;
+  /** The archive files written for the deleted runs. */
+  archived: string[];
+  /** Runs selected but kept because they changed before the delete (e.g. retried). */
+  skipped: number;
+}
+
+/** `createEngine({ retention })`: the automatic policy. */
+export const retentionPolicySchema = z
+  .object({
+    completedAfter: durationSchema.optional(),
+    failedAfter: durationSchema.optional(),
+    cancelledAfter: durationSchema.optional(),
+    interval: durationSchema.default(3_600_000),
+    checkEvery: durationSchema.default(60_000),
+    batchSize: z.number().int().min(1).max(10_000).default(100),
+    archiveDir: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((p) => p.completedAfter !== undefined || p.failedAfter !== undefined || p.cancelledAfter !== undefined, {
+    message: "give at least one of completedAfter, failedAfter, cancelledAfter",
+  });
+
+/**
+ * The automatic retention policy of `createEngine({ retention })`, applied by every worker of the engine.
+ * Each `…After` keeps runs of those statuses for that long after they finished; a group left out is never
+ * pruned automatically.
+ * @example
+ * createEngine({ store, workflows, retention: { completedAfter: "30d", failedAfter: "90d", interval: "1h" } });
+ */
+export interface RetentionPolicy {
+  /** `completed` and `compensated` runs. */
+  completedAfter?: Duration;
+  /** `failed`, `compensation_failed` and `dead` runs. */
+  failedAfter?: Duration;
+  /** `cancelled` runs. */
+  cancelledAfter?: Duration;
+  /** Time between two passes, by the engine's clock. Default `"1h"`. */
+  interval?: Duration;
+  /** How often (real time) a worker looks whether a pass is due. Default `"1m"`. */
+  checkEvery?: Duration;
+  /** Runs deleted per transaction. Default 100. */
+  batchSize?: number;
+  /** Archive each run before deleting it, as `cairn prune --archive` does. */
+  archiveDir?: string;
+}
+
+/** The statuses each duration of a {@link RetentionPolicy} covers. */
+export const POLICY_STATUSES = {
+  completedAfter: ["completed", "compensated"],
+  failedAfter: ["failed", "compensation_failed", "dead"],
+  cancelledAfter: ["cancelled"],
+} as const satisfies Record<string, readonly RunStatus[]>;
+
+/** Options of `engine.exportRun`. */
+export interface ExportOptions {
+  /** Export a live run as it is now (default: refuse with RunNotFinishedError). */
+  force?: boolean;
+}
+
+/** Options of `engine.importRun`. */
+export interface ImportOptions {
+  /** Import under this run id instead of the exported one. */
+  as?: string;
+}

@@ -1,0 +1,86 @@
+import { RunConflictError } from "../../core/errors.js";
+import { isTerminal, type RunRecord } from "../../core/run.js";
+import type { PruneQuery, RunImport } from "../../core/store.js";
+import type { MemoryTables } from "./memory-tables.js";
+
+/** A terminal run that may go: its parent, if any, is finished, and so are all its children. */
+function prunable(t: MemoryTables, run: RunRecord): boolean {
+  if (!isTerminal(run.status)) return false;
+  if (run.parentRunId !== null) {
+    const parent = t.runs.get(run.parentRunId);
+    if (parent && !isTerminal(parent.status)) return false;
+  }
+  for (const other of t.runs.values()) if (other.parentRunId === run.runId && !isTerminal(other.status)) return false;
+  return true;
+}
+
+/** See `Store.listPrunableRuns`. */
+export function listPrunable(t: MemoryTables, query: PruneQuery): RunRecord[] {
+  const statuses = new Set(query.statuses.filter(isTerminal));
+  return [...t.runs.values()]
+    .filter(
+      (run) =>
+        statuses.has(run.status) &&
+        run.finishedAt !== null &&
+        run.finishedAt < query.finishedBefore &&
+        (query.workflow === undefined || run.workflow === query.workflow) &&
+        prunable(t, run),
+    )
+    .sort((a, b) => a.finishedAt! - b.finishedAt! || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))
+    .slice(0, Math.max(0, query.limit))
+    .map((run) => ({ ...run }));
+}
+
+/** See `Store.deleteRuns`. Not undoable, so it checks everything before changing anything. */
+export function deleteRunRows(t: MemoryTables, runs: readonly { runId: string; lastSeq: number }[]): string[] {
+  const doomed = runs.filter(({ runId, lastSeq }) => {
+    const run = t.runs.get(runId);
+    return run !== undefined && run.lastSeq === lastSeq && prunable(t, run);
+  });
+  for (const { runId } of doomed) {
+    t.runs.delete(runId);
+    t.journal.delete(runId);
+    for (const id of t.inboxByRun.get(runId) ?? []) {
+      const event = t.inbox.get(id);
+      t.inbox.delete(id);
+      if (event) t.forgetInboxKey(runId, event.eventId);
+    }
+    t.inboxByRun.delete(runId);
+    for (const [requestId, request] of t.humans) if (request.runId === runId) t.humans.delete(requestId);
+  }
+  return doomed.map((run) => run.runId);
+}
+
+/** See `Store.readRunRows`. */
+export function readRows(t: MemoryTables, runId: string): RunImport | undefined {
+  const run = t.runs.get(runId);
+  if (!run) return undefined;
+  return {
+    run: { ...run },
+    journal: (t.journal.get(runId) ?? []).map((entry) => ({ ...entry })),
+    inbox: (t.inboxByRun.get(runId) ?? []).map((id) => {
+      const { id: _, ...event } = t.inbox.get(id)!;
+      return event;
+    }),
+    humanRequests: [...t.humans.values()].filter((r) => r.runId === runId).sort((a, b) => a.createdAt - b.createdAt || (a.requestId < b.requestId ? -1 : 1)),
+  };
+}
+
+/** See `Store.importRun`: inside `t.atomic`, so a conflict leaves nothing behind. */
+export function importRows(t: MemoryTables, data: RunImport): void {
+  t.atomic(() => {
+    if (t.runs.has(data.run.runId)) throw new RunConflictError(data.run.runId, "in this store; import it under another id (--as)");
+    for (const request of data.humanRequests) {
+      if (t.humans.has(request.requestId)) {
+        throw new RunConflictError(
+          data.run.runId,
+          `cannot be imported: human request "${request.requestId}" exists in this store; import it under another id (--as)`,
+        );
+      }
+    }
+    t.putRun({ ...data.run });
+    t.append(data.journal.map((entry) => ({ ...entry })));
+    for (const event of data.inbox) t.insertInbox({ ...event });
+    for (const request of data.humanRequests) t.putHuman({ ...request });
+  });
+}

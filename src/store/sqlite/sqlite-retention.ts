@@ -1,0 +1,102 @@
+import type Database from "better-sqlite3";
+import { RunConflictError } from "../../core/errors.js";
+import type { RunRecord } from "../../core/run.js";
+import { TERMINAL_STATUSES } from "../../core/run.js";
+import type { PruneQuery, RunImport } from "../../core/store.js";
+import { humanRequestRow } from "../common/plan-write.js";
+import { journalTexts, PER_RUN_TABLES, PRUNABLE_SQL } from "../common/retention-sql.js";
+import {
+  ENTRY_COLUMNS,
+  HUMAN_COLUMNS,
+  INBOX_COLUMNS,
+  RUN_COLUMNS,
+  runParams,
+  toEntry,
+  toHuman,
+  toRun,
+  type EntryRow,
+  type HumanRow,
+  type InboxRow,
+  type StateRow,
+} from "./sqlite-rows.js";
+
+/** See `Store.listPrunableRuns`; served by `runs_finished_idx` (migration 0012). */
+export function listPrunable(db: Database.Database, query: PruneQuery): RunRecord[] {
+  const statuses = query.statuses.filter((s) => TERMINAL_STATUSES.includes(s));
+  if (statuses.length === 0) return [];
+  const rows = db
+    .prepare(
+      `SELECT ${RUN_COLUMNS} FROM runs r
+       WHERE r.finished_at IS NOT NULL AND r.finished_at < ? AND r.status IN (SELECT value FROM json_each(?))
+         AND (? IS NULL OR r.workflow = ?) AND ${PRUNABLE_SQL}
+       ORDER BY r.finished_at, r.run_id LIMIT ?`,
+    )
+    .all(query.finishedBefore, JSON.stringify(statuses), query.workflow ?? null, query.workflow ?? null, Math.max(0, query.limit)) as (StateRow & {
+    input: string;
+  })[];
+  return rows.map(toRun);
+}
+
+/** See `Store.deleteRuns`: one IMMEDIATE transaction for the batch, each run re-checked inside it. */
+export function deleteRunRows(db: Database.Database, runs: readonly { runId: string; lastSeq: number }[]): string[] {
+  const check = db.prepare(`SELECT 1 FROM runs r WHERE r.run_id = ? AND r.last_seq = ? AND ${PRUNABLE_SQL}`).pluck();
+  const deletes = [...PER_RUN_TABLES, "runs"].map((table) => db.prepare(`DELETE FROM ${table} WHERE run_id IN (SELECT value FROM json_each(?))`));
+  const apply = db.transaction(() => {
+    const doomed = runs.filter(({ runId, lastSeq }) => check.get(runId, lastSeq) !== undefined).map((run) => run.runId);
+    if (doomed.length === 0) return doomed;
+    const ids = JSON.stringify(doomed);
+    for (const statement of deletes) statement.run(ids);
+    return doomed;
+  });
+  return apply.immediate();
+}
+
+/** See `Store.readRunRows`: one read transaction, so the rows are one consistent picture. */
+export function readRows(db: Database.Database, runId: string): RunImport | undefined {
+  return db.transaction(() => {
+    const row = db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`).get(runId) as (StateRow & { input: string }) | undefined;
+    if (!row) return undefined;
+    const journal = (db.prepare(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? ORDER BY seq`).all(runId) as EntryRow[]).map(toEntry);
+    const inbox = (db.prepare(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = ? ORDER BY id`).all(runId) as InboxRow[]).map(({ id: _, ...event }) => event);
+    const humanRequests = (
+      db.prepare(`SELECT ${HUMAN_COLUMNS} FROM human_requests WHERE run_id = ? ORDER BY created_at, request_id`).all(runId) as HumanRow[]
+    ).map(toHuman);
+    return { run: toRun(row), journal, inbox, humanRequests };
+  })();
+}
+
+/** See `Store.importRun`: one IMMEDIATE transaction; any error rolls all of it back. */
+export function importRows(db: Database.Database, data: RunImport): void {
+  const { run } = data;
+  db.transaction(() => {
+    if (db.prepare("SELECT 1 FROM runs WHERE run_id = ?").get(run.runId) !== undefined) {
+      throw new RunConflictError(run.runId, "in this store; import it under another id (--as)");
+    }
+    const human = db.prepare("SELECT 1 FROM human_requests WHERE request_id = ?");
+    for (const request of data.humanRequests) {
+      if (human.get(request.requestId) !== undefined) {
+        throw new RunConflictError(
+          run.runId,
+          `cannot be imported: human request "${request.requestId}" exists in this store; import it under another id (--as)`,
+        );
+      }
+    }
+    db.prepare(
+      `INSERT INTO runs (run_id, workflow, version, status, input, output, error, parent_run_id, parent_op_key, wake_at, waiting_for,
+         lease_owner, lease_expires_at, lease_epoch, last_seq, wake_pending, created_at, updated_at, finished_at)
+       VALUES (@runId, @workflow, @version, @status, @input, @output, @error, @parentRunId, @parentOpKey, @wakeAt, @waitingFor,
+         @leaseOwner, @leaseExpiresAt, @leaseEpoch, @lastSeq, @wakePending, @createdAt, @updatedAt, @finishedAt)`,
+    ).run(runParams(run));
+    const entry = db.prepare("INSERT INTO journal (run_id, seq, kind, op_key, payload, epoch, at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    for (const e of data.journal) entry.run(run.runId, e.seq, e.kind, e.opKey, e.payload, e.epoch, e.at);
+    const inbox = db.prepare("INSERT INTO inbox (run_id, type, event_id, payload, consumed_seq, received_at) VALUES (?, ?, ?, ?, ?, ?)");
+    for (const e of data.inbox) inbox.run(run.runId, e.type, e.eventId, e.payload, e.consumedSeq, e.receivedAt);
+    const request = db.prepare(
+      `INSERT INTO human_requests (request_id, run_id, op_key, question, options, status, answer, timeout_at, created_at, answered_at, context)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const r of data.humanRequests) request.run(...humanRequestRow({ ...r, runId: run.runId }));
+    const text = db.prepare("INSERT INTO journal_text (body, run_id, seq, op_key) VALUES (?, ?, ?, ?)");
+    for (const t of journalTexts(data.journal)) text.run(t.text, run.runId, t.seq, t.opKey);
+  }).immediate();
+}
