@@ -4,6 +4,7 @@ import type { SerializedError } from "../core/serialize.js";
 import type { HumanRequest, Store, WorkerRecord } from "../core/store.js";
 import type { ForkOptions } from "./fork.js";
 import type { EngineObserver } from "./observer.js";
+import type { Schedule, ScheduleInfo, ScheduleOptions } from "./schedule.js";
 import type { Workflow } from "./workflow.js";
 
 /**
@@ -24,6 +25,13 @@ export interface EngineOptions {
   logger?: EngineLogger;
   /** Called with what happens in this engine's workers (steps, lease losses, answers); see also `engine.observe`. */
   observer?: EngineObserver;
+  /**
+   * Schedules (from `defineSchedule`) saved to the store at start; their workflows must be in `workflows`.
+   * Workers run the scheduler that fires them. See docs/operations/schedules.md.
+   */
+  schedules?: Schedule<any>[];
+  /** The scheduler each engine with a worker runs. Defaults: enabled, pollMs 1000, leaseMs 10 000. */
+  scheduler?: { enabled?: boolean; pollMs?: number; leaseMs?: number };
 }
 
 /** A sink for log records. */
@@ -161,6 +169,23 @@ export interface Engine {
    * const stop = engine.observe((event) => { if (event.type === "step") steps.inc({ outcome: event.outcome }); });
    */
   observe(observer: EngineObserver): () => void;
+  /**
+   * Creates or redefines a schedule at run time (kept in the store: every engine with a worker and the
+   * workflow fires it). Redefining keeps its progress. Throws InvalidScheduleError, WorkflowNotRegisteredError.
+   * @example
+   * await engine.schedule({ name: "hourly-sync", workflow: sync, cron: "0 * * * *", overlap: "buffer" });
+   */
+  schedule<I>(schedule: Schedule<I> | ScheduleOptions<I>): Promise<ScheduleInfo>;
+  /** Stops firing a schedule until resumed (ticks meanwhile are not fired). Throws ScheduleNotFoundError. */
+  pauseSchedule(name: string): Promise<ScheduleInfo>;
+  /** Fires a paused schedule again, from its next tick after now. Throws ScheduleNotFoundError. */
+  resumeSchedule(name: string): Promise<ScheduleInfo>;
+  /** Removes a schedule (runs it started are kept). A schedule in `createEngine({ schedules })` comes back at the next start. */
+  deleteSchedule(name: string): Promise<void>;
+  /** One schedule with its next fire time, last tick, last run and counts. Throws ScheduleNotFoundError. */
+  getSchedule(name: string): Promise<ScheduleInfo>;
+  /** Every schedule in the store, by name. */
+  listSchedules(): Promise<ScheduleInfo[]>;
   /** Stops workers (draining) and closes the store. */
   close(): Promise<void>;
 }
