@@ -34,14 +34,19 @@ export const COUNT_CAP = 100_000;
 /**
  * The ticks due in `(cursor, now]`. Ticks no older than `graceMs` are on time and always fire.
  * Older ones were missed (nobody ran the scheduler) and follow `catchUp`: `none` drops them, `latest`
- * fires the newest of them, `all` fires the newest `maxCatchUp` of them (oldest first).
+ * fires the newest of them unless an on-time tick is due too (that one stands for them), `all` fires
+ * the newest `maxCatchUp` of them (oldest first).
  */
 export function dueTicks(cron: Cron, cursor: number, now: number, graceMs: number, catchUp: CatchUpPolicy, maxCatchUp: number): DueTicks {
-  const lateBefore = now - graceMs;
+  // Ticks at or before this are missed: more than graceMs late.
+  const lateBefore = now - graceMs - 1;
+  const onTime: number[] = [];
+  for (let t = nextTick(cron, Math.max(cursor, lateBefore)); t !== null && t <= now; t = nextTick(cron, t)) onTime.push(t);
   const fire: number[] = [];
   let dropped = 0;
   if (cursor < lateBefore) {
-    const keep = catchUp === "none" ? 0 : catchUp === "latest" ? 1 : maxCatchUp;
+    // `latest`: an on-time tick due now stands for the missed ones.
+    const keep = catchUp === "none" || (catchUp === "latest" && onTime.length > 0) ? 0 : catchUp === "latest" ? 1 : maxCatchUp;
     // previousRuns: strictly before the reference, newest first.
     const kept = keep === 0 ? [] : cron.previousRuns(keep, new Date(lateBefore + 1)).map((d) => d.getTime());
     const missed = kept.filter((t) => t > cursor).reverse();
@@ -50,7 +55,7 @@ export function dueTicks(cron: Cron, cursor: number, now: number, graceMs: numbe
     dropped = Math.max(0, counted - missed.length);
     fire.push(...missed);
   }
-  for (let t = nextTick(cron, Math.max(cursor, lateBefore)); t !== null && t <= now; t = nextTick(cron, t)) fire.push(t);
+  fire.push(...onTime);
   const last = fire.length > 0 ? fire[fire.length - 1]! : undefined;
   return { fire, dropped, cursor: Math.max(cursor, last ?? cursor, dropped > 0 ? lateBefore : cursor) };
 }
