@@ -80,7 +80,9 @@ describe("defineSchedule", () => {
   };
 
   it("a bad cron expression is an INVALID_SCHEDULE naming it", () => {
-    expect(code(() => defineSchedule({ name: "s", workflow: wf, cron: "61 * * * *" }))).toMatch(/^INVALID_SCHEDULE: Schedule "s" is invalid: cron "61 \* \* \* \*" does not parse/);
+    expect(code(() => defineSchedule({ name: "s", workflow: wf, cron: "61 * * * *" }))).toMatch(
+      /^INVALID_SCHEDULE: Schedule "s" is invalid: cron "61 \* \* \* \*" does not parse/,
+    );
     expect(code(() => defineSchedule({ name: "s", workflow: wf, cron: "every day" }))).toMatch(/^INVALID_SCHEDULE/);
   });
 

@@ -107,7 +107,8 @@ export class Scheduler {
         try {
           cursor = await this.fire(claimed, cron);
         } catch (error) {
-          if (!(error instanceof Fenced)) this.deps.logger.log("warn", "firing a schedule failed; the next pass retries", { schedule: row.name, error: serializeError(error) });
+          if (!(error instanceof Fenced))
+            this.deps.logger.log("warn", "firing a schedule failed; the next pass retries", { schedule: row.name, error: serializeError(error) });
           continue;
         }
       }
@@ -124,7 +125,10 @@ export class Scheduler {
       try {
         cron = parseCron(row.cron, row.timezone);
       } catch (error) {
-        this.deps.logger.log("error", "a stored schedule has an invalid cron expression; it is not fired", { schedule: row.name, error: serializeError(error) });
+        this.deps.logger.log("error", "a stored schedule has an invalid cron expression; it is not fired", {
+          schedule: row.name,
+          error: serializeError(error),
+        });
         return undefined;
       }
       this.crons.set(key, cron);
@@ -170,7 +174,11 @@ export class Scheduler {
         logger.log("info", "schedule tick buffered: the previous run is still going", { schedule: row.name, tick: new Date(tick).toISOString() });
         await save({ ...after, bufferedTickAt: tick });
       } else {
-        logger.log("info", "schedule tick skipped: the previous run is still going", { schedule: row.name, tick: new Date(tick).toISOString(), overlap: row.overlap });
+        logger.log("info", "schedule tick skipped: the previous run is still going", {
+          schedule: row.name,
+          tick: new Date(tick).toISOString(),
+          overlap: row.overlap,
+        });
         await save({ ...after, skippedCount: state.skippedCount + 1 });
       }
     }

@@ -62,7 +62,13 @@ export function scheduleEngineSpec(kind: string, storeUrl: () => Promise<string>
         const s = await engine.getSchedule("s");
         return s.firedCount === 2 && s;
       });
-      expect(info).toMatchObject({ status: "active", lastRunId: tickId(2), lastTickAt: new Date(T + 2 * MIN), nextTickAt: new Date(T + 3 * MIN), skippedCount: 0 });
+      expect(info).toMatchObject({
+        status: "active",
+        lastRunId: tickId(2),
+        lastTickAt: new Date(T + 2 * MIN),
+        nextTickAt: new Date(T + 3 * MIN),
+        skippedCount: 0,
+      });
     });
 
     it("overlap skip: a tick while the previous run is going is skipped and counted", async () => {
@@ -124,7 +130,8 @@ export function scheduleEngineSpec(kind: string, storeUrl: () => Promise<string>
           fired.map((m) => tickId(m)),
           "caught-up ticks",
         );
-        for (const m of fired) expect(await engine.result(tickId(m), { timeoutMs: 10_000 })).toMatchObject({ scheduledAt: new Date(T + m * MIN).toISOString() });
+        for (const m of fired)
+          expect(await engine.result(tickId(m), { timeoutMs: 10_000 })).toMatchObject({ scheduledAt: new Date(T + m * MIN).toISOString() });
         expect(await engine.getSchedule("s")).toMatchObject({ firedCount: fired.length, nextTickAt: new Date(T + 11 * MIN) });
         clock.advance(40_000);
         await waitRuns([...fired.map((m) => tickId(m)), tickId(11)], "the next tick on time");
@@ -159,7 +166,9 @@ export function scheduleEngineSpec(kind: string, storeUrl: () => Promise<string>
       const redefined = await other.schedule({ name: "dyn", workflow: "tick", cron: "*/5 * * * *", input: { n: 2 } });
       expect(redefined).toMatchObject({ cron: "*/5 * * * *", input: { n: 2 }, firedCount: 1, nextTickAt: new Date(T + 5 * MIN) });
       await expect(other.schedule({ name: "x", workflow: "tick", cron: "* * 32 * *" })).rejects.toMatchObject({ code: "INVALID_SCHEDULE" });
-      await expect(other.schedule({ name: "x", workflow: "tick", cron: "* * * * *", timezone: "Nowhere/City" })).rejects.toMatchObject({ code: "INVALID_SCHEDULE" });
+      await expect(other.schedule({ name: "x", workflow: "tick", cron: "* * * * *", timezone: "Nowhere/City" })).rejects.toMatchObject({
+        code: "INVALID_SCHEDULE",
+      });
       await expect(other.schedule({ name: "x", workflow: "unknown", cron: "* * * * *" })).rejects.toMatchObject({ code: "WORKFLOW_NOT_REGISTERED" });
       expect((await engine.listSchedules()).map((s) => s.name)).toEqual(["dyn", "s"]);
       await other.deleteSchedule("dyn");

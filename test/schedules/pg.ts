@@ -13,7 +13,8 @@ export async function pgReachable(): Promise<boolean> {
     return true;
   } catch (error) {
     const ci = process.env.CI;
-    if (ci !== undefined && ci !== "" && ci !== "false" && ci !== "0") throw new Error(`PostgreSQL is required under CI=true but ${PG_URL} is unreachable: ${(error as Error).message}`);
+    if (ci !== undefined && ci !== "" && ci !== "false" && ci !== "0")
+      throw new Error(`PostgreSQL is required under CI=true but ${PG_URL} is unreachable: ${(error as Error).message}`);
     console.warn(`Skipping PostgreSQL schedule tests: ${PG_URL} is unreachable. Set CAIRN_TEST_PG_URL to run them.`);
     return false;
   } finally {

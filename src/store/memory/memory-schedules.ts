@@ -26,7 +26,15 @@ export class MemorySchedules {
         updatedAt: now,
       });
     } else if (!sameDefinition(stored, definition)) {
-      this.rows.set(definition.name, { ...stored, ...definition, nextTickAt: null, owner: null, leaseExpiresAt: null, epoch: stored.epoch + 1, updatedAt: now });
+      this.rows.set(definition.name, {
+        ...stored,
+        ...definition,
+        nextTickAt: null,
+        owner: null,
+        leaseExpiresAt: null,
+        epoch: stored.epoch + 1,
+        updatedAt: now,
+      });
     }
     return this.get(definition.name)!;
   }
@@ -37,9 +45,7 @@ export class MemorySchedules {
   }
 
   list(): ScheduleRecord[] {
-    return [...this.rows.keys()]
-      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-      .map((name) => this.get(name)!);
+    return [...this.rows.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((name) => this.get(name)!);
   }
 
   delete(name: string): boolean {
