@@ -5,6 +5,7 @@ import { registerDevCommand } from "./commands/dev.js";
 import { registerHumanCommands } from "./commands/human.js";
 import { registerMigrateCommand } from "./commands/migrate.js";
 import { registerRunCommands } from "./commands/runs.js";
+import { registerScheduleCommands } from "./commands/schedules.js";
 import { registerSecurityCommands } from "./commands/security.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerStartCommand } from "./commands/start.js";
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerStartCommand(program);
   registerRunCommands(program);
   registerControlCommands(program);
+  registerScheduleCommands(program);
   registerHumanCommands(program);
   registerSecurityCommands(program);
   registerMigrateCommand(program);

@@ -63,7 +63,11 @@ function checkAnswerFits(request: HumanRequest, answer: HumanAnswer): void {
 }
 
 const schedulerOptions = z
-  .object({ enabled: z.boolean().optional(), pollMs: z.number().int().min(10).max(60_000).optional(), leaseMs: z.number().int().min(100).max(3_600_000).optional() })
+  .object({
+    enabled: z.boolean().optional(),
+    pollMs: z.number().int().min(10).max(60_000).optional(),
+    leaseMs: z.number().int().min(100).max(3_600_000).optional(),
+  })
   .strict();
 
 function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
