@@ -29,6 +29,9 @@ export interface SchedulerTiming {
   leaseMs: number;
 }
 
+/** With no schedule in the store, passes are this many times `pollMs` apart. */
+const IDLE_FACTOR = 5;
+
 /** Thrown inside a pass when another scheduler or an operator fenced this one out. */
 class Fenced extends Error {}
 
@@ -92,8 +95,11 @@ export class Scheduler {
 
   /** One pass over every schedule; returns how long to wait for the next one. */
   async pass(): Promise<number> {
+    const rows = await this.deps.store.listSchedules();
+    // An engine with no schedules looks less often; engine.schedule() kicks the scheduler at once anyway.
+    if (rows.length === 0) return this.timing.pollMs * IDLE_FACTOR;
     let waitMs = this.timing.pollMs;
-    for (const row of await this.deps.store.listSchedules()) {
+    for (const row of rows) {
       if (this.stopping) break;
       if (row.paused || !this.deps.hasWorkflow(row.workflow)) continue;
       const cron = this.cron(row);
