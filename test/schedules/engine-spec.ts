@@ -83,6 +83,8 @@ export function scheduleEngineSpec(kind: string, storeUrl: () => Promise<string>
       await engine.result(tickId(1), { timeoutMs: 10_000 });
       clock.advance(MIN);
       await waitRuns([tickId(1), tickId(3)], "tick 3 started once run 1 finished");
+      // The run starts before the schedule's state moves past its tick: wait for the state.
+      await waitFor(async () => (await engine.getSchedule("s")).firedCount === 2, { what: "tick 3 recorded" });
       expect(await engine.getSchedule("s")).toMatchObject({ firedCount: 2, skippedCount: 1, lastRunId: tickId(3), lastRunStatus: expect.any(String) });
     });
 
@@ -99,6 +101,7 @@ export function scheduleEngineSpec(kind: string, storeUrl: () => Promise<string>
       await engine.sendEvent(tickId(1), "go", "done");
       // No clock move: the buffered tick starts because run 1 finished.
       await waitRuns([tickId(1), tickId(2)], "buffered tick 2 started");
+      await waitFor(async () => (await engine.getSchedule("s")).firedCount === 2, { what: "buffered tick 2 recorded" });
       expect(await engine.getSchedule("s")).toMatchObject({ bufferedTickAt: null, firedCount: 2, skippedCount: 1, lastRunId: tickId(2) });
     });
 
@@ -132,6 +135,7 @@ export function scheduleEngineSpec(kind: string, storeUrl: () => Promise<string>
         );
         for (const m of fired)
           expect(await engine.result(tickId(m), { timeoutMs: 10_000 })).toMatchObject({ scheduledAt: new Date(T + m * MIN).toISOString() });
+        await waitFor(async () => (await engine.getSchedule("s")).firedCount === fired.length, { what: "caught-up ticks recorded" });
         expect(await engine.getSchedule("s")).toMatchObject({ firedCount: fired.length, nextTickAt: new Date(T + 11 * MIN) });
         clock.advance(40_000);
         await waitRuns([...fired.map((m) => tickId(m)), tickId(11)], "the next tick on time");
@@ -163,6 +167,7 @@ export function scheduleEngineSpec(kind: string, storeUrl: () => Promise<string>
       engine.startWorker({ pollInterval: 10 });
       clock.advance(2 * MIN);
       await waitRuns([scheduleRunId("dyn", T + 2 * MIN), tickId(1), tickId(2)].sort(), "both schedules fired");
+      await waitFor(async () => (await engine.getSchedule("dyn")).firedCount === 1, { what: "dyn's tick recorded" });
       const redefined = await other.schedule({ name: "dyn", workflow: "tick", cron: "*/5 * * * *", input: { n: 2 } });
       expect(redefined).toMatchObject({ cron: "*/5 * * * *", input: { n: 2 }, firedCount: 1, nextTickAt: new Date(T + 5 * MIN) });
       await expect(other.schedule({ name: "x", workflow: "tick", cron: "* * 32 * *" })).rejects.toMatchObject({ code: "INVALID_SCHEDULE" });
