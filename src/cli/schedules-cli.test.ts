@@ -1,4 +1,5 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -7,6 +8,7 @@ import { createEngine } from "../engine/create-engine.js";
 import { defineWorkflow } from "../engine/define-workflow.js";
 import { silentLogger } from "../engine/logger.js";
 import { defineSchedule } from "../engine/schedule.js";
+import { waitFor } from "../testing/wait-for.js";
 import { onCleanup, tempDir } from "../../test/support/engines.js";
 import { requireBuild } from "../../test/support/processes.js";
 
@@ -60,5 +62,39 @@ describe("cairn schedules", () => {
     const bad = await cli(store, "schedules", "pause", "no spaces");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/Schedule name/);
+  }, 60_000);
+
+  it("cairn worker saves and fires the schedules its workflow modules export", async () => {
+    requireBuild();
+    const dir = tempDir();
+    const store = `sqlite:${join(dir, "cairn.db")}`;
+    const entry = fileURLToPath(new URL("../../dist/src/index.js", import.meta.url));
+    const module = join(dir, "jobs.mjs");
+    writeFileSync(
+      module,
+      `import { defineSchedule, defineWorkflow } from ${JSON.stringify(entry)};
+export const ping = defineWorkflow({ name: "ping", version: "1", run: async () => "pong" });
+export const schedules = [defineSchedule({ name: "every-second", workflow: ping, cron: "* * * * * *", overlap: "allow" })];
+`,
+    );
+    const child = spawn(process.execPath, [MAIN, "worker", "--workflows", module, "--poll-ms", "20"], { env: { ...process.env, CAIRN_STORE: store } });
+    onCleanup(() => void child.kill("SIGKILL"));
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    await waitFor(() => stdout.includes("ready"), { timeoutMs: 20_000, what: "the worker is ready" });
+    const engine = await createEngine({ store, logger: silentLogger });
+    onCleanup(() => engine.close());
+    const fired = await waitFor(
+      async () => {
+        const runs = (await engine.listRuns({ status: "completed" })).runs;
+        return runs.find((r) => r.runId.startsWith("schedule:every-second:"));
+      },
+      { timeoutMs: 20_000, what: "a tick's run completed" },
+    );
+    expect(fired.output).toBe("pong");
+    const listed = JSON.parse((await cli(store, "schedules", "--json")).stdout) as { name: string; workflow: string }[];
+    expect(listed).toEqual([expect.objectContaining({ name: "every-second", workflow: "ping" })]);
+    child.kill("SIGTERM");
+    await new Promise((resolve) => child.once("exit", resolve));
   }, 60_000);
 });
