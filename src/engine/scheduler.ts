@@ -48,6 +48,7 @@ export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
   private loopDone: Promise<void> | null = null;
+  private kicked = false;
 
   constructor(
     private readonly deps: SchedulerDeps,
@@ -71,6 +72,7 @@ export class Scheduler {
 
   /** Runs a pass now instead of at the next planned time. */
   kick(): void {
+    this.kicked = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.wake?.();
@@ -79,12 +81,14 @@ export class Scheduler {
   private async loop(): Promise<void> {
     while (!this.stopping) {
       let waitMs = this.timing.pollMs;
+      this.kicked = false;
       try {
         waitMs = await this.pass();
       } catch (error) {
         this.deps.logger.log("warn", "a scheduler pass failed; retrying", { error: serializeError(error) });
       }
       if (this.stopping) break;
+      if (this.kicked) continue; // kicked during the pass: look again at once
       await new Promise<void>((resolve) => {
         this.wake = resolve;
         this.timer = setTimeout(resolve, Math.max(1, waitMs));
@@ -113,7 +117,8 @@ export class Scheduler {
         try {
           cursor = await this.fire(claimed, cron);
         } catch (error) {
-          if (!(error instanceof Fenced))
+          // Fenced out, or the engine closing under a pass: nothing to report.
+          if (!(error instanceof Fenced) && !isCairnError(error, "ENGINE_CLOSED"))
             this.deps.logger.log("warn", "firing a schedule failed; the next pass retries", { schedule: row.name, error: serializeError(error) });
           continue;
         }
