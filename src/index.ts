@@ -4,6 +4,19 @@
  */
 export { defineWorkflow, isWorkflow } from "./engine/define-workflow.js";
 export { createEngine } from "./engine/create-engine.js";
+export {
+  defineSchedule,
+  isSchedule,
+  parseScheduleRunId,
+  scheduleRunId,
+  scheduleSchema,
+  type Schedule,
+  type ScheduleInfo,
+  type ScheduleOptions,
+  type OverlapPolicy,
+  type CatchUpPolicy,
+} from "./engine/schedule.js";
+export type { ScheduleRecord, ScheduleState, ScheduleDefinitionRecord } from "./core/schedule.js";
 export { consoleLogger, silentLogger } from "./engine/logger.js";
 export { CRASH_POINTS, type CrashPoint } from "./engine/crash-points.js";
 export type * from "./engine/workflow.js";

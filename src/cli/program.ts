@@ -6,6 +6,7 @@ import { registerHumanCommands } from "./commands/human.js";
 import { registerMigrateCommand } from "./commands/migrate.js";
 import { registerRetentionCommands } from "./commands/retention.js";
 import { registerRunCommands } from "./commands/runs.js";
+import { registerScheduleCommands } from "./commands/schedules.js";
 import { registerSecurityCommands } from "./commands/security.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerStartCommand } from "./commands/start.js";
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerStartCommand(program);
   registerRunCommands(program);
   registerControlCommands(program);
+  registerScheduleCommands(program);
   registerHumanCommands(program);
   registerSecurityCommands(program);
   registerMigrateCommand(program);

@@ -315,6 +315,32 @@ export const auditPageSchema = z.object({ entries: z.array(apiAuditEntrySchema),
 
 export const healthSchema = z.object({ status: z.literal("ok") });
 
+/** A schedule as `GET /schedules` shows it (see docs/operations/schedules.md). */
+export const apiScheduleSchema = z.object({
+  name: z.string(),
+  workflow: z.string(),
+  cron: z.string(),
+  timezone: z.string(),
+  /** Absent when the schedule has no input. */
+  input: z.unknown().optional(),
+  overlap: z.enum(["skip", "buffer", "allow"]),
+  catchUp: z.enum(["none", "latest", "all"]),
+  maxCatchUp: z.number(),
+  graceMs: z.number(),
+  status: z.enum(["active", "paused"]),
+  nextTickAt: timestamp.nullable(),
+  lastTickAt: timestamp.nullable(),
+  lastRunId: z.string().nullable(),
+  lastRunStatus: z.string().nullable(),
+  bufferedTickAt: timestamp.nullable(),
+  firedCount: z.number(),
+  skippedCount: z.number(),
+  missedCount: z.number(),
+  owner: z.string().nullable(),
+});
+
+export const scheduleListSchema = z.object({ schedules: z.array(apiScheduleSchema) });
+
 /** Every error response. `code` is stable and documented in docs/errors/<code>.md. */
 export const errorResponseSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 

@@ -36,6 +36,8 @@ export type ErrorCode =
   | "UNAUTHORIZED"
   | "FORBIDDEN"
   | "TOKEN_NOT_FOUND"
+  | "INVALID_SCHEDULE"
+  | "SCHEDULE_NOT_FOUND"
   | "INTERNAL_ERROR";
 
 /** Base of every Cairn error: carries a stable {@link ErrorCode}. */
@@ -248,6 +250,23 @@ export class ForbiddenError extends CairnError {
 export class TokenNotFoundError extends CairnError {
   constructor(readonly tokenId: string) {
     super("TOKEN_NOT_FOUND", `API token "${tokenId}" does not exist or is already revoked. List tokens with \`cairn token list\`.`);
+  }
+}
+
+/** A schedule definition is invalid: a bad cron expression, an unknown time zone, or bad options. Nothing was saved. */
+export class InvalidScheduleError extends CairnError {
+  constructor(
+    readonly schedule: string,
+    detail: string,
+  ) {
+    super("INVALID_SCHEDULE", `Schedule "${schedule}" is invalid: ${detail}. See docs/operations/schedules.md.`);
+  }
+}
+
+/** No schedule with this name exists in the store. */
+export class ScheduleNotFoundError extends CairnError {
+  constructor(readonly schedule: string) {
+    super("SCHEDULE_NOT_FOUND", `Schedule "${schedule}" does not exist. List schedules with \`cairn schedules\`.`);
   }
 }
 

@@ -15,9 +15,11 @@ export type CrashPoint =
   | "after-consume"
   | "after-timer-armed"
   | "before-complete"
-  | "after-snapshot";
+  | "after-snapshot"
+  // The scheduler's: a tick's run was started, the schedule's state not yet advanced.
+  | "schedule-after-start";
 
-/** Every crash point, for tests that iterate over them. */
+/** Every crash point a run execution passes, for tests that iterate over them (the scheduler's are not listed). */
 export const CRASH_POINTS: readonly CrashPoint[] = [
   "before-intent",
   "after-intent",

@@ -43,6 +43,8 @@ import { exportRun, importRun, parsePolicy, prune, RetentionScheduler } from "./
 import type { ExportOptions, ImportOptions, PruneOptions, PruneResult, RetentionPolicy } from "../core/retention-schemas.js";
 import type { RunExport } from "../core/run-export.js";
 import { RunCreator } from "./run-creator.js";
+import type { Schedule, ScheduleInfo, ScheduleOptions } from "./schedule.js";
+import { ScheduleService } from "./schedule-service.js";
 import { WorkerImpl } from "./worker.js";
 import type { Workflow } from "./workflow.js";
 
@@ -62,6 +64,14 @@ function checkAnswerFits(request: HumanRequest, answer: HumanAnswer): void {
     );
   }
 }
+
+const schedulerOptions = z
+  .object({
+    enabled: z.boolean().optional(),
+    pollMs: z.number().int().min(10).max(60_000).optional(),
+    leaseMs: z.number().int().min(100).max(3_600_000).optional(),
+  })
+  .strict();
 
 function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);
@@ -88,16 +98,22 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   }
   if (options.maxPayloadBytes !== undefined) check(z.number().int().positive(), options.maxPayloadBytes, "createEngine: maxPayloadBytes");
   if (options.retention !== undefined) parsePolicy(options.retention);
+  const workflowNames = [...new Set([...workflows.values()].map((w) => w.name))];
+  const schedules = ScheduleService.check(options.schedules ?? [], workflowNames);
+  if (options.scheduler !== undefined) check(schedulerOptions, options.scheduler, "createEngine: scheduler");
   const store = typeof options.store === "object" && options.store !== null ? options.store : await openStore(options.store ?? defaultStoreUrl());
   const clock = new StoreClock(options.clock ?? Date.now, store);
   await clock.calibrate();
-  return new EngineImpl(store, workflows, clock, options);
+  const engine = new EngineImpl(store, workflows, clock, options);
+  for (const schedule of schedules) await engine.schedule(schedule);
+  return engine;
 }
 
 class EngineImpl implements Engine {
   private readonly clock: () => number;
   private readonly committer: Committer;
   private readonly creator: RunCreator;
+  private readonly schedules: ScheduleService;
   private readonly unsubscribeWake: () => void;
   private readonly calibrateTimer: NodeJS.Timeout | null;
   private readonly workers = new Set<WorkerImpl>();
@@ -135,6 +151,16 @@ class EngineImpl implements Engine {
     this.finished.setMaxListeners(0);
     if (options.observer) this.observers.add(options.observer);
     this.retention = options.retention;
+    this.schedules = new ScheduleService(
+      {
+        store,
+        clock: this.clock,
+        logger: this.logger,
+        workflowNames: () => [...new Set([...workflows.values()].map((w) => w.name))],
+        start: async (workflow, input, runId) => void (await this.start(workflow, input, { runId })),
+      },
+      { enabled: options.scheduler?.enabled ?? true, pollMs: options.scheduler?.pollMs ?? 1000, leaseMs: options.scheduler?.leaseMs ?? 10_000 },
+    );
   }
 
   async prune(options: PruneOptions): Promise<PruneResult> {
@@ -152,6 +178,34 @@ class EngineImpl implements Engine {
     const run = await importRun(this.store, data, options);
     this.kickWorkers();
     return toRunInfo(run);
+  }
+
+  schedule<I>(schedule: Schedule<I> | ScheduleOptions<I>): Promise<ScheduleInfo> {
+    this.ensureOpen();
+    return this.schedules.save(schedule as Schedule<unknown> | ScheduleOptions<unknown>);
+  }
+
+  pauseSchedule(name: string): Promise<ScheduleInfo> {
+    this.ensureOpen();
+    return this.schedules.setPaused(name, true);
+  }
+
+  resumeSchedule(name: string): Promise<ScheduleInfo> {
+    this.ensureOpen();
+    return this.schedules.setPaused(name, false);
+  }
+
+  deleteSchedule(name: string): Promise<void> {
+    this.ensureOpen();
+    return this.schedules.delete(name);
+  }
+
+  getSchedule(name: string): Promise<ScheduleInfo> {
+    return this.schedules.get(name);
+  }
+
+  listSchedules(): Promise<ScheduleInfo[]> {
+    return this.schedules.list();
   }
 
   observe(observer: EngineObserver): () => void {
@@ -411,11 +465,13 @@ class EngineImpl implements Engine {
     );
     this.workers.add(worker);
     const retention = this.retention && new RetentionScheduler(this.store, this.retention, this.clock, this.logger);
+    this.schedules.startScheduler();
     const stop = worker.stop.bind(worker);
     worker.stop = async (opts) => {
       await retention?.stop();
       await stop(opts);
       this.workers.delete(worker);
+      if (this.workers.size === 0) await this.schedules.stopScheduler();
     };
     return worker;
   }
@@ -424,6 +480,7 @@ class EngineImpl implements Engine {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.workers].map((w) => w.stop({ drain: true })));
+    await this.schedules.stopScheduler();
     this.unsubscribeWake();
     if (this.calibrateTimer) clearInterval(this.calibrateTimer);
     await this.store.close();

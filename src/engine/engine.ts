@@ -6,6 +6,7 @@ import type { ExportOptions, ImportOptions, PruneOptions, PruneResult, Retention
 import type { RunExport } from "../core/run-export.js";
 import type { ForkOptions } from "./fork.js";
 import type { EngineObserver } from "./observer.js";
+import type { Schedule, ScheduleInfo, ScheduleOptions } from "./schedule.js";
 import type { Workflow } from "./workflow.js";
 
 /**
@@ -33,6 +34,13 @@ export interface EngineOptions {
    * createEngine({ store, workflows, retention: { completedAfter: "30d", failedAfter: "90d", interval: "1h" } });
    */
   retention?: RetentionPolicy;
+  /**
+   * Schedules (from `defineSchedule`) saved to the store at start; their workflows must be in `workflows`.
+   * Workers run the scheduler that fires them. See docs/operations/schedules.md.
+   */
+  schedules?: Schedule<any>[];
+  /** The scheduler each engine with a worker runs. Defaults: enabled, pollMs 1000, leaseMs 10 000. */
+  scheduler?: { enabled?: boolean; pollMs?: number; leaseMs?: number };
 }
 
 /** A sink for log records. */
@@ -190,6 +198,23 @@ export interface Engine {
    * file and RunConflictError when the run id exists (import under another id with `as`).
    */
   importRun(data: unknown, options?: ImportOptions): Promise<RunInfo>;
+  /**
+   * Creates or redefines a schedule at run time (kept in the store: every engine with a worker and the
+   * workflow fires it). Redefining keeps its progress. Throws InvalidScheduleError, WorkflowNotRegisteredError.
+   * @example
+   * await engine.schedule({ name: "hourly-sync", workflow: sync, cron: "0 * * * *", overlap: "buffer" });
+   */
+  schedule<I>(schedule: Schedule<I> | ScheduleOptions<I>): Promise<ScheduleInfo>;
+  /** Stops firing a schedule until resumed (ticks meanwhile are not fired). Throws ScheduleNotFoundError. */
+  pauseSchedule(name: string): Promise<ScheduleInfo>;
+  /** Fires a paused schedule again, from its next tick after now. Throws ScheduleNotFoundError. */
+  resumeSchedule(name: string): Promise<ScheduleInfo>;
+  /** Removes a schedule (runs it started are kept). A schedule in `createEngine({ schedules })` comes back at the next start. */
+  deleteSchedule(name: string): Promise<void>;
+  /** One schedule with its next fire time, last tick, last run and counts. Throws ScheduleNotFoundError. */
+  getSchedule(name: string): Promise<ScheduleInfo>;
+  /** Every schedule in the store, by name. */
+  listSchedules(): Promise<ScheduleInfo[]>;
   /** Stops workers (draining) and closes the store. */
   close(): Promise<void>;
 }

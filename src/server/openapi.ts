@@ -233,6 +233,14 @@ export const ROUTES: RouteDoc[] = [
   },
   {
     method: "get",
+    path: "/schedules",
+    summary: "Schedules",
+    description: "Every schedule, by name: definition, status, next fire time, last tick and run, counts. See docs/operations/schedules.md.",
+    ok: [{ status: 200, description: "The schedules.", schema: api.scheduleListSchema }],
+    errors: [503],
+  },
+  {
+    method: "get",
     path: "/health",
     summary: "Liveness, including the store",
     ok: [{ status: 200, description: "The server and its store answer.", schema: api.healthSchema }],

@@ -5,6 +5,7 @@ import { defined, print, storeOption, type StoreOptions } from "../context.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
 import { retentionFrom, retentionOptions, type RetentionCommandOptions } from "./retention.js";
+import { loadModuleSchedules } from "../load-schedules.js";
 
 interface WorkerCommandOptions extends StoreOptions, RetentionCommandOptions {
   workflows?: string[];
@@ -19,7 +20,10 @@ export function registerWorkerCommand(program: Command): void {
   const worker = program
     .command("worker")
     .description("run workflows: claim runnable runs from the store until stopped (Ctrl-C drains)")
-    .option("--workflows <module...>", "ES module(s) exporting workflows: `workflows` array, default export, or named workflows (default: the examples)")
+    .option(
+      "--workflows <module...>",
+      "ES module(s) exporting workflows: `workflows` array, default export, or named workflows (default: the examples); their exported schedules (`schedules` array or named) are saved and fired",
+    )
     .option("--concurrency <n>", "runs held at once (default 16)", intArg(1, 10_000))
     .option("--lease-ms <ms>", "lease length in ms (default 30000)", intArg(100))
     .option("--poll-ms <ms>", "idle poll interval in ms (default 200)", intArg(1))
@@ -31,7 +35,8 @@ async function runWorker(options: WorkerCommandOptions): Promise<void> {
   const workflows = await resolveWorkflows(options.workflows);
   const shutdown = untilShutdown("draining: in-flight steps finish and leases are released");
   const retention = retentionFrom(options);
-  const engine = await createEngine({ store: options.store, workflows, ...(retention ? { retention } : {}) });
+  const schedules = await loadModuleSchedules(options.workflows);
+  const engine = await createEngine({ store: options.store, workflows, schedules, ...(retention ? { retention } : {}) });
   try {
     const worker = engine.startWorker(
       defined({ concurrency: options.concurrency, leaseMs: options.leaseMs, pollInterval: options.pollMs, workerId: options.workerId }),

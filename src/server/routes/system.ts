@@ -19,6 +19,8 @@ export function registerSystemRoutes(app: Hono, engine: Engine): void {
     return json(c, { workers: workers.map(workerView) });
   });
 
+  app.get("/schedules", async (c) => json(c, { schedules: await engine.listSchedules() }));
+
   // Touches the store, so a load balancer sees 503 when the database is gone.
   app.get("/health", async (c) => {
     await engine.listRuns({ limit: 1 });

@@ -9,6 +9,7 @@ import { retentionSpec } from "./retention-spec.js";
 import { searchSpec } from "./search-spec.js";
 import { securitySpec } from "./security-spec.js";
 import { runsSpec } from "./runs-spec.js";
+import { schedulesSpec } from "./schedules-spec.js";
 import { wakeSpec } from "./wake-spec.js";
 import { workersSpec } from "./workers-spec.js";
 
@@ -35,5 +36,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     securitySpec(store);
     copySpec(store);
     retentionSpec(store);
+    schedulesSpec(store);
   });
 }

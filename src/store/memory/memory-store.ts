@@ -1,3 +1,5 @@
+import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "../../core/schedule.js";
+import { MemorySchedules } from "./memory-schedules.js";
 import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord, type RunStatus } from "../../core/run.js";
@@ -47,6 +49,7 @@ export class MemoryStore implements Store {
   /** Always `memory:`. */
   readonly url = "memory:";
   private readonly t = new MemoryTables();
+  private readonly schedules = new MemorySchedules();
 
   /** Nothing to create. */
   async migrate(): Promise<void> {}
@@ -307,6 +310,41 @@ export class MemoryStore implements Store {
     const live = [...this.t.workers.values()].filter((worker) => worker.heartbeatAt > since);
     live.sort((a, b) => b.heartbeatAt - a.heartbeatAt || compareText(a.workerId, b.workerId));
     return live.map(copyWorker);
+  }
+
+  /** See {@link Store.saveSchedule}. */
+  async saveSchedule(definition: ScheduleDefinitionRecord, now: number): Promise<ScheduleRecord> {
+    return this.schedules.save(definition, now);
+  }
+
+  /** See {@link Store.getSchedule}. */
+  async getSchedule(name: string): Promise<ScheduleRecord | undefined> {
+    return this.schedules.get(name);
+  }
+
+  /** See {@link Store.listSchedules}. */
+  async listSchedules(): Promise<ScheduleRecord[]> {
+    return this.schedules.list();
+  }
+
+  /** See {@link Store.deleteSchedule}. */
+  async deleteSchedule(name: string): Promise<boolean> {
+    return this.schedules.delete(name);
+  }
+
+  /** See {@link Store.claimSchedule}. */
+  async claimSchedule(name: string, owner: string, now: number, leaseMs: number): Promise<ScheduleRecord | undefined> {
+    return this.schedules.claim(name, owner, now, leaseMs);
+  }
+
+  /** See {@link Store.updateScheduleState}. */
+  async updateScheduleState(name: string, owner: string, epoch: number, state: ScheduleState, now: number): Promise<boolean> {
+    return this.schedules.updateState(name, owner, epoch, state, now);
+  }
+
+  /** See {@link Store.setSchedulePaused}. */
+  async setSchedulePaused(name: string, paused: boolean, now: number): Promise<ScheduleRecord | undefined> {
+    return this.schedules.setPaused(name, paused, now);
   }
 
   /** See {@link Store.createToken}. */

@@ -150,6 +150,7 @@ describe.skipIf(!available)("postgres", () => {
         "journal",
         "journal_text",
         "runs",
+        "schedules",
         "tokens",
         "workers",
       ]);

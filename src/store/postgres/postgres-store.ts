@@ -27,6 +27,8 @@ import type {
   PruneQuery,
   RunImport,
 } from "../../core/store.js";
+import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "../../core/schedule.js";
+import * as schedules from "../common/schedule-rows.js";
 import { AUDIT_COLUMNS, TOKEN_COLUMNS, auditQuery, toAudit, toToken, tokenParams, type AuditRow, type TokenRow } from "../common/security-rows.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
@@ -522,6 +524,56 @@ export class PostgresStore implements Store {
     return (await this.query<AuditRow>(text, params)).map(toAudit);
   }
 
+  /** See {@link Store.saveSchedule}. */
+  async saveSchedule(definition: ScheduleDefinitionRecord, now: number): Promise<ScheduleRecord> {
+    const stored = await this.getSchedule(definition.name);
+    const statement = !stored
+      ? schedules.insertSchedule(pgMarker, definition, now)
+      : schedules.sameDefinition(stored, definition)
+        ? undefined
+        : schedules.redefineSchedule(pgMarker, definition, now);
+    if (statement) await this.query(statement.sql, statement.params);
+    const saved = await this.getSchedule(definition.name);
+    if (!saved) throw new Error(`Schedule "${definition.name}" was deleted while it was being saved.`);
+    return saved;
+  }
+
+  /** See {@link Store.getSchedule}. */
+  async getSchedule(name: string): Promise<ScheduleRecord | undefined> {
+    const [row] = await this.query<schedules.ScheduleRow>(`SELECT ${schedules.SCHEDULE_COLUMNS} FROM schedules WHERE name = $1`, [name]);
+    return row && schedules.toSchedule(row);
+  }
+
+  /** See {@link Store.listSchedules}. */
+  async listSchedules(): Promise<ScheduleRecord[]> {
+    return (await this.query<schedules.ScheduleRow>(`SELECT ${schedules.SCHEDULE_COLUMNS} FROM schedules ORDER BY name`)).map(schedules.toSchedule);
+  }
+
+  /** See {@link Store.deleteSchedule}. */
+  async deleteSchedule(name: string): Promise<boolean> {
+    return (await this.query("DELETE FROM schedules WHERE name = $1 RETURNING name", [name])).length === 1;
+  }
+
+  /** See {@link Store.claimSchedule}. Times are the caller's (the engine's clock follows the database's). */
+  async claimSchedule(name: string, owner: string, now: number, leaseMs: number): Promise<ScheduleRecord | undefined> {
+    const statement = schedules.claimScheduleSql(pgMarker, Boolean, name, owner, now, leaseMs);
+    const [row] = await this.query<schedules.ScheduleRow>(statement.sql, statement.params);
+    return row && schedules.toSchedule(row);
+  }
+
+  /** See {@link Store.updateScheduleState}. */
+  async updateScheduleState(name: string, owner: string, epoch: number, state: ScheduleState, now: number): Promise<boolean> {
+    const statement = schedules.updateStateSql(pgMarker, name, owner, epoch, state, now);
+    return (await this.query(`${statement.sql} RETURNING name`, statement.params)).length === 1;
+  }
+
+  /** See {@link Store.setSchedulePaused}. */
+  async setSchedulePaused(name: string, paused: boolean, now: number): Promise<ScheduleRecord | undefined> {
+    const statement = schedules.setPausedSql(pgMarker, Boolean, name, paused, now);
+    const [row] = await this.query<schedules.ScheduleRow>(statement.sql, statement.params);
+    return row && schedules.toSchedule(row);
+  }
+
   /** See {@link Store.listStuckRuns}. In database-clock mode `now` is ignored. */
   async listStuckRuns(now: number, graceMs: number, limit?: number): Promise<RunRecord[]> {
     const rows = await this.query<StateRow & { input: string }>(STUCK_RUNS, [this.runner.nowParam(now), graceMs, pageLimit(limit)]);
@@ -600,3 +652,5 @@ function plainAppends(writes: readonly RunWrite[]): { params: unknown[]; entryPa
   const ids = [...runs.keys()];
   return { params: [ids, ids.map((id) => runs.get(id)!.epoch), ids.map((id) => runs.get(id)!.n)], entryParams, offsets };
 }
+
+const pgMarker = (n: number): string => `$${n}`;

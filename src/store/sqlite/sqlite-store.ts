@@ -30,6 +30,8 @@ import type {
 } from "../../core/store.js";
 import { AUDIT_COLUMNS, TOKEN_COLUMNS, auditQuery, toAudit, toToken, tokenParams, type AuditRow, type TokenRow } from "../common/security-rows.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
+import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "../../core/schedule.js";
+import * as schedules from "../common/schedule-rows.js";
 import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, humanRequestRow, isPlainAppend, planEntries, type SideEffect } from "../common/plan-write.js";
 import { claimRun, copiedRun, fenceOut, fenceReason, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
@@ -397,6 +399,60 @@ export class SqliteStore implements Store {
     return (this.q.prepared(text).all(...params) as AuditRow[]).map(toAudit);
   }
 
+  /** See {@link Store.saveSchedule}. */
+  async saveSchedule(definition: ScheduleDefinitionRecord, now: number): Promise<ScheduleRecord> {
+    return this.immediate(() => {
+      const stored = this.loadSchedule(definition.name);
+      const statement = !stored
+        ? schedules.insertSchedule(sqliteMarker, definition, now)
+        : schedules.sameDefinition(stored, definition)
+          ? undefined
+          : schedules.redefineSchedule(sqliteMarker, definition, now);
+      if (statement) this.q.prepared(statement.sql).run(sqliteParams(statement.params));
+      return this.loadSchedule(definition.name)!;
+    });
+  }
+
+  /** See {@link Store.getSchedule}. */
+  async getSchedule(name: string): Promise<ScheduleRecord | undefined> {
+    return this.loadSchedule(name);
+  }
+
+  /** See {@link Store.listSchedules}. */
+  async listSchedules(): Promise<ScheduleRecord[]> {
+    return (this.q.prepared(`SELECT ${schedules.SCHEDULE_COLUMNS} FROM schedules ORDER BY name`).all() as schedules.ScheduleRow[]).map(schedules.toSchedule);
+  }
+
+  /** See {@link Store.deleteSchedule}. */
+  async deleteSchedule(name: string): Promise<boolean> {
+    return this.q.prepared("DELETE FROM schedules WHERE name = ?").run(name).changes === 1;
+  }
+
+  /** See {@link Store.claimSchedule}. */
+  async claimSchedule(name: string, owner: string, now: number, leaseMs: number): Promise<ScheduleRecord | undefined> {
+    const statement = schedules.claimScheduleSql(sqliteMarker, sqliteFlag, name, owner, now, leaseMs);
+    const row = this.q.prepared(statement.sql).get(sqliteParams(statement.params)) as schedules.ScheduleRow | undefined;
+    return row && schedules.toSchedule(row);
+  }
+
+  /** See {@link Store.updateScheduleState}. */
+  async updateScheduleState(name: string, owner: string, epoch: number, state: ScheduleState, now: number): Promise<boolean> {
+    const statement = schedules.updateStateSql(sqliteMarker, name, owner, epoch, state, now);
+    return this.q.prepared(statement.sql).run(sqliteParams(statement.params)).changes === 1;
+  }
+
+  /** See {@link Store.setSchedulePaused}. */
+  async setSchedulePaused(name: string, paused: boolean, now: number): Promise<ScheduleRecord | undefined> {
+    const statement = schedules.setPausedSql(sqliteMarker, sqliteFlag, name, paused, now);
+    const row = this.q.prepared(statement.sql).get(sqliteParams(statement.params)) as schedules.ScheduleRow | undefined;
+    return row && schedules.toSchedule(row);
+  }
+
+  private loadSchedule(name: string): ScheduleRecord | undefined {
+    const row = this.q.prepared(`SELECT ${schedules.SCHEDULE_COLUMNS} FROM schedules WHERE name = ?`).get(name) as schedules.ScheduleRow | undefined;
+    return row && schedules.toSchedule(row);
+  }
+
   /** See {@link Store.listStuckRuns}. */
   async listStuckRuns(now: number, graceMs: number, limit?: number): Promise<RunRecord[]> {
     const rows = this.q.stuckRuns.all({ before: now - graceMs, limit: pageLimit(limit) }) as (StateRow & { input: string })[];
@@ -502,4 +558,11 @@ function onlySeqAdvanced(run: RunState, next: RunState): boolean {
     if (key !== "lastSeq" && key !== "updatedAt" && next[key] !== run[key]) return false;
   }
   return true;
+}
+
+const sqliteMarker = (n: number): string => `@p${n}`;
+const sqliteFlag = (b: boolean): number => (b ? 1 : 0);
+/** Positional parameters as the named `@p1, @p2, …` that {@link sqliteMarker} writes (better-sqlite3 binds `?NNN` poorly). */
+function sqliteParams(params: readonly unknown[]): Record<string, unknown> {
+  return Object.fromEntries(params.map((value, i) => [`p${i + 1}`, value]));
 }
