@@ -13,6 +13,7 @@ import type {
   RunCount,
   NewInboxEvent,
   NewRun,
+  PayloadBlob,
   RenewRequest,
   RunPage,
   RunWrite,
@@ -29,6 +30,7 @@ import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
 import { claimKey, claimRun, copiedRun, fenceOut, fenceReason, isClaimable, isStuck, newRunEntries, newRunRecord, wakePatch } from "../common/run-state.js";
 import { MemoryTables } from "./memory-tables.js";
+import { BLOB_REF_PREFIX } from "../../core/payloads.js";
 
 /**
  * The reference {@link Store}: plain maps in one process, nothing durable.
@@ -78,6 +80,7 @@ export class MemoryStore implements Store {
       if (existing) return { run: { ...existing }, created: false };
       // searchJournal reads text from the journal itself, so there is no index to fill.
       const copied = copiedRun(run, entries, now);
+      this.t.putBlobs(run.blobs, now);
       this.t.putRun(copied.run);
       this.t.append(copied.entries);
       return { run: { ...copied.run }, created: true };
@@ -167,6 +170,7 @@ export class MemoryStore implements Store {
         const refused = fenceReason(run, write.epoch);
         if (refused || !run) return { ok: false, reason: refused ?? "not-found" };
         const firstSeq = run.lastSeq + 1;
+        this.t.putBlobs(write.blobs, now);
         this.applyEntries(run, write.epoch, write.entries, now);
         return { ok: true, firstSeq, lastSeq: run.lastSeq + write.entries.length };
       }),
@@ -221,6 +225,7 @@ export class MemoryStore implements Store {
       if (!run) throw new RunNotFoundError(event.runId);
       if (this.t.findInbox(event.runId, event.eventId)) return { duplicate: true };
       if (isTerminal(run.status)) throw new RunFinishedError(run.runId, run.status, `send event "${event.type}"`);
+      this.t.putBlobs(event.blobs, now);
       this.t.insertInbox({ runId: event.runId, type: event.type, eventId: event.eventId, payload: event.payload, consumedSeq: null, receivedAt: now });
       this.wake(event.runId, now);
       return { duplicate: false };
@@ -343,7 +348,38 @@ export class MemoryStore implements Store {
     return stuck.slice(0, max).map((run) => ({ ...run }));
   }
 
+  /** See {@link Store.readBlobs}. */
+  async readBlobs(hashes: readonly string[]): Promise<PayloadBlob[]> {
+    return hashes.flatMap((hash) => {
+      const blob = this.t.blobs.get(hash);
+      return blob ? [{ hash: blob.hash, size: blob.size, body: blob.body }] : [];
+    });
+  }
+
+  /** See {@link Store.deleteUnreferencedBlobs}. */
+  async deleteUnreferencedBlobs(before: number): Promise<number> {
+    const referenced = new Set<string>();
+    const note = (text: string | null) => {
+      if (text?.startsWith(BLOB_REF_PREFIX)) referenced.add(text.slice(BLOB_REF_PREFIX.length, BLOB_REF_PREFIX.length + 64));
+    };
+    for (const entries of this.t.journal.values()) for (const entry of entries) note(entry.payload);
+    for (const run of this.t.runs.values()) {
+      note(run.input);
+      note(run.output);
+    }
+    for (const event of this.t.inbox.values()) note(event.payload);
+    let deleted = 0;
+    for (const [hash, blob] of this.t.blobs) {
+      if (blob.usedAt < before && !referenced.has(hash)) {
+        this.t.blobs.delete(hash);
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+
   private insertRun(run: NewRun, now: number): RunRecord {
+    this.t.putBlobs(run.blobs, now);
     const entries = newRunEntries(run, now);
     const record = newRunRecord(run, now);
     this.t.putRun(record);

@@ -1,6 +1,6 @@
 import type { JournalEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
-import type { AuditEntry, HumanRequest, InboxEvent, TokenRecord, WorkerRecord } from "../../core/store.js";
+import type { AuditEntry, HumanRequest, InboxEvent, PayloadBlob, TokenRecord, WorkerRecord } from "../../core/store.js";
 
 /**
  * The rows of a {@link MemoryStore}, with transactions: every mutation made inside
@@ -14,6 +14,8 @@ export class MemoryTables {
   readonly inbox = new Map<number, InboxEvent>();
   readonly inboxByRun = new Map<string, number[]>();
   readonly humans = new Map<string, HumanRequest>();
+  /** Content-addressed payloads by hash; `usedAt` is the last write that referenced each. */
+  readonly blobs = new Map<string, PayloadBlob & { usedAt: number }>();
   /** The worker registry: not transactional, like a heartbeat table. */
   readonly workers = new Map<string, WorkerRecord>();
   /** API tokens and the audit log: each change is one operation, so neither needs undo. */
@@ -85,6 +87,15 @@ export class MemoryTables {
       this.nextInboxId = row.id;
     });
     return row;
+  }
+
+  /** Inserts blobs, or marks existing ones used. */
+  putBlobs(blobs: readonly PayloadBlob[] | undefined, now: number): void {
+    for (const blob of blobs ?? []) {
+      const previous = this.blobs.get(blob.hash);
+      this.blobs.set(blob.hash, { ...(previous ?? blob), usedAt: now });
+      this.record(() => (previous ? this.blobs.set(blob.hash, previous) : this.blobs.delete(blob.hash)));
+    }
   }
 
   /** Replaces an existing inbox row. */
