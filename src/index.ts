@@ -18,3 +18,7 @@ export type { EntryKind, EntryData, JournalEntry, WaitDescriptor, HumanAnswer, O
 export { RUN_STATUSES, isTerminal, type RunStatus, type RunRecord } from "./core/run.js";
 export type * from "./core/store.js";
 export { openStore, defaultStoreUrl } from "./store/open-store.js";
+export { withPayloads, type PayloadOptions } from "./store/payloads/payload-store.js";
+export { aesGcmCodec, aesGcmCodecFromEnv, type AesGcmCodecOptions } from "./store/payloads/aes-gcm-codec.js";
+export { PayloadCorruptError, PayloadKeyMissingError } from "./core/payload-errors.js";
+export { DEFAULT_INLINE_LIMIT, type PayloadCodec } from "./core/payloads.js";
