@@ -60,8 +60,9 @@ const secretFlow = defineWorkflow({
   async run(ctx, input: { secret: string }) {
     const small = await ctx.step("small", () => `${input.secret}-step`);
     const large = await ctx.step("large", () => big(input.secret, 80_000));
+    const reply = await ctx.askHuman<string>({ name: "check", question: "Proceed?", options: ["yes", "no"], context: { about: input.secret } });
     const doc = await ctx.waitForEvent<{ note: string }>("doc");
-    return { small, large: large.length, note: doc.note, out: `${input.secret}-out` };
+    return { small, large: large.length, note: doc.note, answer: reply.value, out: `${input.secret}-out` };
   },
 });
 
@@ -90,6 +91,9 @@ async function runSecret(engine: Engine, runId: string, secret: string): Promise
   await engine.start(secretFlow, { secret }, { runId });
   await until(engine, runId, "suspended");
   await engine.sendEvent(runId, "doc", { note: `${secret}-note` }, { eventId: `doc-${runId}` });
+  const [request] = await engine.listHumanRequests({ runId, status: "pending" });
+  expect(request?.context).toBe(encode({ about: secret }));
+  await engine.respondToHuman(request!.requestId, { action: "answer", option: "yes", value: `${secret}-answer` });
   await engine.result(runId, { timeoutMs: 15_000 });
   await worker.stop({ drain: true });
 }
@@ -199,10 +203,12 @@ export function payloadsSuite(name: string, open: () => Promise<RawDatabase>): v
       const engine = await engineOn(db, { payloads: { codec } });
       const secret = "Sesame-7f3a9c";
       await runSecret(engine, "s1", secret);
-      expect(await engine.result("s1")).toEqual({ small: `${secret}-step`, large: 80_000, note: `${secret}-note`, out: `${secret}-out` });
+      expect(await engine.result("s1")).toEqual({ small: `${secret}-step`, large: 80_000, note: `${secret}-note`, answer: `${secret}-answer`, out: `${secret}-out` });
       const journal = await engine.journal("s1");
       expect(journal.find((e) => e.opKey === "small#0" && e.kind === "step.completed")?.data).toMatchObject({ result: `${secret}-step` });
       expect((await engine.getRun("s1")).input).toEqual({ secret });
+      const [answered] = await engine.listHumanRequests({ runId: "s1" });
+      expect(answered?.answer).toContain(`${secret}-answer`);
       const dump = await db.dump();
       expect(dump.length).toBeGreaterThan(1000);
       expect(dump).toContain("step.completed"); // kinds, op keys and statuses stay in clear
