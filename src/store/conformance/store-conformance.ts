@@ -1,4 +1,5 @@
 import { describe } from "vitest";
+import { blobsSpec } from "./blobs-spec.js";
 import { commitSpec } from "./commit-spec.js";
 import { copySpec } from "./copy-spec.js";
 import { useStore, type StoreFactory } from "./harness.js";
@@ -33,5 +34,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     searchSpec(store);
     securitySpec(store);
     copySpec(store);
+    blobsSpec(store);
   });
 }
