@@ -53,7 +53,10 @@ describe("SIGKILL with offloaded, encrypted payloads", () => {
 
     const raw = new Database(path, { readonly: true });
     onCleanup(() => void raw.close());
-    const rows = raw.prepare("SELECT kind, payload FROM journal WHERE run_id = 'h' AND kind IN ('step.completed', 'event.received')").all() as { kind: string; payload: string }[];
+    const rows = raw.prepare("SELECT kind, payload FROM journal WHERE run_id = 'h' AND kind IN ('step.completed', 'event.received')").all() as {
+      kind: string;
+      payload: string;
+    }[];
     expect(rows.filter((row) => row.payload.startsWith('{"$cairn":"blob"')).length).toBeGreaterThanOrEqual(3);
     const files = [path, `${path}-wal`].filter((file) => existsSync(file)).map((file) => readFileSync(file).toString("latin1"));
     expect(files.join("\n")).not.toContain(SECRET);

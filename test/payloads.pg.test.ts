@@ -26,10 +26,12 @@ if (available) {
     return {
       url: schema.url("cairn_payloads_test"),
       t,
-      sql: (text) => schema.query(text),
+      sql: async (text) => (await schema.query(text)) as never[],
       async dump() {
         const tables = ["runs", "journal", "inbox", "blobs", "human_requests", "journal_text"];
-        const parts = await Promise.all(tables.map((table) => schema.query<{ text: string | null }>(`SELECT string_agg(x::text, E'\\n') AS text FROM ${t(table)} x`)));
+        const parts = await Promise.all(
+          tables.map((table) => schema.query<{ text: string | null }>(`SELECT string_agg(x::text, E'\\n') AS text FROM ${t(table)} x`)),
+        );
         return parts.map((rows) => rows[0]?.text ?? "").join("\n");
       },
     };

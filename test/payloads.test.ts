@@ -27,7 +27,10 @@ payloadsSuite("sqlite", async () => {
       return [];
     },
     async dump() {
-      return [path, `${path}-wal`].filter((file) => existsSync(file)).map((file) => readFileSync(file).toString("latin1")).join("\n");
+      return [path, `${path}-wal`]
+        .filter((file) => existsSync(file))
+        .map((file) => readFileSync(file).toString("latin1"))
+        .join("\n");
     },
   };
 });

@@ -49,7 +49,8 @@ export function parseMarker(text: string): Marker | null {
   if (!mayBeMarker(text)) return null;
   if (!text.startsWith(BLOB_REF_PREFIX) && !text.startsWith(ENC_PREFIX) && !text.startsWith(LIT_PREFIX)) return null;
   const parsed = JSON.parse(text) as { $cairn: string; sha256?: string; size?: number; v?: string };
-  if (parsed.$cairn === "blob" && typeof parsed.sha256 === "string" && typeof parsed.size === "number") return { kind: "blob", hash: parsed.sha256, size: parsed.size };
+  if (parsed.$cairn === "blob" && typeof parsed.sha256 === "string" && typeof parsed.size === "number")
+    return { kind: "blob", hash: parsed.sha256, size: parsed.size };
   if (parsed.$cairn === "enc" && typeof parsed.v === "string") return { kind: "enc", data: parsed.v };
   if (parsed.$cairn === "lit" && typeof parsed.v === "string") return { kind: "lit", text: parsed.v };
   return null;

@@ -150,7 +150,9 @@ export function payloadsSuite(name: string, open: () => Promise<RawDatabase>): v
       await engine.start(bigFlow, { seed: "abc" }, { runId: "r2" });
       await until(engine, "r2", "suspended");
       await worker.stop({ drain: true });
-      const [row] = await db.sql<{ seq: number; payload: string }>(`SELECT seq, payload FROM ${db.t("journal")} WHERE run_id = 'r2' AND kind = 'step.completed' ORDER BY seq LIMIT 1`);
+      const [row] = await db.sql<{ seq: number; payload: string }>(
+        `SELECT seq, payload FROM ${db.t("journal")} WHERE run_id = 'r2' AND kind = 'step.completed' ORDER BY seq LIMIT 1`,
+      );
       const hash = REF.exec(row!.payload)![1]!;
       await db.sql(`UPDATE ${db.t("blobs")} SET body = replace(body, 'abcabc', 'abcabd') WHERE hash = '${hash}'`);
       const error = await rejection(engine.journal("r2"));
@@ -203,7 +205,13 @@ export function payloadsSuite(name: string, open: () => Promise<RawDatabase>): v
       const engine = await engineOn(db, { payloads: { codec } });
       const secret = "Sesame-7f3a9c";
       await runSecret(engine, "s1", secret);
-      expect(await engine.result("s1")).toEqual({ small: `${secret}-step`, large: 80_000, note: `${secret}-note`, answer: `${secret}-answer`, out: `${secret}-out` });
+      expect(await engine.result("s1")).toEqual({
+        small: `${secret}-step`,
+        large: 80_000,
+        note: `${secret}-note`,
+        answer: `${secret}-answer`,
+        out: `${secret}-out`,
+      });
       const journal = await engine.journal("s1");
       expect(journal.find((e) => e.opKey === "small#0" && e.kind === "step.completed")?.data).toMatchObject({ result: `${secret}-step` });
       expect((await engine.getRun("s1")).input).toEqual({ secret });
@@ -240,7 +248,9 @@ export function payloadsSuite(name: string, open: () => Promise<RawDatabase>): v
       expect(await withoutK1.result("new")).toMatchObject({ out: "second-secret-out" });
 
       // One changed byte of a ciphertext fails authentication.
-      const [row] = await db.sql<{ seq: number; payload: string }>(`SELECT seq, payload FROM ${db.t("journal")} WHERE run_id = 'new' AND op_key = 'small#0' AND kind = 'step.completed'`);
+      const [row] = await db.sql<{ seq: number; payload: string }>(
+        `SELECT seq, payload FROM ${db.t("journal")} WHERE run_id = 'new' AND op_key = 'small#0' AND kind = 'step.completed'`,
+      );
       const marker = parseMarker(row!.payload) as { data: string };
       const bytes = Buffer.from(marker.data, "base64");
       bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 1;

@@ -55,7 +55,10 @@ export function blobsSpec(store: () => Store): void {
       const orphan = blob("orphan");
       const recent = blob("recent orphan");
       const run = await startRun(store(), "b4", T0, "w1", { input: blobRef(inInput.hash, inInput.size), blobs: [inInput, orphan] });
-      await store().commit([{ runId: "b4", epoch: run.leaseEpoch, entries: [{ ...stepStarted("s#0"), payload: blobRef(inJournal.hash, inJournal.size) }], blobs: [inJournal] }], T0 + 1);
+      await store().commit(
+        [{ runId: "b4", epoch: run.leaseEpoch, entries: [{ ...stepStarted("s#0"), payload: blobRef(inJournal.hash, inJournal.size) }], blobs: [inJournal] }],
+        T0 + 1,
+      );
       await store().sendEvent({ runId: "b4", type: "t", eventId: "e1", payload: blobRef(inInbox.hash, inInbox.size), blobs: [inInbox] }, T0 + 2);
       await store().commit([{ runId: "b4", epoch: run.leaseEpoch, entries: [], blobs: [recent] }], T0 + 100);
       expect(await store().deleteUnreferencedBlobs(T0 + 50)).toBe(1);

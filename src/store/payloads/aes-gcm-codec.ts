@@ -34,11 +34,13 @@ export function aesGcmCodec(options: AesGcmCodecOptions): PayloadCodec & { reado
   for (const [id, key] of Object.entries(options.keys)) {
     if (!KEY_ID.test(id)) throw new ValidationError(`Encryption key id "${id}" is not valid: use 1–64 letters, digits, ".", "_" or "-".`);
     const bytes = typeof key === "string" ? Buffer.from(key, "base64") : Buffer.from(key);
-    if (bytes.length !== 32) throw new ValidationError(`Encryption key "${id}" is ${bytes.length} bytes; AES-256 needs 32 (base64 of 32 random bytes: \`openssl rand -base64 32\`).`);
+    if (bytes.length !== 32)
+      throw new ValidationError(`Encryption key "${id}" is ${bytes.length} bytes; AES-256 needs 32 (base64 of 32 random bytes: \`openssl rand -base64 32\`).`);
     ring.set(id, bytes);
   }
   const currentKey = ring.get(options.currentKeyId);
-  if (!currentKey) throw new ValidationError(`The current encryption key id "${options.currentKeyId}" is not in the keyring (${[...ring.keys()].join(", ") || "empty"}).`);
+  if (!currentKey)
+    throw new ValidationError(`The current encryption key id "${options.currentKeyId}" is not in the keyring (${[...ring.keys()].join(", ") || "empty"}).`);
   const currentHeader = header(options.currentKeyId);
   return {
     currentKeyId: options.currentKeyId,
@@ -92,7 +94,10 @@ function header(keyId: string): Buffer {
 export function aesGcmCodecFromEnv(env: NodeJS.ProcessEnv = process.env): (PayloadCodec & { readonly currentKeyId: string }) | null {
   const keys: Record<string, string> = {};
   let first: string | undefined;
-  for (const part of (env.CAIRN_ENCRYPTION_KEYS ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of (env.CAIRN_ENCRYPTION_KEYS ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const colon = part.indexOf(":");
     if (colon <= 0) throw new ValidationError(`CAIRN_ENCRYPTION_KEYS: "${part.slice(0, 20)}…" is not "<key id>:<base64 key>"; separate keys with commas.`);
     const id = part.slice(0, colon);

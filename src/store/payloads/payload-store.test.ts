@@ -37,7 +37,10 @@ describe("withPayloads", () => {
   it("names the key of an encrypted payload read without a codec", async () => {
     const inner = new MemoryStore();
     await withPayloads(inner, { codec: aesGcmCodec({ keys: { k9: Buffer.alloc(32, 1) }, currentKeyId: "k9" }) }).createRun(run("r", 1), 1);
-    await expect(withPayloads(inner, { codec: null }).getRun("r")).rejects.toMatchObject({ code: "PAYLOAD_KEY_MISSING", message: expect.stringContaining('"k9"') });
+    await expect(withPayloads(inner, { codec: null }).getRun("r")).rejects.toMatchObject({
+      code: "PAYLOAD_KEY_MISSING",
+      message: expect.stringContaining('"k9"'),
+    });
   });
 
   it("passes methods it does not know through, and wraps a store once", async () => {

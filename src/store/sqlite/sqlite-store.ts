@@ -389,9 +389,7 @@ export class SqliteStore implements Store {
 
   /** See {@link Store.deleteUnreferencedBlobs}. */
   async deleteUnreferencedBlobs(before: number): Promise<number> {
-    return this.immediate(
-      () => this.q.prepared(`DELETE FROM blobs WHERE used_at < ? AND hash NOT IN (${referencedHashesSql()})`).run(before).changes,
-    );
+    return this.immediate(() => this.q.prepared(`DELETE FROM blobs WHERE used_at < ? AND hash NOT IN (${referencedHashesSql()})`).run(before).changes);
   }
 
   /** Inserts blobs, or marks existing ones used (content-addressed: same hash, same text). */
