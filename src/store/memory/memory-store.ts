@@ -78,8 +78,8 @@ export class MemoryStore implements Store {
     return this.t.atomic(() => {
       const existing = this.t.runs.get(run.runId);
       if (existing) return { run: { ...existing }, created: false };
-      // searchJournal reads text from the journal itself, so there is no index to fill.
       const copied = copiedRun(run, entries, now);
+      for (const t of copied.texts) this.t.putText(run.runId, t.seq, t.text);
       this.t.putBlobs(run.blobs, now);
       this.t.putRun(copied.run);
       this.t.append(copied.entries);
@@ -138,8 +138,9 @@ export class MemoryStore implements Store {
     const hits: (JournalTextHit & { score: number })[] = [];
     for (const entry of this.t.journal.get(runId) ?? []) {
       if (entry.kind !== "step.completed") continue;
-      const text = (JSON.parse(entry.payload) as { text?: unknown }).text;
-      if (typeof text !== "string") continue;
+      // The index, not the payload: a payload may be offloaded or encrypted (withPayloads).
+      const text = this.t.texts.get(`${runId}\0${entry.seq}`);
+      if (text === undefined) continue;
       const words = new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
       const score = terms.filter((term) => words.has(term)).length;
       if (score > 0) hits.push({ seq: entry.seq, opKey: entry.opKey ?? "", text, score });
@@ -417,7 +418,8 @@ export class MemoryStore implements Store {
         this.wake(effect.runId, now);
         return;
       case "index-text":
-        return; // searchJournal reads the text from the journal itself
+        this.t.putText(effect.runId, effect.seq, effect.text);
+        return;
       case "extend-human": {
         const request = this.t.humans.get(effect.requestId);
         if (request && request.status === "pending") this.t.putHuman({ ...request, timeoutAt: effect.timeoutAt });

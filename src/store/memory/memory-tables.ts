@@ -14,6 +14,8 @@ export class MemoryTables {
   readonly inbox = new Map<number, InboxEvent>();
   readonly inboxByRun = new Map<string, number[]>();
   readonly humans = new Map<string, HumanRequest>();
+  /** Indexed step-result text (`StepOptions.searchText`) by `runId\0seq`, like the SQL stores' index: never the payload itself. */
+  readonly texts = new Map<string, string>();
   /** Content-addressed payloads by hash; `usedAt` is the last write that referenced each. */
   readonly blobs = new Map<string, PayloadBlob & { usedAt: number }>();
   /** The worker registry: not transactional, like a heartbeat table. */
@@ -87,6 +89,13 @@ export class MemoryTables {
       this.nextInboxId = row.id;
     });
     return row;
+  }
+
+  /** Indexes a step result's search text. */
+  putText(runId: string, seq: number, text: string): void {
+    const key = `${runId}\0${seq}`;
+    this.texts.set(key, text);
+    this.record(() => this.texts.delete(key));
   }
 
   /** Inserts blobs, or marks existing ones used. */

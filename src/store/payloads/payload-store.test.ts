@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { newEntry } from "../../core/journal.js";
 import { blobRef } from "../../core/payloads.js";
 import { decode, encode } from "../../core/serialize.js";
 import { MemoryStore } from "../memory/memory-store.js";
@@ -52,5 +53,18 @@ describe("withPayloads", () => {
     const store = withPayloads(new Extended()) as Extended;
     expect(store.extra()).toBe("extra of memory:");
     expect(withPayloads(store)).toBe(store);
+  });
+});
+
+describe("withPayloads and search", () => {
+  it("still finds a step result's search text when its payload is encrypted (the text is indexed as given)", async () => {
+    const inner = new MemoryStore();
+    const store = withPayloads(inner, { codec: aesGcmCodec({ keys: { k: Buffer.alloc(32, 3) }, currentKeyId: "k" }) });
+    await store.createRun(run("r", null), 1);
+    const [claimed] = await store.claimRuns({ workerId: "w", now: 2, leaseMs: 1000, limit: 1, workflows: [{ name: "w", version: "1" }] });
+    const done = newEntry("step.completed", "s#0", { result: "secret result", attempt: 1, text: "ceramic electrolyte" });
+    await store.commit([{ runId: "r", epoch: claimed!.leaseEpoch, entries: [done] }], 3);
+    expect((await inner.readJournal("r")).at(-1)!.payload).toMatch(/^\{"\$cairn":"enc"/);
+    expect(await store.searchJournal("r", "electrolyte", 5)).toEqual([{ seq: 3, opKey: "s#0", text: "ceramic electrolyte" }]);
   });
 });
