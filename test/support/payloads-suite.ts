@@ -159,6 +159,9 @@ export function payloadsSuite(name: string, open: () => Promise<RawDatabase>): v
       expect(error.code).toBe("PAYLOAD_CORRUPT");
       expect(error.message).toContain(`run "r2" journal seq ${Number(row!.seq)}`);
       expect(error.message).toContain(hash);
+      const api = await createServer(engine).request("/runs/r2/journal");
+      expect(api.status).toBe(500);
+      expect(await api.json()).toMatchObject({ error: { code: "PAYLOAD_CORRUPT" } });
       // Replay refuses it too: the run does not go on with wrong data.
       await expect(engine.store.readJournalForResume("r2")).rejects.toMatchObject({ code: "PAYLOAD_CORRUPT" });
       // A deleted blob is as bad as a changed one.
