@@ -218,6 +218,7 @@ export function payloadsSuite(name: string, open: () => Promise<RawDatabase>): v
       const journal = await engine.journal("s1");
       expect(journal.find((e) => e.opKey === "small#0" && e.kind === "step.completed")?.data).toMatchObject({ result: `${secret}-step` });
       expect((await engine.getRun("s1")).input).toEqual({ secret });
+      expect(journal[0]).toMatchObject({ kind: "run.created", data: { workflow: "secret", input: { secret } } });
       const [answered] = await engine.listHumanRequests({ runId: "s1" });
       expect(answered?.answer).toContain(`${secret}-answer`);
       const dump = await db.dump();

@@ -16,6 +16,7 @@ describe("withPayloads", () => {
     await store.createRun(run("r", lookalike), 1);
     expect(decode((await store.getRun("r"))!.input)).toEqual(lookalike);
     expect((await inner.getRun("r"))!.input).toMatch(/^\{"\$cairn":"lit"/);
+    expect(decode<{ input: unknown }>((await store.readJournal("r"))[0]!.payload).input).toEqual(lookalike);
   });
 
   it("stores small payloads untouched without a codec (nothing to do on the hot path)", async () => {
@@ -32,6 +33,7 @@ describe("withPayloads", () => {
     await store.createRun(run("r", "a longer input"), 1);
     expect((await inner.getRun("r"))!.input).toMatch(/^\{"\$cairn":"blob"/);
     expect(decode((await store.getRun("r"))!.input)).toBe("a longer input");
+    expect((await store.readJournal("r"))[0]!.payload).toBe(encode({ workflow: "w", version: "1", input: "a longer input" }));
     expect(() => withPayloads(new MemoryStore(), { inlineLimit: -1 })).toThrow(/inlineLimit/);
   });
 

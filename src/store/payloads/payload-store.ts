@@ -13,7 +13,7 @@ import {
   type PayloadCodec,
 } from "../../core/payloads.js";
 import type { RunRecord } from "../../core/run.js";
-import { byteLength, encode } from "../../core/serialize.js";
+import { byteLength, decode, encode } from "../../core/serialize.js";
 import type { CopiedEntry, HumanRequest, InboxEvent, NewInboxEvent, NewRun, PayloadBlob, RunWrite, Store } from "../../core/store.js";
 import { peekKeyId } from "./aes-gcm-codec.js";
 
@@ -44,6 +44,8 @@ const PROJECTED: Partial<Record<EntryKind, { field: string; offload: boolean }>>
 type Blobs = PayloadBlob[] | null;
 
 const WRAPPED = Symbol("cairn.payloads");
+/** How a marker looks inside a `run.created` payload. */
+const NESTED_INPUT = '"input":{"$cairn":"';
 
 /**
  * Wraps a store so large payloads are offloaded to content-addressed blobs and, with a codec,
@@ -277,9 +279,24 @@ class PayloadStore implements Store {
   }
 
   private async resolveEntries(entries: JournalEntry[]): Promise<JournalEntry[]> {
-    if (!entries.some((entry) => mayBeMarker(entry.payload))) return entries;
+    if (!entries.some((entry) => mayBeMarker(entry.payload) || (entry.kind === "run.created" && entry.payload.includes(NESTED_INPUT)))) return entries;
     const texts = await this.resolve(entries.map((e) => ({ text: e.payload, where: () => `run "${e.runId}" journal seq ${e.seq}` })));
-    return entries.map((entry, i) => (texts[i] === entry.payload ? entry : { ...entry, payload: texts[i]! }));
+    return Promise.all(
+      entries.map(async (entry, i) => {
+        let payload = texts[i]!;
+        // Stores write `run.created` with the run's input as stored: a marker, when it was offloaded or encrypted.
+        if (entry.kind === "run.created" && payload.includes(NESTED_INPUT)) payload = await this.resolveCreated(entry, payload);
+        return payload === entry.payload ? entry : { ...entry, payload };
+      }),
+    );
+  }
+
+  private async resolveCreated(entry: JournalEntry, payload: string): Promise<string> {
+    const data = decode<Record<string, unknown>>(payload);
+    const stored = JSON.stringify(data.input);
+    if (!parseMarker(stored)) return payload;
+    const [input] = await this.resolve([{ text: stored, where: () => `run "${entry.runId}" input (journal seq ${entry.seq})` }]);
+    return encode({ ...data, input: decode(input) });
   }
 
   private async resolveRun(run: RunRecord): Promise<RunRecord> {
