@@ -40,7 +40,7 @@ export interface PayloadCodec {
 export type Marker = { kind: "blob"; hash: string; size: number } | { kind: "enc"; data: string } | { kind: "lit"; text: string };
 
 /** True when `text` may be a marker (cheap: the hot path calls it for every payload it reads). */
-export function mayBeMarker(text: string | null | undefined): text is string {
+export function mayBeMarker(text: string | null | undefined): boolean {
   return text !== null && text !== undefined && text.charCodeAt(0) === 123 && text.startsWith(MARKER_PREFIX);
 }
 
