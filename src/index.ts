@@ -33,3 +33,7 @@ export type * from "./core/store.js";
 export { openStore, defaultStoreUrl } from "./store/open-store.js";
 export { RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, runExportSchema, parseRunExport, type RunExport } from "./core/run-export.js";
 export type { PruneOptions, PruneResult, RetentionPolicy, ExportOptions, ImportOptions } from "./core/retention-schemas.js";
+export { withPayloads, type PayloadOptions } from "./store/payloads/payload-store.js";
+export { aesGcmCodec, aesGcmCodecFromEnv, type AesGcmCodecOptions } from "./store/payloads/aes-gcm-codec.js";
+export { PayloadCorruptError, PayloadKeyMissingError } from "./core/payload-errors.js";
+export { DEFAULT_INLINE_LIMIT, type PayloadCodec } from "./core/payloads.js";

@@ -202,6 +202,15 @@ export interface Store {
    * Returns the updated row, or undefined for an unknown schedule.
    */
   setSchedulePaused(name: string, paused: boolean, now: number): Promise<ScheduleRecord | undefined>;
+  // ── blobs (content-addressed large payloads, see docs/operations/payloads.md) ──
+  /** The blobs with these SHA-256 hashes that exist (any order; missing ones are left out). */
+  readBlobs(hashes: readonly string[]): Promise<PayloadBlob[]>;
+  /**
+   * Deletes blobs that no journal entry, run (input, output) or inbox row references any more
+   * and that were last written before `before` (epoch ms), so a blob a transaction is about to
+   * reference is never taken. Returns how many were deleted. For `cairn prune` and maintenance.
+   */
+  deleteUnreferencedBlobs(before: number): Promise<number>;
 
   // ── optional capabilities ──
   /**
@@ -269,6 +278,8 @@ export interface NewRun {
   input: string;
   parentRunId?: string | null;
   parentOpKey?: string | null;
+  /** Blobs the run's payloads reference, inserted (deduplicated) with the run, only if it is created. */
+  blobs?: readonly PayloadBlob[];
   /**
    * Create the run already claimed by this worker, as {@link Store.claimRuns} would claim it
    * (`run.claimed` follows `run.created` in the same transaction). Ignored when the run exists.
@@ -301,6 +312,20 @@ export interface RunWrite {
   runId: string;
   epoch: number;
   entries: NewEntry[];
+  /** Blobs the entries reference, inserted (deduplicated by hash) in the same transaction, only if the write is accepted. */
+  blobs?: readonly PayloadBlob[];
+}
+
+/**
+ * A content-addressed payload: `body` is stored under the SHA-256 (hex) of the payload text it
+ * holds (after decoding by the payload codec, when one encrypted it). See docs/operations/payloads.md.
+ */
+export interface PayloadBlob {
+  hash: string;
+  /** UTF-8 byte length of the payload text. */
+  size: number;
+  /** The stored text: the payload itself, or its encrypted form. */
+  body: string;
 }
 
 /** Outcome of one {@link RunWrite}. */
@@ -331,6 +356,8 @@ export interface NewInboxEvent {
   eventId: string;
   /** Encoded payload. */
   payload: string;
+  /** Blobs the payload references, inserted (deduplicated) with the event, only if it is not a duplicate. */
+  blobs?: readonly PayloadBlob[];
 }
 
 /** An event in a run's inbox. */

@@ -31,6 +31,8 @@ import { forkBody } from "../core/api-schemas.js";
 import { decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
+import { aesGcmCodecFromEnv } from "../store/payloads/aes-gcm-codec.js";
+import { withPayloads } from "../store/payloads/payload-store.js";
 import { Committer } from "./committer.js";
 import { isWorkflow } from "./define-workflow.js";
 import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
@@ -101,7 +103,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const workflowNames = [...new Set([...workflows.values()].map((w) => w.name))];
   const schedules = ScheduleService.check(options.schedules ?? [], workflowNames);
   if (options.scheduler !== undefined) check(schedulerOptions, options.scheduler, "createEngine: scheduler");
-  const store = typeof options.store === "object" && options.store !== null ? options.store : await openStore(options.store ?? defaultStoreUrl());
+  const opened = typeof options.store === "object" && options.store !== null ? options.store : await openStore(options.store ?? defaultStoreUrl());
+  const store = withPayloads(opened, { ...options.payloads, codec: options.payloads?.codec !== undefined ? options.payloads.codec : aesGcmCodecFromEnv() });
   const clock = new StoreClock(options.clock ?? Date.now, store);
   await clock.calibrate();
   const engine = new EngineImpl(store, workflows, clock, options);

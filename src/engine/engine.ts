@@ -8,6 +8,7 @@ import type { ForkOptions } from "./fork.js";
 import type { EngineObserver } from "./observer.js";
 import type { Schedule, ScheduleInfo, ScheduleOptions } from "./schedule.js";
 import type { Workflow } from "./workflow.js";
+import type { PayloadOptions } from "../store/payloads/payload-store.js";
 
 /**
  * Options of {@link createEngine}.
@@ -23,6 +24,12 @@ export interface EngineOptions {
   clock?: () => number;
   /** Step results and run outputs larger than this fail with PayloadTooLargeError. Default 4 MiB. */
   maxPayloadBytes?: number;
+  /**
+   * How payloads are stored (docs/operations/payloads.md): payloads over `inlineLimit` (default
+   * 64 KiB) go to content-addressed blobs; `codec` encrypts them all at rest (default: AES-256-GCM
+   * when `CAIRN_ENCRYPTION_KEY(S)` is set; `null` for none).
+   */
+  payloads?: PayloadOptions;
   /** Where `ctx.log` and engine diagnostics go. Default: JSON lines on stderr at `CAIRN_LOG_LEVEL` (default "warn"). */
   logger?: EngineLogger;
   /** Called with what happens in this engine's workers (steps, lease losses, answers); see also `engine.observe`. */

@@ -43,6 +43,9 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   STORE_UNAVAILABLE: 503,
   STORE_INVALID: 503,
   SCHEMA_TOO_NEW: 503,
+  // Stored data the server refuses to return: a 500 that names the run, seq and blob or key.
+  PAYLOAD_CORRUPT: 500,
+  PAYLOAD_KEY_MISSING: 500,
 };
 
 /** Error codes of drivers meaning "the database is not reachable right now", not "the request is wrong". */

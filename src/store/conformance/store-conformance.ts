@@ -1,4 +1,5 @@
 import { describe } from "vitest";
+import { blobsSpec } from "./blobs-spec.js";
 import { commitSpec } from "./commit-spec.js";
 import { copySpec } from "./copy-spec.js";
 import { useStore, type StoreFactory } from "./harness.js";
@@ -37,5 +38,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     copySpec(store);
     retentionSpec(store);
     schedulesSpec(store);
+    blobsSpec(store);
   });
 }

@@ -15,6 +15,7 @@ import type {
   RunCount,
   NewInboxEvent,
   NewRun,
+  PayloadBlob,
   RenewRequest,
   RunPage,
   RunWrite,
@@ -34,6 +35,7 @@ import { checkConsumable, planEntries, type SideEffect } from "../common/plan-wr
 import { claimKey, claimRun, copiedRun, fenceOut, fenceReason, isClaimable, isStuck, newRunEntries, newRunRecord, wakePatch } from "../common/run-state.js";
 import { deleteRunRows, importRows, listPrunable, readRows } from "./memory-retention.js";
 import { MemoryTables } from "./memory-tables.js";
+import { BLOB_REF_PREFIX } from "../../core/payloads.js";
 
 /**
  * The reference {@link Store}: plain maps in one process, nothing durable.
@@ -82,8 +84,9 @@ export class MemoryStore implements Store {
     return this.t.atomic(() => {
       const existing = this.t.runs.get(run.runId);
       if (existing) return { run: { ...existing }, created: false };
-      // searchJournal reads text from the journal itself, so there is no index to fill.
       const copied = copiedRun(run, entries, now);
+      for (const t of copied.texts) this.t.putText(run.runId, t.seq, t.text);
+      this.t.putBlobs(run.blobs, now);
       this.t.putRun(copied.run);
       this.t.append(copied.entries);
       return { run: { ...copied.run }, created: true };
@@ -161,8 +164,9 @@ export class MemoryStore implements Store {
     const hits: (JournalTextHit & { score: number })[] = [];
     for (const entry of this.t.journal.get(runId) ?? []) {
       if (entry.kind !== "step.completed") continue;
-      const text = (JSON.parse(entry.payload) as { text?: unknown }).text;
-      if (typeof text !== "string") continue;
+      // The index, not the payload: a payload may be offloaded or encrypted (withPayloads).
+      const text = this.t.texts.get(`${runId}\0${entry.seq}`);
+      if (text === undefined) continue;
       const words = new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
       const score = terms.filter((term) => words.has(term)).length;
       if (score > 0) hits.push({ seq: entry.seq, opKey: entry.opKey ?? "", text, score });
@@ -193,6 +197,7 @@ export class MemoryStore implements Store {
         const refused = fenceReason(run, write.epoch);
         if (refused || !run) return { ok: false, reason: refused ?? "not-found" };
         const firstSeq = run.lastSeq + 1;
+        this.t.putBlobs(write.blobs, now);
         this.applyEntries(run, write.epoch, write.entries, now);
         return { ok: true, firstSeq, lastSeq: run.lastSeq + write.entries.length };
       }),
@@ -247,6 +252,7 @@ export class MemoryStore implements Store {
       if (!run) throw new RunNotFoundError(event.runId);
       if (this.t.findInbox(event.runId, event.eventId)) return { duplicate: true };
       if (isTerminal(run.status)) throw new RunFinishedError(run.runId, run.status, `send event "${event.type}"`);
+      this.t.putBlobs(event.blobs, now);
       this.t.insertInbox({ runId: event.runId, type: event.type, eventId: event.eventId, payload: event.payload, consumedSeq: null, receivedAt: now });
       this.wake(event.runId, now);
       return { duplicate: false };
@@ -404,7 +410,38 @@ export class MemoryStore implements Store {
     return stuck.slice(0, max).map((run) => ({ ...run }));
   }
 
+  /** See {@link Store.readBlobs}. */
+  async readBlobs(hashes: readonly string[]): Promise<PayloadBlob[]> {
+    return hashes.flatMap((hash) => {
+      const blob = this.t.blobs.get(hash);
+      return blob ? [{ hash: blob.hash, size: blob.size, body: blob.body }] : [];
+    });
+  }
+
+  /** See {@link Store.deleteUnreferencedBlobs}. */
+  async deleteUnreferencedBlobs(before: number): Promise<number> {
+    const referenced = new Set<string>();
+    const note = (text: string | null) => {
+      if (text?.startsWith(BLOB_REF_PREFIX)) referenced.add(text.slice(BLOB_REF_PREFIX.length, BLOB_REF_PREFIX.length + 64));
+    };
+    for (const entries of this.t.journal.values()) for (const entry of entries) note(entry.payload);
+    for (const run of this.t.runs.values()) {
+      note(run.input);
+      note(run.output);
+    }
+    for (const event of this.t.inbox.values()) note(event.payload);
+    let deleted = 0;
+    for (const [hash, blob] of this.t.blobs) {
+      if (blob.usedAt < before && !referenced.has(hash)) {
+        this.t.blobs.delete(hash);
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+
   private insertRun(run: NewRun, now: number): RunRecord {
+    this.t.putBlobs(run.blobs, now);
     const entries = newRunEntries(run, now);
     const record = newRunRecord(run, now);
     this.t.putRun(record);
@@ -442,7 +479,8 @@ export class MemoryStore implements Store {
         this.wake(effect.runId, now);
         return;
       case "index-text":
-        return; // searchJournal reads the text from the journal itself
+        this.t.putText(effect.runId, effect.seq, effect.text);
+        return;
       case "extend-human": {
         const request = this.t.humans.get(effect.requestId);
         if (request && request.status === "pending") this.t.putHuman({ ...request, timeoutAt: effect.timeoutAt });

@@ -1,6 +1,6 @@
 import type { JournalEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
-import type { AuditEntry, HumanRequest, InboxEvent, TokenRecord, WorkerRecord } from "../../core/store.js";
+import type { AuditEntry, HumanRequest, InboxEvent, PayloadBlob, TokenRecord, WorkerRecord } from "../../core/store.js";
 
 /**
  * The rows of a {@link MemoryStore}, with transactions: every mutation made inside
@@ -14,6 +14,10 @@ export class MemoryTables {
   readonly inbox = new Map<number, InboxEvent>();
   readonly inboxByRun = new Map<string, number[]>();
   readonly humans = new Map<string, HumanRequest>();
+  /** Indexed step-result text (`StepOptions.searchText`) by `runId\0seq`, like the SQL stores' index: never the payload itself. */
+  readonly texts = new Map<string, string>();
+  /** Content-addressed payloads by hash; `usedAt` is the last write that referenced each. */
+  readonly blobs = new Map<string, PayloadBlob & { usedAt: number }>();
   /** The worker registry: not transactional, like a heartbeat table. */
   readonly workers = new Map<string, WorkerRecord>();
   /** API tokens and the audit log: each change is one operation, so neither needs undo. */
@@ -85,6 +89,22 @@ export class MemoryTables {
       this.nextInboxId = row.id;
     });
     return row;
+  }
+
+  /** Indexes a step result's search text. */
+  putText(runId: string, seq: number, text: string): void {
+    const key = `${runId}\0${seq}`;
+    this.texts.set(key, text);
+    this.record(() => this.texts.delete(key));
+  }
+
+  /** Inserts blobs, or marks existing ones used. */
+  putBlobs(blobs: readonly PayloadBlob[] | undefined, now: number): void {
+    for (const blob of blobs ?? []) {
+      const previous = this.blobs.get(blob.hash);
+      this.blobs.set(blob.hash, { ...(previous ?? blob), usedAt: now });
+      this.record(() => (previous ? this.blobs.set(blob.hash, previous) : this.blobs.delete(blob.hash)));
+    }
   }
 
   /** Replaces an existing inbox row. */

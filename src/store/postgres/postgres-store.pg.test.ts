@@ -144,6 +144,7 @@ describe.skipIf(!available)("postgres", () => {
       const tables = await admin<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1", [schema]);
       expect(tables.map((t) => t.table_name)).toEqual([
         "audit_log",
+        "blobs",
         "cairn_migrations",
         "human_requests",
         "inbox",

@@ -14,6 +14,7 @@ import type {
   RunCount,
   NewInboxEvent,
   NewRun,
+  PayloadBlob,
   RenewRequest,
   RunPage,
   RunWrite,
@@ -85,6 +86,8 @@ import {
 import { PgRunner, type Tx } from "./postgres-tx.js";
 import { WakeListener } from "./postgres-wake.js";
 import { WriteSession } from "./postgres-write.js";
+import { DELETE_UNREFERENCED_BLOBS, READ_BLOBS, insertBlobs } from "./postgres-blobs.js";
+import { acceptedBlobs } from "../common/blob-rows.js";
 
 export type { PostgresStoreOptions } from "./postgres-config.js";
 
@@ -209,6 +212,7 @@ export class PostgresStore implements Store {
       const session = new WriteSession(tx);
       const record = await session.createRun(run);
       if (record) {
+        await insertBlobs(tx, run.blobs);
         await session.flush();
         return { run: record, created: true };
       }
@@ -222,6 +226,10 @@ export class PostgresStore implements Store {
     return this.tx(now, async (tx) => {
       const session = new WriteSession(tx);
       const records = await session.createRuns(runs);
+      await insertBlobs(
+        tx,
+        runs.flatMap((run, i) => (records[i] ? (run.blobs ?? []) : [])),
+      );
       await session.flush();
       const missing = runs.filter((_, i) => !records[i]).map((run) => run.runId);
       const existing = new Map<string, RunRecord>();
@@ -242,6 +250,7 @@ export class PostgresStore implements Store {
       const session = new WriteSession(tx);
       const record = await session.createRunWithJournal(run, entries);
       if (record) {
+        await insertBlobs(tx, run.blobs);
         await session.flush();
         return { run: record, created: true };
       }
@@ -335,7 +344,10 @@ export class PostgresStore implements Store {
           const offset = plain.offsets[i]!;
           results[i] = { ok: true, firstSeq: base + offset + 1, lastSeq: base + offset + write.entries.length };
         });
-        if (rest.length === 0) return results as CommitResult[];
+        if (rest.length === 0) {
+          await insertBlobs(tx, acceptedBlobs(writes, results));
+          return results as CommitResult[];
+        }
       }
       const session = new WriteSession(tx);
       await session.lock(rest.map((i) => writes[i]!.runId));
@@ -352,6 +364,7 @@ export class PostgresStore implements Store {
         results[i] = { ok: true, firstSeq: run.lastSeq + 1, lastSeq: run.lastSeq + write.entries.length };
       }
       await session.flush();
+      await insertBlobs(tx, acceptedBlobs(writes, results));
       return results as CommitResult[];
     });
   }
@@ -411,6 +424,7 @@ export class PostgresStore implements Store {
       if (!run) throw new RunNotFoundError(event.runId);
       if ((await tx.query(FIND_INBOX, [event.runId, event.eventId])).length > 0) return { duplicate: true };
       if (isTerminal(run.status)) throw new RunFinishedError(run.runId, run.status, `send event "${event.type}"`);
+      await insertBlobs(tx, event.blobs);
       await tx.query(INSERT_INBOX, [event.runId, event.type, event.eventId, event.payload, tx.now]);
       await session.wake(event.runId);
       await session.flush();
@@ -578,6 +592,17 @@ export class PostgresStore implements Store {
   async listStuckRuns(now: number, graceMs: number, limit?: number): Promise<RunRecord[]> {
     const rows = await this.query<StateRow & { input: string }>(STUCK_RUNS, [this.runner.nowParam(now), graceMs, pageLimit(limit)]);
     return rows.map(toRun);
+  }
+
+  /** See {@link Store.readBlobs}. */
+  async readBlobs(hashes: readonly string[]): Promise<PayloadBlob[]> {
+    if (hashes.length === 0) return [];
+    return this.query<PayloadBlob>(READ_BLOBS, [hashes]);
+  }
+
+  /** See {@link Store.deleteUnreferencedBlobs}. */
+  async deleteUnreferencedBlobs(before: number): Promise<number> {
+    return this.tx(before, async (tx) => (await tx.query(DELETE_UNREFERENCED_BLOBS, [before])).length);
   }
 
   private async dbNow(): Promise<number> {

@@ -15,6 +15,7 @@ import type {
   RunCount,
   NewInboxEvent,
   NewRun,
+  PayloadBlob,
   RenewRequest,
   RunPage,
   RunWrite,
@@ -33,6 +34,7 @@ import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "../../core/schedule.js";
 import * as schedules from "../common/schedule-rows.js";
 import { queryTerms } from "../common/search-terms.js";
+import { acceptedBlobs, referencedHashesSql } from "../common/blob-rows.js";
 import { checkConsumable, humanRequestRow, isPlainAppend, planEntries, type SideEffect } from "../common/plan-write.js";
 import { claimRun, copiedRun, fenceOut, fenceReason, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
 import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersion } from "./sqlite-migrations.js";
@@ -146,6 +148,7 @@ export class SqliteStore implements Store {
       const existing = this.loadRun(run.runId);
       if (existing) return { run: existing, created: false };
       const copied = copiedRun(run, entries, now);
+      if (run.blobs) this.insertBlobs(run.blobs, now);
       this.q.insertRun.run(runParams(copied.run));
       this.insertEntries(copied.entries);
       for (const t of copied.texts) this.q.insertText.run(t.text, run.runId, t.seq, t.opKey);
@@ -254,6 +257,7 @@ export class SqliteStore implements Store {
         return { ok: true, firstSeq, lastSeq: run.lastSeq + write.entries.length };
       });
       writeHeld();
+      this.insertBlobs(acceptedBlobs(writes, results), now);
       return results;
     });
   }
@@ -305,6 +309,7 @@ export class SqliteStore implements Store {
       if (!run) throw new RunNotFoundError(event.runId);
       if (this.q.findInbox.get(event.runId, event.eventId)) return { duplicate: true };
       if (isTerminal(run.status)) throw new RunFinishedError(run.runId, run.status, `send event "${event.type}"`);
+      if (event.blobs) this.insertBlobs(event.blobs, now);
       this.q.insertInbox.run(event.runId, event.type, event.eventId, event.payload, now);
       this.wake(run, now);
       return { duplicate: false };
@@ -459,6 +464,26 @@ export class SqliteStore implements Store {
     return rows.map(toRun);
   }
 
+  /** See {@link Store.readBlobs}. */
+  async readBlobs(hashes: readonly string[]): Promise<PayloadBlob[]> {
+    if (hashes.length === 0) return [];
+    return this.q.prepared("SELECT hash, size, body FROM blobs WHERE hash IN (SELECT value FROM json_each(?))").all(JSON.stringify(hashes)) as PayloadBlob[];
+  }
+
+  /** See {@link Store.deleteUnreferencedBlobs}. */
+  async deleteUnreferencedBlobs(before: number): Promise<number> {
+    return this.immediate(() => this.q.prepared(`DELETE FROM blobs WHERE used_at < ? AND hash NOT IN (${referencedHashesSql()})`).run(before).changes);
+  }
+
+  /** Inserts blobs, or marks existing ones used (content-addressed: same hash, same text). */
+  private insertBlobs(blobs: readonly PayloadBlob[], now: number): void {
+    if (blobs.length === 0) return;
+    const statement = this.q.prepared(
+      "INSERT INTO blobs (hash, size, body, created_at, used_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (hash) DO UPDATE SET used_at = excluded.used_at",
+    );
+    for (const blob of blobs) statement.run(blob.hash, blob.size, blob.body, now, now);
+  }
+
   private get q(): SqliteQueries {
     if (!this.prepared) {
       const found = schemaVersion(this.db);
@@ -491,6 +516,7 @@ export class SqliteStore implements Store {
   }
 
   private insertRun(run: NewRun, now: number): RunRecord {
+    if (run.blobs) this.insertBlobs(run.blobs, now);
     const entries = newRunEntries(run, now);
     const record = newRunRecord(run, now);
     this.q.insertRun.run(runParams(record));

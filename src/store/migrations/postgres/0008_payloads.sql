@@ -1,2 +1,11 @@
--- Cairn store schema, version 8 (postgres): reserved for payloads; no change yet.
-SELECT 1;
+-- Cairn store schema, version 8 (PostgreSQL): content-addressed payloads (docs/operations/payloads.md).
+-- A journal entry, run input/output or inbox payload larger than the inline limit is stored here,
+-- keyed by the SHA-256 (hex) of its text, and the row keeps `{"$cairn":"blob","sha256":…,"size":…}`.
+-- Written in the transaction of the row that references it; identical payloads are stored once.
+CREATE TABLE blobs (
+  hash       TEXT   NOT NULL PRIMARY KEY,   -- SHA-256 (hex) of the payload text
+  size       BIGINT NOT NULL,               -- UTF-8 bytes of the payload text
+  body       TEXT   NOT NULL,               -- the payload, or its encrypted form
+  created_at BIGINT NOT NULL,
+  used_at    BIGINT NOT NULL                -- last time a write referenced it (garbage collection grace)
+);

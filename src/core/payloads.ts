@@ -1,0 +1,82 @@
+import { createHash } from "node:crypto";
+
+/**
+ * Stored forms of payloads (docs/operations/payloads.md). A payload is the encoded text of a
+ * journal entry, a run's input, output or error, an inbox event or a human answer. What the
+ * store holds is either that text, or one of these JSON markers in its place:
+ *
+ * - `{"$cairn":"blob","sha256":"<hex>","size":<bytes>}`: the text is offloaded to the `blobs`
+ *   table under the SHA-256 of its UTF-8 bytes (the reference stays readable, for garbage collection);
+ * - `{"$cairn":"enc","v":"<base64>"}`: the text encrypted by a {@link PayloadCodec};
+ * - `{"$cairn":"lit","v":"<text>"}`: a payload that happened to look like a marker, kept as is.
+ */
+
+/** What every marker starts with; `encode` writes no other top-level payload that starts like this. */
+export const MARKER_PREFIX = '{"$cairn":"';
+/** The start of a blob reference; the 64 hex digits of the hash follow it. */
+export const BLOB_REF_PREFIX = '{"$cairn":"blob","sha256":"';
+const ENC_PREFIX = '{"$cairn":"enc",';
+const LIT_PREFIX = '{"$cairn":"lit",';
+
+/** The default inline limit: payloads larger than this many UTF-8 bytes are offloaded to blobs. */
+export const DEFAULT_INLINE_LIMIT = 64 * 1024;
+
+/**
+ * Encrypts and decrypts payload bytes: AES-256-GCM from the environment ({@link aesGcmCodec} in
+ * `cairn`), or your own (a KMS envelope, say). `encode` must record whatever `decode` needs to
+ * pick its key (a key id) inside its output. Either may be synchronous or return a promise.
+ * `decode` throws `PayloadKeyMissingError` for an unknown key and any error for bytes that do not
+ * authenticate (they are reported as `PAYLOAD_CORRUPT`).
+ * @example
+ * const codec: PayloadCodec = { encode: (b) => kms.encrypt(b), decode: (b) => kms.decrypt(b) };
+ * await createEngine({ payloads: { codec } });
+ */
+export interface PayloadCodec {
+  encode(bytes: Uint8Array): Uint8Array | Promise<Uint8Array>;
+  decode(bytes: Uint8Array): Uint8Array | Promise<Uint8Array>;
+}
+
+/** A parsed marker, or null for a plain payload. */
+export type Marker = { kind: "blob"; hash: string; size: number } | { kind: "enc"; data: string } | { kind: "lit"; text: string };
+
+/** True when `text` may be a marker (cheap: the hot path calls it for every payload it reads). */
+export function mayBeMarker(text: string | null | undefined): boolean {
+  return text !== null && text !== undefined && text.charCodeAt(0) === 123 && text.startsWith(MARKER_PREFIX);
+}
+
+/** Parses a marker; null when `text` is a plain payload. */
+export function parseMarker(text: string): Marker | null {
+  if (!mayBeMarker(text)) return null;
+  if (!text.startsWith(BLOB_REF_PREFIX) && !text.startsWith(ENC_PREFIX) && !text.startsWith(LIT_PREFIX)) return null;
+  const parsed = JSON.parse(text) as { $cairn: string; sha256?: string; size?: number; v?: string };
+  if (parsed.$cairn === "blob" && typeof parsed.sha256 === "string" && typeof parsed.size === "number")
+    return { kind: "blob", hash: parsed.sha256, size: parsed.size };
+  if (parsed.$cairn === "enc" && typeof parsed.v === "string") return { kind: "enc", data: parsed.v };
+  if (parsed.$cairn === "lit" && typeof parsed.v === "string") return { kind: "lit", text: parsed.v };
+  return null;
+}
+
+/** True when a plain payload would be mistaken for a marker, so must be stored as a literal. */
+export function looksLikeMarker(text: string): boolean {
+  return mayBeMarker(text) && (text.startsWith(BLOB_REF_PREFIX) || text.startsWith(ENC_PREFIX) || text.startsWith(LIT_PREFIX));
+}
+
+/** The reference stored in place of an offloaded payload. */
+export function blobRef(hash: string, size: number): string {
+  return `${BLOB_REF_PREFIX}${hash}","size":${size}}`;
+}
+
+/** The stored form of encrypted bytes. */
+export function encMarker(bytes: Uint8Array): string {
+  return `${ENC_PREFIX}"v":"${Buffer.from(bytes).toString("base64")}"}`;
+}
+
+/** The stored form of a plain payload that looks like a marker. */
+export function litMarker(text: string): string {
+  return `${LIT_PREFIX}"v":${JSON.stringify(text)}}`;
+}
+
+/** Hex SHA-256 of a payload's UTF-8 bytes. */
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}

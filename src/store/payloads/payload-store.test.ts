@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { newEntry } from "../../core/journal.js";
+import { blobRef } from "../../core/payloads.js";
+import { decode, encode } from "../../core/serialize.js";
+import { MemoryStore } from "../memory/memory-store.js";
+import { aesGcmCodec } from "./aes-gcm-codec.js";
+import { withPayloads } from "./payload-store.js";
+
+const run = (runId: string, input: unknown) => ({ runId, workflow: "w", version: "1", input: encode(input) });
+
+describe("withPayloads", () => {
+  it("keeps a value that looks like a marker as it is", async () => {
+    const inner = new MemoryStore();
+    const store = withPayloads(inner);
+    const lookalike = JSON.parse(blobRef("a".repeat(64), 3)) as unknown;
+    await store.createRun(run("r", lookalike), 1);
+    expect(decode((await store.getRun("r"))!.input)).toEqual(lookalike);
+    expect((await inner.getRun("r"))!.input).toMatch(/^\{"\$cairn":"lit"/);
+    expect(decode<{ input: unknown }>((await store.readJournal("r"))[0]!.payload).input).toEqual(lookalike);
+  });
+
+  it("stores small payloads untouched without a codec (nothing to do on the hot path)", async () => {
+    const inner = new MemoryStore();
+    const store = withPayloads(inner, { codec: null });
+    await store.createRun(run("r", { x: 1 }), 1);
+    expect((await inner.readJournal("r"))[0]!.payload).toBe((await store.readJournal("r"))[0]!.payload);
+    expect((await inner.getRun("r"))!.input).toBe(encode({ x: 1 }));
+  });
+
+  it("honours the inline limit and refuses a bad one", async () => {
+    const inner = new MemoryStore();
+    const store = withPayloads(inner, { inlineLimit: 10 });
+    await store.createRun(run("r", "a longer input"), 1);
+    expect((await inner.getRun("r"))!.input).toMatch(/^\{"\$cairn":"blob"/);
+    expect(decode((await store.getRun("r"))!.input)).toBe("a longer input");
+    expect((await store.readJournal("r"))[0]!.payload).toBe(encode({ workflow: "w", version: "1", input: "a longer input" }));
+    expect(() => withPayloads(new MemoryStore(), { inlineLimit: -1 })).toThrow(/inlineLimit/);
+  });
+
+  it("names the key of an encrypted payload read without a codec", async () => {
+    const inner = new MemoryStore();
+    await withPayloads(inner, { codec: aesGcmCodec({ keys: { k9: Buffer.alloc(32, 1) }, currentKeyId: "k9" }) }).createRun(run("r", 1), 1);
+    await expect(withPayloads(inner, { codec: null }).getRun("r")).rejects.toMatchObject({
+      code: "PAYLOAD_KEY_MISSING",
+      message: expect.stringContaining('"k9"'),
+    });
+  });
+
+  it("passes methods it does not know through, and wraps a store once", async () => {
+    class Extended extends MemoryStore {
+      extra(): string {
+        return `extra of ${this.url}`;
+      }
+    }
+    const store = withPayloads(new Extended()) as Extended;
+    expect(store.extra()).toBe("extra of memory:");
+    expect(withPayloads(store)).toBe(store);
+  });
+});
+
+describe("withPayloads and search", () => {
+  it("still finds a step result's search text when its payload is encrypted (the text is indexed as given)", async () => {
+    const inner = new MemoryStore();
+    const store = withPayloads(inner, { codec: aesGcmCodec({ keys: { k: Buffer.alloc(32, 3) }, currentKeyId: "k" }) });
+    await store.createRun(run("r", null), 1);
+    const [claimed] = await store.claimRuns({ workerId: "w", now: 2, leaseMs: 1000, limit: 1, workflows: [{ name: "w", version: "1" }] });
+    const done = newEntry("step.completed", "s#0", { result: "secret result", attempt: 1, text: "ceramic electrolyte" });
+    await store.commit([{ runId: "r", epoch: claimed!.leaseEpoch, entries: [done] }], 3);
+    expect((await inner.readJournal("r")).at(-1)!.payload).toMatch(/^\{"\$cairn":"enc"/);
+    expect(await store.searchJournal("r", "electrolyte", 5)).toEqual([{ seq: 3, opKey: "s#0", text: "ceramic electrolyte" }]);
+  });
+});

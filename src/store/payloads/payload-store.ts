@@ -1,0 +1,368 @@
+import { isCairnError, ValidationError } from "../../core/errors.js";
+import type { EntryKind, HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
+import { PayloadCorruptError, PayloadKeyMissingError } from "../../core/payload-errors.js";
+import {
+  blobRef,
+  DEFAULT_INLINE_LIMIT,
+  encMarker,
+  litMarker,
+  looksLikeMarker,
+  mayBeMarker,
+  parseMarker,
+  sha256Hex,
+  type PayloadCodec,
+} from "../../core/payloads.js";
+import type { RunRecord } from "../../core/run.js";
+import { byteLength, decode, encode } from "../../core/serialize.js";
+import type { CopiedEntry, HumanRequest, InboxEvent, NewInboxEvent, NewRun, PayloadBlob, RunImport, RunWrite, Store } from "../../core/store.js";
+import { peekKeyId } from "./aes-gcm-codec.js";
+
+/** How payloads are stored: see docs/operations/payloads.md. */
+export interface PayloadOptions {
+  /**
+   * Payloads larger than this many UTF-8 bytes are stored once in the `blobs` table, by SHA-256,
+   * and the row keeps a reference. Default 64 KiB ({@link DEFAULT_INLINE_LIMIT}); `Infinity` never offloads.
+   */
+  inlineLimit?: number;
+  /**
+   * Encrypts every payload at rest (entries, run input/output/error, inbox events, human answers
+   * and contexts, blobs). Default: AES-256-GCM from `CAIRN_ENCRYPTION_KEY(S)` when set (see
+   * `aesGcmCodecFromEnv`), else none. `null` turns encryption off whatever the environment says.
+   */
+  codec?: PayloadCodec | null;
+}
+
+/** Fields of entry data that stores project into other rows, and whether they may be offloaded there. */
+const PROJECTED: Partial<Record<EntryKind, { field: string; offload: boolean }>> = {
+  "run.completed": { field: "output", offload: true },
+  "run.failed": { field: "error", offload: false },
+  "child.started": { field: "input", offload: true },
+  "human.requested": { field: "context", offload: false },
+  "human.answered": { field: "answer", offload: false },
+};
+
+type Blobs = PayloadBlob[] | null;
+
+const WRAPPED = Symbol("cairn.payloads");
+/** How a marker looks inside a `run.created` payload. */
+const NESTED_INPUT = '"input":{"$cairn":"';
+
+/**
+ * Wraps a store so large payloads are offloaded to content-addressed blobs and, with a codec,
+ * every payload is encrypted; reads resolve both transparently and verify them. Methods the
+ * wrapper does not know are passed through to `store` untouched.
+ * @example
+ * const store = withPayloads(await openStore("sqlite:app.db"), { inlineLimit: 16 * 1024 });
+ */
+export function withPayloads(store: Store, options: PayloadOptions = {}): Store {
+  // A store wrapped already (e.g. passed to createEngine) keeps its own settings.
+  if (WRAPPED in store) return store;
+  const layer = new PayloadStore(store, options);
+  const forwarded = new Map<PropertyKey, unknown>();
+  return new Proxy(layer, {
+    get(target, prop, receiver) {
+      if (prop in target) return Reflect.get(target, prop, receiver);
+      if (!forwarded.has(prop)) {
+        const value = Reflect.get(store, prop);
+        forwarded.set(prop, typeof value === "function" ? value.bind(store) : value);
+      }
+      return forwarded.get(prop);
+    },
+    has: (target, prop) => prop in target || prop in store,
+  }) as unknown as Store;
+}
+
+/** Implements the methods that carry payloads; the Proxy in {@link withPayloads} forwards the rest. */
+class PayloadStore implements Partial<Store> {
+  readonly [WRAPPED] = true;
+  readonly url: string;
+  private readonly limit: number;
+  private readonly codec: PayloadCodec | null;
+  now?: () => Promise<number>;
+  onWake?: (listener: () => void) => () => void;
+
+  constructor(
+    private readonly inner: Store,
+    options: PayloadOptions,
+  ) {
+    const limit = options.inlineLimit ?? DEFAULT_INLINE_LIMIT;
+    if (!(limit === Infinity || (Number.isInteger(limit) && limit >= 0))) {
+      throw new ValidationError(`payloads.inlineLimit must be a whole number of bytes (or Infinity), not ${String(limit)}.`);
+    }
+    this.limit = limit;
+    this.codec = options.codec ?? null;
+    this.url = inner.url;
+    if (inner.now) this.now = inner.now.bind(inner);
+    if (inner.onWake) this.onWake = inner.onWake.bind(inner);
+  }
+
+  migrate = () => this.inner.migrate();
+  close = () => this.inner.close();
+
+  // ── writes ──
+
+  async createRun(run: NewRun, now: number) {
+    const result = await this.inner.createRun(await this.putRun(run), now);
+    return { ...result, run: await this.resolveRun(result.run) };
+  }
+
+  async createRuns(runs: readonly NewRun[], now: number) {
+    const stored = await Promise.all(runs.map((run) => this.putRun(run)));
+    const results = await this.inner.createRuns(stored, now);
+    return Promise.all(results.map(async (result) => ({ ...result, run: await this.resolveRun(result.run) })));
+  }
+
+  async createRunWithJournal(run: NewRun, entries: readonly CopiedEntry[], now: number) {
+    const blobs: PayloadBlob[] = [...(run.blobs ?? [])];
+    const stored = { ...run, input: await this.put(run.input, blobs) };
+    const copies = await Promise.all(entries.map(async (entry) => ({ ...entry, payload: await this.put(entry.payload, blobs) })));
+    if (blobs.length > 0) stored.blobs = blobs;
+    const result = await this.inner.createRunWithJournal(stored, copies, now);
+    return { ...result, run: await this.resolveRun(result.run) };
+  }
+
+  async commit(writes: RunWrite[], now: number) {
+    if (!this.codec && !writes.some((write) => write.entries.some((entry) => this.needsWork(entry.payload)))) return this.inner.commit(writes, now);
+    const stored = await Promise.all(
+      writes.map(async (write) => {
+        const blobs: PayloadBlob[] = [...(write.blobs ?? [])];
+        const entries = await Promise.all(write.entries.map((entry) => this.putEntry(entry, blobs)));
+        return blobs.length > 0 ? { ...write, entries, blobs } : { ...write, entries };
+      }),
+    );
+    return this.inner.commit(stored, now);
+  }
+
+  async controlRun(runId: string, allowed: Parameters<Store["controlRun"]>[1], entry: NewEntry, now: number) {
+    const result = await this.inner.controlRun(runId, allowed, await this.putEntry(entry, null), now);
+    return { ...result, run: await this.resolveRun(result.run) };
+  }
+
+  async sendEvent(event: NewInboxEvent, now: number) {
+    const blobs: PayloadBlob[] = [...(event.blobs ?? [])];
+    const payload = await this.put(event.payload, blobs);
+    return this.inner.sendEvent(blobs.length > 0 ? { ...event, payload, blobs } : { ...event, payload }, now);
+  }
+
+  async answerHuman(requestId: string, answer: HumanAnswer, now: number) {
+    // Stores write `encode(answer)`; a marker object encodes to the marker itself.
+    const text = encode(answer);
+    const stored = await this.put(text, null);
+    return this.inner.answerHuman(requestId, stored === text ? answer : (JSON.parse(stored) as HumanAnswer), now);
+  }
+
+  // ── reads ──
+
+  getRun = async (runId: string) => {
+    const run = await this.inner.getRun(runId);
+    return run && this.resolveRun(run);
+  };
+  listRuns = async (query: Parameters<Store["listRuns"]>[0]) => {
+    const page = await this.inner.listRuns(query);
+    return { ...page, runs: await this.resolveRuns(page.runs) };
+  };
+  listStuckRuns = async (now: number, graceMs: number, limit?: number) => this.resolveRuns(await this.inner.listStuckRuns(now, graceMs, limit));
+  claimRuns = async (request: Parameters<Store["claimRuns"]>[0]) => this.resolveRuns(await this.inner.claimRuns(request));
+  readJournal = async (runId: string, options?: { afterSeq?: number; limit?: number }) => this.resolveEntries(await this.inner.readJournal(runId, options));
+  readJournalForResume = async (runId: string) => this.resolveEntries(await this.inner.readJournalForResume(runId));
+  pendingEvents = async (runId: string, type: string, limit?: number) => this.resolveInbox(await this.inner.pendingEvents(runId, type, limit));
+  listInbox = async (runId: string) => this.resolveInbox(await this.inner.listInbox(runId));
+  getHumanRequest = async (requestId: string) => {
+    const request = await this.inner.getHumanRequest(requestId);
+    return request && (await this.resolveHumans([request]))[0];
+  };
+  listHumanRequests = async (query: Parameters<Store["listHumanRequests"]>[0]) => this.resolveHumans(await this.inner.listHumanRequests(query));
+
+  listPrunableRuns = async (query: Parameters<Store["listPrunableRuns"]>[0]) => this.resolveRuns(await this.inner.listPrunableRuns(query));
+
+  /** An export carries plain payloads, so it imports into a store with other keys or limits. */
+  readRunRows = async (runId: string) => {
+    const rows = await this.inner.readRunRows(runId);
+    if (!rows) return undefined;
+    const [run, journal, inbox, humanRequests] = await Promise.all([
+      this.resolveRun(rows.run),
+      this.resolveEntries(rows.journal),
+      this.resolveInbox(rows.inbox as InboxEvent[]),
+      this.resolveHumans(rows.humanRequests),
+    ]);
+    return { run, journal, inbox: inbox as RunImport["inbox"], humanRequests };
+  };
+
+  /** Imported payloads are sealed with this store's codec; they stay inline (the import path writes no blobs). */
+  importRun = async (rows: RunImport) => {
+    const seal = async (text: string | null) => (text === null ? null : this.put(text, null));
+    const run = { ...rows.run, input: (await seal(rows.run.input))!, output: await seal(rows.run.output), error: await seal(rows.run.error) };
+    const journal = await Promise.all(rows.journal.map(async (entry) => ({ ...entry, payload: (await seal(entry.payload))! })));
+    const inbox = await Promise.all(rows.inbox.map(async (event) => ({ ...event, payload: (await seal(event.payload))! })));
+    const humanRequests = await Promise.all(
+      rows.humanRequests.map(async (request) => ({
+        ...request,
+        answer: await seal(request.answer),
+        ...(request.context === undefined ? {} : { context: (await seal(request.context))! }),
+      })),
+    );
+    return this.inner.importRun({ run, journal, inbox, humanRequests } as RunImport);
+  };
+
+  // ── passed through ──
+
+  countRuns = () => this.inner.countRuns();
+  searchJournal = (runId: string, query: string, limit: number) => this.inner.searchJournal(runId, query, limit);
+  renewLeases = (request: Parameters<Store["renewLeases"]>[0]) => this.inner.renewLeases(request);
+  upsertWorker = (worker: Parameters<Store["upsertWorker"]>[0]) => this.inner.upsertWorker(worker);
+  removeWorker = (workerId: string) => this.inner.removeWorker(workerId);
+  listWorkers = (since: number) => this.inner.listWorkers(since);
+  createToken = (token: Parameters<Store["createToken"]>[0]) => this.inner.createToken(token);
+  listTokens = () => this.inner.listTokens();
+  getToken = (id: string) => this.inner.getToken(id);
+  revokeToken = (id: string, now: number) => this.inner.revokeToken(id, now);
+  appendAudit = (entry: Parameters<Store["appendAudit"]>[0]) => this.inner.appendAudit(entry);
+  listAudit = (query: Parameters<Store["listAudit"]>[0]) => this.inner.listAudit(query);
+  readBlobs = (hashes: readonly string[]) => this.inner.readBlobs(hashes);
+  deleteUnreferencedBlobs = (before: number) => this.inner.deleteUnreferencedBlobs(before);
+
+  // ── encoding ──
+
+  /** True when `text` is too large to stay inline (UTF-16 length bounds the UTF-8 size: L ≤ bytes ≤ 3L). */
+  private isLarge(text: string): boolean {
+    return text.length * 3 > this.limit && (text.length > this.limit || byteLength(text) > this.limit);
+  }
+
+  private needsWork(text: string): boolean {
+    return this.isLarge(text) || looksLikeMarker(text);
+  }
+
+  /** The stored form of a payload text; offloaded into `blobs` when large and `blobs` is given. */
+  private async put(text: string, blobs: Blobs): Promise<string> {
+    if (blobs && text !== "" && this.isLarge(text)) {
+      const hash = sha256Hex(text);
+      const size = byteLength(text);
+      if (!blobs.some((blob) => blob.hash === hash)) blobs.push({ hash, size, body: this.codec ? await this.seal(text) : text });
+      return blobRef(hash, size);
+    }
+    if (this.codec && text !== "") return this.seal(text);
+    return looksLikeMarker(text) ? litMarker(text) : text;
+  }
+
+  private async seal(text: string): Promise<string> {
+    return encMarker(await this.codec!.encode(Buffer.from(text, "utf8")));
+  }
+
+  private async putRun(run: NewRun): Promise<NewRun> {
+    const blobs: PayloadBlob[] = [...(run.blobs ?? [])];
+    const input = await this.put(run.input, blobs);
+    if (input === run.input) return run;
+    return blobs.length > 0 ? { ...run, input, blobs } : { ...run, input };
+  }
+
+  /** An entry's stored form: its payload, and the data fields stores project into other rows. */
+  private async putEntry(entry: NewEntry, blobs: Blobs): Promise<NewEntry> {
+    const large = this.isLarge(entry.payload);
+    const payload = await this.put(entry.payload, blobs);
+    let data = entry.data;
+    const projected = PROJECTED[entry.kind];
+    if (projected && (this.codec || large)) {
+      const value = (data as Record<string, unknown>)[projected.field];
+      const text = value === undefined ? "" : encode(value);
+      const stored = text === "" ? text : await this.put(text, projected.offload ? blobs : null);
+      // Stores write `encode(data[field])`; a marker object encodes to the marker itself.
+      if (stored !== text) data = { ...data, [projected.field]: JSON.parse(stored) as unknown } as typeof data;
+    }
+    return payload === entry.payload && data === entry.data ? entry : { ...entry, payload, data };
+  }
+
+  // ── decoding ──
+
+  /** Resolves stored texts to payload texts, fetching every blob they reference in one read. */
+  private async resolve(items: { text: string; where: () => string }[]): Promise<string[]> {
+    const markers = items.map((item) => parseMarker(item.text));
+    const hashes = [...new Set(markers.flatMap((m) => (m?.kind === "blob" ? [m.hash] : [])))];
+    const bodies = new Map((await this.inner.readBlobs(hashes)).map((blob) => [blob.hash, blob]));
+    return Promise.all(
+      items.map(async (item, i) => {
+        const marker = markers[i];
+        if (!marker) return item.text;
+        if (marker.kind === "lit") return marker.text;
+        if (marker.kind === "enc") return this.open(marker.data, item.where, null);
+        const blob = bodies.get(marker.hash);
+        if (!blob) throw new PayloadCorruptError(item.where(), marker.hash, "the blob it references does not exist");
+        const text = mayBeMarker(blob.body) && parseMarker(blob.body)?.kind === "enc" ? await this.open(blob.body, item.where, marker.hash) : blob.body;
+        if (Number(blob.size) !== marker.size || byteLength(text) !== marker.size || sha256Hex(text) !== marker.hash) {
+          throw new PayloadCorruptError(item.where(), marker.hash, "its bytes do not match the SHA-256 and size the reference names");
+        }
+        return text;
+      }),
+    );
+  }
+
+  /** Decrypts an `enc` marker's data (or a whole `enc` marker text). */
+  private async open(data: string, where: () => string, hash: string | null): Promise<string> {
+    const base64 = data.startsWith("{") ? (parseMarker(data) as { data: string }).data : data;
+    const bytes = Buffer.from(base64, "base64");
+    if (!this.codec) throw new PayloadKeyMissingError(peekKeyId(bytes) ?? "(unknown)", `${where()} (no payload codec is configured)`);
+    let plain: Uint8Array;
+    try {
+      plain = await this.codec.decode(bytes);
+    } catch (error) {
+      if (isCairnError(error, "PAYLOAD_KEY_MISSING")) throw new PayloadKeyMissingError((error as PayloadKeyMissingError).keyId ?? "(unknown)", where());
+      throw new PayloadCorruptError(where(), hash, `it does not decrypt (${(error as Error).message})`);
+    }
+    return Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength).toString("utf8");
+  }
+
+  private async resolveEntries(entries: JournalEntry[]): Promise<JournalEntry[]> {
+    if (!entries.some((entry) => mayBeMarker(entry.payload) || (entry.kind === "run.created" && entry.payload.includes(NESTED_INPUT)))) return entries;
+    const texts = await this.resolve(entries.map((e) => ({ text: e.payload, where: () => `run "${e.runId}" journal seq ${e.seq}` })));
+    return Promise.all(
+      entries.map(async (entry, i) => {
+        let payload = texts[i]!;
+        // Stores write `run.created` with the run's input as stored: a marker, when it was offloaded or encrypted.
+        if (entry.kind === "run.created" && payload.includes(NESTED_INPUT)) payload = await this.resolveCreated(entry, payload);
+        return payload === entry.payload ? entry : { ...entry, payload };
+      }),
+    );
+  }
+
+  private async resolveCreated(entry: JournalEntry, payload: string): Promise<string> {
+    const data = decode<Record<string, unknown>>(payload);
+    const stored = JSON.stringify(data.input);
+    if (!parseMarker(stored)) return payload;
+    const [input] = await this.resolve([{ text: stored, where: () => `run "${entry.runId}" input (journal seq ${entry.seq})` }]);
+    return encode({ ...data, input: decode(input) });
+  }
+
+  private async resolveRun(run: RunRecord): Promise<RunRecord> {
+    return (await this.resolveRuns([run]))[0]!;
+  }
+
+  private async resolveRuns(runs: RunRecord[]): Promise<RunRecord[]> {
+    if (!runs.some((run) => mayBeMarker(run.input) || mayBeMarker(run.output) || mayBeMarker(run.error))) return runs;
+    const fields = ["input", "output", "error"] as const;
+    const items = runs.flatMap((run) => fields.map((field) => ({ text: run[field] ?? "", where: () => `run "${run.runId}" ${field}` })));
+    const texts = await this.resolve(items);
+    return runs.map((run, r) => {
+      const [input, output, error] = [0, 1, 2].map((f) => texts[r * 3 + f]!);
+      return { ...run, input: input!, output: run.output === null ? null : output!, error: run.error === null ? null : error! };
+    });
+  }
+
+  private async resolveInbox(events: InboxEvent[]): Promise<InboxEvent[]> {
+    if (!events.some((event) => mayBeMarker(event.payload))) return events;
+    const texts = await this.resolve(events.map((e) => ({ text: e.payload, where: () => `run "${e.runId}" inbox event "${e.eventId}"` })));
+    return events.map((event, i) => ({ ...event, payload: texts[i]! }));
+  }
+
+  private async resolveHumans(requests: HumanRequest[]): Promise<HumanRequest[]> {
+    if (!requests.some((r) => mayBeMarker(r.answer) || mayBeMarker(r.context))) return requests;
+    const items = requests.flatMap((r) => [
+      { text: r.answer ?? "", where: () => `human request "${r.requestId}" answer` },
+      { text: r.context ?? "", where: () => `human request "${r.requestId}" context` },
+    ]);
+    const texts = await this.resolve(items);
+    return requests.map((request, i) => {
+      const out: HumanRequest = { ...request, answer: request.answer === null ? null : texts[i * 2]! };
+      if (request.context !== undefined) out.context = texts[i * 2 + 1]!;
+      return out;
+    });
+  }
+}
