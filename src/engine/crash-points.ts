@@ -15,7 +15,29 @@ export type CrashPoint =
   | "after-consume"
   | "after-timer-armed"
   | "before-complete"
-  | "after-snapshot";
+  | "after-snapshot"
+  | SagaCrashPoint;
+
+/** Crash points inside a saga's cleanup: compensations and resource releases (test/saga-crash.test.ts). */
+export type SagaCrashPoint =
+  | "after-compensation-intent"
+  | "after-compensation-effect"
+  | "after-compensation-outcome"
+  | "after-release-intent"
+  | "after-release-effect"
+  | "after-release-outcome"
+  | "before-saga-end";
+
+/** Every saga crash point, for the saga crash tests (the run-wide crash test does not reach them). */
+export const SAGA_CRASH_POINTS: readonly SagaCrashPoint[] = [
+  "after-compensation-intent",
+  "after-compensation-effect",
+  "after-compensation-outcome",
+  "after-release-intent",
+  "after-release-effect",
+  "after-release-outcome",
+  "before-saga-end",
+];
 
 /** Every crash point, for tests that iterate over them. */
 export const CRASH_POINTS: readonly CrashPoint[] = [

@@ -75,7 +75,7 @@ export async function runStep<T>(
         outcome = journaledValue(
           "step.completed",
           key,
-          searchable({ result: result.value, attempt }, options, result.value as T),
+          { ...searchable({ result: result.value, attempt }, options, result.value as T), ...execution.saga.flagsFor(key) },
           (copy) => copy.result,
           host.maxPayloadBytes,
           `The result of step "${key}"`,
@@ -86,6 +86,7 @@ export async function runStep<T>(
       }
       crashPoint("before-outcome", key);
       execution.commitOutcome(key, [outcome.entry], { ok: true, value: outcome.value }, () => crashPoint("after-outcome", key));
+      execution.saga.noteCompleted(key, { ...(outcome.entry.data as EntryData["step.completed"]), result: outcome.value });
       return;
     }
     if (isNonRetryable(result.error, policy) || attempt - budgetBase >= policy.maxAttempts) {
@@ -212,14 +213,18 @@ async function recover<T>(
     const verdict = await options.reconcile(idempotencyKey);
     if (verdict.done) {
       const encoded = encode(verdict.value);
-      execution.commitOutcome(
-        key,
-        [
-          newEntry("step.reconciled", key, { action: "completed", via: "reconcile", attempt }),
-          newEntry("step.completed", key, { result: decode(encoded), attempt, via: "reconcile", ...(options.secret ? { secret: true as const } : {}) }),
-        ],
-        { ok: true, value: decode(encoded) },
-      );
+      const completed = newEntry("step.completed", key, {
+        result: decode(encoded),
+        attempt,
+        via: "reconcile",
+        ...(options.secret ? { secret: true as const } : {}),
+        ...execution.saga.flagsFor(key),
+      });
+      execution.commitOutcome(key, [newEntry("step.reconciled", key, { action: "completed", via: "reconcile", attempt }), completed], {
+        ok: true,
+        value: decode(encoded),
+      });
+      execution.saga.noteCompleted(key, { ...completed.data, result: decode(encoded) });
       return "stop";
     }
     return [newEntry("step.reconciled", key, { action: "rerun", via: "reconcile", attempt })];
