@@ -270,7 +270,12 @@ class EngineImpl implements Engine {
     const journal = await this.store.readJournal(runId);
     const failedSteps = [...new Set(journal.filter((e) => e.kind === "step.failed" && decode<{ final: boolean }>(e.payload).final).map((e) => e.opKey!))];
     // A compensation_failed run retries its failed compensation (and then the older ones), not its steps.
-    const { run, applied } = await this.store.controlRun(runId, ["failed", "compensation_failed"], newEntry("run.retried", null, { failedSteps }), this.clock());
+    const { run, applied } = await this.store.controlRun(
+      runId,
+      ["failed", "compensation_failed"],
+      newEntry("run.retried", null, { failedSteps }),
+      this.clock(),
+    );
     if (!applied) throw new RunNotFailedError(runId, run.status);
     this.kickWorkers();
     return toRunInfo(run);

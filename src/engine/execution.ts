@@ -688,13 +688,7 @@ export class Execution implements OpExecution {
     };
   }
 
-  private step<T>(
-    scope: Scope,
-    name: string,
-    fn: (info: any) => Promise<T> | T,
-    options: StepOptions<T> = {},
-    resource?: ResourceOptions<T>,
-  ): Promise<T> {
+  private step<T>(scope: Scope, name: string, fn: (info: any) => Promise<T> | T, options: StepOptions<T> = {}, resource?: ResourceOptions<T>): Promise<T> {
     if (typeof fn !== "function") throw new ValidationError(`ctx.step("${name}") needs a function to run.`);
     if (options.compensate !== undefined && typeof options.compensate !== "function") {
       throw new ValidationError(`ctx.step("${name}"): compensate must be a function (result, { idempotencyKey }) => …`);
@@ -795,7 +789,14 @@ export class Execution implements OpExecution {
         this.host.kick();
       }
       const child = await this.host.store.getRun(childRunId);
-      if (child && (child.status === "completed" || child.status === "failed" || child.status === "cancelled" || child.status === "compensated" || child.status === "compensation_failed")) {
+      if (
+        child &&
+        (child.status === "completed" ||
+          child.status === "failed" ||
+          child.status === "cancelled" ||
+          child.status === "compensated" ||
+          child.status === "compensation_failed")
+      ) {
         if (child.status === "completed") {
           this.commitOutcome(key, [newEntry("child.completed", key, { output: decode(child.output) })], { ok: true, value: decode(child.output) });
         } else {
@@ -879,7 +880,14 @@ export class Execution implements OpExecution {
       return { kind: "failed", reason: "failed", error: serializeError(error) };
     }
     try {
-      const { entry } = journaledValue("run.completed", null, { output: result.value }, (copy) => copy.output, this.host.maxPayloadBytes, "The workflow's output");
+      const { entry } = journaledValue(
+        "run.completed",
+        null,
+        { output: result.value },
+        (copy) => copy.output,
+        this.host.maxPayloadBytes,
+        "The workflow's output",
+      );
       return { kind: "completed", entry };
     } catch (error) {
       return { kind: "failed", reason: "failed", error: serializeError(error) };
