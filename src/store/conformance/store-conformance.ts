@@ -8,6 +8,7 @@ import { resumeSpec } from "./resume-spec.js";
 import { searchSpec } from "./search-spec.js";
 import { securitySpec } from "./security-spec.js";
 import { runsSpec } from "./runs-spec.js";
+import { sagaSpec } from "./saga-spec.js";
 import { wakeSpec } from "./wake-spec.js";
 import { workersSpec } from "./workers-spec.js";
 
@@ -33,5 +34,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     searchSpec(store);
     securitySpec(store);
     copySpec(store);
+    sagaSpec(store);
   });
 }
