@@ -238,8 +238,9 @@ class EngineImpl implements Engine {
     // A run with compensations to run or resources to release is handed back to a worker to clean up (engine/saga.ts).
     const before = await this.store.readJournal(runId);
     const cleanup = needsCleanup(before);
-    let { run, applied } = await this.store.controlRun(runId, live, newEntry(cleanup ? "run.cancelling" : "run.cancelled", null, data), this.clock());
-    if (!applied) throw new RunFinishedError(runId, run.status, "cancel");
+    const control = await this.store.controlRun(runId, live, newEntry(cleanup ? "run.cancelling" : "run.cancelled", null, data), this.clock());
+    if (!control.applied) throw new RunFinishedError(runId, control.run.status, "cancel");
+    let run = control.run;
     if (!cleanup && needsCleanup(await this.store.readJournal(runId, { afterSeq: before.at(-1)?.seq ?? 0 }))) {
       // The run registered a cleanup between the read and the cancel (the cancel fenced it out): reopen it to clean up.
       ({ run } = await this.store.controlRun(runId, ["cancelled"], newEntry("run.cancelling", null, data), this.clock()));
