@@ -104,7 +104,10 @@ export class RunNotFailedError extends CairnError {
     readonly runId: string,
     readonly status: string,
   ) {
-    super("RUN_NOT_FAILED", `Cannot retry run "${runId}": it is ${status}, and only failed (or compensation_failed) runs can be retried.`);
+    super(
+      "RUN_NOT_FAILED",
+      `Cannot retry run "${runId}": it is ${status}, and only failed runs can be retried (and compensation_failed ones, whose unwinding then resumes).`,
+    );
   }
 }
 
