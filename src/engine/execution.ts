@@ -693,13 +693,13 @@ export class Execution implements OpExecution {
     if (options.compensate !== undefined && typeof options.compensate !== "function") {
       throw new ValidationError(`ctx.step("${name}"): compensate must be a function (result, { idempotencyKey }) => …`);
     }
-    const registers = resource !== undefined || (options.compensate !== undefined && options.effect !== "reversible");
-    if (registers && scope.prefix !== "") {
-      // A loop snapshot supersedes its iterations' entries: a registration there would not survive a resume.
-      throw new ValidationError(
-        `ctx.step("${name}"): compensations and resources cannot be registered inside ctx.loop iterations; register them outside the loop.`,
-      );
+    if (resource && scope.prefix !== "") {
+      // A loop snapshot supersedes its iterations' entries: the acquisition would not survive a resume.
+      throw new ValidationError(`ctx.acquire("${name}"): resources cannot be acquired inside ctx.loop iterations; acquire them outside the loop.`);
     }
+    // Inside a loop iteration a compensate keeps its older meaning only (undo of an interrupted
+    // reversible step): a snapshot would supersede the registration, so none is made there.
+    const registers = resource !== undefined || (options.compensate !== undefined && scope.prefix === "");
     const cleanupPolicy = registers ? resolveRetryPolicy(name, resource ? resource.retry : (options.compensateRetry ?? options.retry)) : undefined;
     // Bad options fail the workflow code at the call, before anything is journaled.
     const policy = resolveRetryPolicy(name, options.retry);
@@ -827,6 +827,7 @@ export class Execution implements OpExecution {
   // ── sagas and resources (engine/saga.ts) ────────────────────────────────
 
   private acquire<T>(scope: Scope, name: string, resource: ResourceOptions<T>): Promise<ResourceHandle<T>> {
+    if (typeof name !== "string" || name.length === 0) throw new ValidationError(`ctx.acquire needs a non-empty resource name (got ${JSON.stringify(name)}).`);
     if (!resource || typeof resource.acquire !== "function" || typeof resource.release !== "function") {
       throw new ValidationError(`ctx.acquire("${String(name)}") needs { acquire, release } functions.`);
     }

@@ -360,7 +360,7 @@ describe.each(DURABLE_STORES)("resources on %s", (kind) => {
           errors.push((e as { code: string }).code);
         }
         try {
-          await ctx.loop("l", 0, async (_s, it) => it.done(await it.ctx.step("s", () => 1, { compensate: () => undefined })));
+          await ctx.loop("l", 0, async (_s, it) => it.done(await it.ctx.acquire("db", { acquire: () => 1, release: () => undefined })));
         } catch (e) {
           errors.push((e as { code: string }).code);
         }

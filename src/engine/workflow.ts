@@ -52,6 +52,7 @@ export interface StepOptions<T> {
    * run ends `compensated` or `compensation_failed` (docs/operations/sagas.md). Called with the step's
    * result and an idempotency key of its own (`<runId>:<opKey>:compensate`), the same on every attempt.
    * A `reversible` step interrupted mid-flight is also compensated (with `undefined`) before it runs again.
+   * Steps inside `ctx.loop` iterations do not register (a snapshot would supersede the registration).
    */
   compensate?: (result: T | undefined, info: { idempotencyKey: string; attempt?: number }) => Promise<void> | void;
   /** Retries of this step's compensation; defaults to the step's `retry`. */
