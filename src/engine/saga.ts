@@ -151,11 +151,11 @@ export class Saga {
     this.releasers.set(key, cleanup);
   }
 
-  /** What a step's outcome carries so that the saga registers it on replay. */
-  flagsFor(key: string): { compensable?: true; resource?: true } {
-    if (this.compensators.has(key)) return { compensable: true };
-    if (this.releasers.has(key)) return { resource: true };
-    return {};
+  /** What a step's outcome carries so that the saga registers it on replay; null for a step that registers nothing. */
+  flagsFor(key: string): { compensable?: true; resource?: true } | null {
+    if (this.compensators.size > 0 && this.compensators.has(key)) return { compensable: true };
+    if (this.releasers.size > 0 && this.releasers.has(key)) return { resource: true };
+    return null;
   }
 
   isReleased(key: string): boolean {
