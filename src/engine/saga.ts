@@ -83,7 +83,7 @@ export class Saga {
 
   /** True when the run uses compensations or resources, so its end must wait for in-flight ops and clean up. */
   get used(): boolean {
-    return this.seen || this.compensators.size > 0 || this.releasers.size > 0;
+    return this.seen || this.compensators.size > 0 || this.releasers.size > 0 || this.compensations.length > 0 || this.resources.length > 0;
   }
 
   /** True when something must be undone if the run does not complete. */
