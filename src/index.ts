@@ -18,7 +18,7 @@ export {
 } from "./engine/schedule.js";
 export type { ScheduleRecord, ScheduleState, ScheduleDefinitionRecord } from "./core/schedule.js";
 export { consoleLogger, silentLogger } from "./engine/logger.js";
-export { CRASH_POINTS, type CrashPoint } from "./engine/crash-points.js";
+export { CRASH_POINTS, SAGA_CRASH_POINTS, type CrashPoint, type SagaCrashPoint } from "./engine/crash-points.js";
 export type * from "./engine/workflow.js";
 export type * from "./engine/engine.js";
 export type { EngineEvent, EngineObserver } from "./engine/observer.js";

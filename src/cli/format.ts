@@ -145,7 +145,29 @@ export function summarize(entry: JournalEntryView): string {
     case "run.failed":
       return truncate(formatError((d as EntryData["run.failed"]).error), 100);
     case "run.cancelled":
+    case "run.cancelling":
       return (d as EntryData["run.cancelled"]).reason ?? "";
+    case "saga.compensating": {
+      const data = d as EntryData["saga.compensating"];
+      return `${data.reason}: ${truncate(formatError(data.error), 80)}; compensations run newest first`;
+    }
+    case "run.compensated":
+      return `after ${truncate(formatError((d as EntryData["run.compensated"]).error), 90)}`;
+    case "run.compensation_failed":
+      return truncate(formatError((d as EntryData["run.compensation_failed"]).error), 100);
+    case "compensation.started":
+    case "compensation.completed":
+      return `attempt ${(d as EntryData["compensation.started"]).attempt}`;
+    case "compensation.failed":
+    case "resource.release_failed": {
+      const data = d as EntryData["compensation.failed"];
+      return `attempt ${data.attempt}: ${truncate(formatError(data.error), 80)} (${data.final ? "final" : "will retry"})`;
+    }
+    case "resource.releasing":
+    case "resource.released": {
+      const data = d as EntryData["resource.released"];
+      return `attempt ${data.attempt}, by the ${data.by}`;
+    }
     case "run.retried": {
       const steps = (d as EntryData["run.retried"]).failedSteps;
       return steps.length ? `failed steps run again: ${steps.join(", ")}` : "";

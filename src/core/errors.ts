@@ -21,6 +21,8 @@ export type ErrorCode =
   | "PAYLOAD_KEY_MISSING"
   | "RUN_FAILED"
   | "RUN_CANCELLED"
+  | "RUN_COMPENSATED"
+  | "COMPENSATION_FAILED"
   | "HUMAN_REQUEST_NOT_FOUND"
   | "HUMAN_REQUEST_ANSWERED"
   | "STORE_INVALID"
@@ -107,7 +109,10 @@ export class RunNotFailedError extends CairnError {
     readonly runId: string,
     readonly status: string,
   ) {
-    super("RUN_NOT_FAILED", `Cannot retry run "${runId}": it is ${status}, and only failed runs can be retried.`);
+    super(
+      "RUN_NOT_FAILED",
+      `Cannot retry run "${runId}": it is ${status}, and only failed runs can be retried (and compensation_failed ones, whose unwinding then resumes).`,
+    );
   }
 }
 
@@ -215,6 +220,32 @@ export class RunFailedError extends CairnError {
     readonly error: SerializedError,
   ) {
     super("RUN_FAILED", `Run "${runId}" failed: ${error.name}: ${error.message}`, { cause: deserializeError(error) });
+  }
+}
+
+/**
+ * What `run.result()` throws when the run ended `compensated`: it failed, was cancelled or called
+ * `ctx.compensate()`, and every registered compensation ran. `error` is what made it compensate.
+ */
+export class RunCompensatedError extends CairnError {
+  constructor(
+    readonly runId: string,
+    readonly error: SerializedError,
+  ) {
+    super("RUN_COMPENSATED", `Run "${runId}" was compensated after: ${error.name}: ${error.message}`, { cause: deserializeError(error) });
+  }
+}
+
+/**
+ * A compensation failed for good (its retries exhausted): the run ends `compensation_failed` and
+ * `run.result()` throws this. `error` names the compensation (`opKey`) and says how many attempts it had.
+ */
+export class CompensationFailedError extends CairnError {
+  constructor(
+    readonly runId: string,
+    readonly error: SerializedError,
+  ) {
+    super("COMPENSATION_FAILED", `Run "${runId}" could not be compensated: ${error.message}`, { cause: deserializeError(error) });
   }
 }
 

@@ -27,7 +27,17 @@ export interface EntryData {
    * `text`: what `StepOptions.searchText` made of the result, indexed for `ctx.searchJournal`.
    * `secret`: the step was marked `StepOptions.secret`; journal views show its result redacted.
    */
-  "step.completed": { result: unknown; attempt: number; via?: "reconcile" | "human"; text?: string; secret?: true };
+  "step.completed": {
+    result: unknown;
+    attempt: number;
+    via?: "reconcile" | "human";
+    text?: string;
+    secret?: true;
+    /** The step has a `compensate`: completing it registered that compensation (sagas, `engine/saga.ts`). */
+    compensable?: true;
+    /** The step acquired a resource (`ctx.acquire`): the engine releases it by a terminal state at the latest. */
+    resource?: true;
+  };
   "step.failed": { attempt: number; error: SerializedError; final: boolean; retryAt?: number };
   /** How an intent without an outcome was resolved after a crash. */
   "step.reconciled": { action: "rerun" | "completed" | "failed"; via: "effect" | "reconcile" | "compensate" | "human"; attempt: number };
@@ -58,6 +68,28 @@ export interface EntryData {
   "loop.snapshot": { iteration: number; state: unknown; from: number; keep: number[] };
   /** The loop's result after `iterations`; supersedes all of its iterations like a snapshot. */
   "loop.completed": { result: unknown; iterations: number; from: number; keep: number[] };
+  /**
+   * `engine.cancel` of a run holding registered compensations or unreleased resources: the run is
+   * runnable again so that a worker replays it, compensates and releases, then ends it.
+   */
+  "run.cancelling": { reason?: string };
+  /**
+   * The saga is being unwound: the registered compensations run in reverse order. `reason` says why
+   * (the run failed, was cancelled, or the workflow called `ctx.compensate`); `error` is that cause.
+   */
+  "saga.compensating": { reason: "failed" | "cancelled" | "requested"; error: SerializedError };
+  /** Intent of one compensation attempt; the op key is the compensated step's. */
+  "compensation.started": { attempt: number };
+  "compensation.completed": { attempt: number };
+  "compensation.failed": { attempt: number; error: SerializedError; final: boolean };
+  /** Every compensation ran: the run ends `compensated`; `error` is what made it compensate. */
+  "run.compensated": { error: SerializedError };
+  /** A compensation failed for good: the run ends `compensation_failed`; `error` names it, `cause` is why the saga unwound. */
+  "run.compensation_failed": { error: SerializedError; cause: SerializedError };
+  /** Intent of one release attempt of a resource; the op key is its acquisition's. `by`: the workflow's `release()` or the engine at a terminal state. */
+  "resource.releasing": { attempt: number; by: "workflow" | "engine" };
+  "resource.released": { attempt: number; by: "workflow" | "engine" };
+  "resource.release_failed": { attempt: number; error: SerializedError; final: boolean; by: "workflow" | "engine" };
 }
 
 /** The kind of a journal entry. */

@@ -105,6 +105,13 @@ export function projectEntry(entry: NewEntry, now: number): RunPatch | null {
       const error = { name: "CancelledError", message: reason ? `Cancelled: ${reason}` : "Cancelled", code: "RUN_CANCELLED", data: { reason } };
       return { status: "cancelled", error: encode(error), wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: now };
     }
+    case "run.compensated":
+    case "run.compensation_failed": {
+      const data = entry.data as EntryData["run.compensated"];
+      const status = entry.kind === "run.compensated" ? "compensated" : "compensation_failed";
+      return { status, error: encode(data.error), wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: now };
+    }
+    case "run.cancelling":
     case "run.retried":
     case "run.forked":
       return { status: "pending", error: null, wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: null };

@@ -17,7 +17,29 @@ export type CrashPoint =
   | "before-complete"
   | "after-snapshot"
   // The scheduler's: a tick's run was started, the schedule's state not yet advanced.
-  | "schedule-after-start";
+  | "schedule-after-start"
+  | SagaCrashPoint;
+
+/** Crash points inside a saga's cleanup: compensations and resource releases (test/saga-crash.test.ts). */
+export type SagaCrashPoint =
+  | "after-compensation-intent"
+  | "after-compensation-effect"
+  | "after-compensation-outcome"
+  | "after-release-intent"
+  | "after-release-effect"
+  | "after-release-outcome"
+  | "before-saga-end";
+
+/** Every saga crash point, for the saga crash tests (the run-wide crash test does not reach them). */
+export const SAGA_CRASH_POINTS: readonly SagaCrashPoint[] = [
+  "after-compensation-intent",
+  "after-compensation-effect",
+  "after-compensation-outcome",
+  "after-release-intent",
+  "after-release-effect",
+  "after-release-outcome",
+  "before-saga-end",
+];
 
 /** Every crash point a run execution passes, for tests that iterate over them (the scheduler's are not listed). */
 export const CRASH_POINTS: readonly CrashPoint[] = [

@@ -5,6 +5,8 @@ import {
   CairnError,
   EngineClosedError,
   RunCancelledError,
+  RunCompensatedError,
+  CompensationFailedError,
   RunConflictError,
   RunFailedError,
   RunFinishedError,
@@ -37,6 +39,7 @@ import { Committer } from "./committer.js";
 import { isWorkflow } from "./define-workflow.js";
 import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
 import { planFork, type ForkOptions } from "./fork.js";
+import { needsCleanup } from "./saga.js";
 import type { EngineEvent, EngineObserver } from "./observer.js";
 import { consoleLogger } from "./logger.js";
 import { checkAnswerValue } from "./ask-human.js";
@@ -310,12 +313,22 @@ class EngineImpl implements Engine {
   async cancel(runId: string, reason?: string): Promise<RunInfo> {
     this.ensureOpen();
     check(RUN_ID, runId, "cancel: runId");
-    const entry = newEntry("run.cancelled", null, reason === undefined ? {} : { reason: check(cancelReasonSchema, reason, "cancel: reason") });
-    const { run, applied } = await this.store.controlRun(runId, ["pending", "running", "suspended"], entry, this.clock());
-    if (!applied) throw new RunFinishedError(runId, run.status, "cancel");
+    const data = reason === undefined ? {} : { reason: check(cancelReasonSchema, reason, "cancel: reason") };
+    const live = ["pending", "running", "suspended"] as const;
+    // A run with compensations to run or resources to release is handed back to a worker to clean up (engine/saga.ts).
+    const before = await this.store.readJournal(runId);
+    const cleanup = needsCleanup(before);
+    const control = await this.store.controlRun(runId, live, newEntry(cleanup ? "run.cancelling" : "run.cancelled", null, data), this.clock());
+    if (!control.applied) throw new RunFinishedError(runId, control.run.status, "cancel");
+    let run = control.run;
+    if (!cleanup && needsCleanup(await this.store.readJournal(runId, { afterSeq: before.at(-1)?.seq ?? 0 }))) {
+      // The run registered a cleanup between the read and the cancel (the cancel fenced it out): reopen it to clean up.
+      ({ run } = await this.store.controlRun(runId, ["cancelled"], newEntry("run.cancelling", null, data), this.clock()));
+    }
     for (const worker of this.workers) worker.abandonRun(runId, new RunCancelledError(runId, reason));
     await this.cancelChildren(runId, reason);
-    this.finished.emit(runId);
+    if (run.status === "pending") this.kickWorkers();
+    else this.finished.emit(runId);
     return toRunInfo(run);
   }
 
@@ -337,7 +350,13 @@ class EngineImpl implements Engine {
     check(RUN_ID, runId, "retry: runId");
     const journal = await this.store.readJournal(runId);
     const failedSteps = [...new Set(journal.filter((e) => e.kind === "step.failed" && decode<{ final: boolean }>(e.payload).final).map((e) => e.opKey!))];
-    const { run, applied } = await this.store.controlRun(runId, ["failed"], newEntry("run.retried", null, { failedSteps }), this.clock());
+    // A compensation_failed run retries its failed compensation (and then the older ones), not its steps.
+    const { run, applied } = await this.store.controlRun(
+      runId,
+      ["failed", "compensation_failed"],
+      newEntry("run.retried", null, { failedSteps }),
+      this.clock(),
+    );
     if (!applied) throw new RunNotFailedError(runId, run.status);
     this.kickWorkers();
     return toRunInfo(run);
@@ -378,6 +397,10 @@ class EngineImpl implements Engine {
       if (run.status === "completed") return decode<O>(run.output);
       if (run.status === "failed") throw new RunFailedError(runId, decode<SerializedError>(run.error));
       if (run.status === "cancelled") throw new RunCancelledError(runId, (decode<SerializedError>(run.error)?.data as { reason?: string } | undefined)?.reason);
+      if (run.status === "compensated") throw new RunCompensatedError(runId, decode<SerializedError>(run.error) ?? { name: "Error", message: "compensated" });
+      if (run.status === "compensation_failed") {
+        throw new CompensationFailedError(runId, decode<SerializedError>(run.error) ?? { name: "Error", message: "compensation failed" });
+      }
       const left = deadline - Date.now();
       if (left <= 0) throw new CairnError("TIMEOUT", `Run "${runId}" is still ${run.status} after ${options.timeoutMs}ms.`);
       await this.waitForChange(runId, Math.min(left, 100));

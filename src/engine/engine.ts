@@ -66,7 +66,7 @@ export interface RunHandle<O = unknown> {
   readonly runId: string;
   /** False when `start` found an existing run with this id. */
   readonly created: boolean;
-  /** Waits until the run finishes; resolves with its output or throws RunFailedError / RunCancelledError. */
+  /** Waits until the run finishes; resolves with its output or throws RunFailedError / RunCancelledError / RunCompensatedError / CompensationFailedError. */
   result(options?: { timeoutMs?: number }): Promise<O>;
   /** The run as it is now. */
   info(): Promise<RunInfo>;
@@ -152,9 +152,18 @@ export interface Engine {
   getRun(runId: string): Promise<RunInfo>;
   listRuns(options?: ListRunsOptions): Promise<{ runs: RunInfo[]; nextCursor?: string }>;
   journal(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<JournalEntryView[]>;
-  /** Cancels a live run: its running step's signal is aborted and it ends `cancelled`. */
+  /**
+   * Cancels a live run: its running step's signal is aborted and it ends `cancelled`. A run that
+   * registered compensations or holds resources is instead handed back to a worker (`run.cancelling`,
+   * status `pending`): the worker compensates in reverse order and releases, and the run ends
+   * `compensated` (or `compensation_failed`), or `cancelled` when it only held resources.
+   */
   cancel(runId: string, reason?: string): Promise<RunInfo>;
-  /** Resumes a failed run from its journal; completed steps are not run again, failed ones are. */
+  /**
+   * Resumes a failed run from its journal; completed steps are not run again, failed ones are.
+   * A `compensation_failed` run resumes its unwinding: the failed compensation runs again (same
+   * idempotency key, fresh retries), then the older ones; completed compensations are not re-run.
+   */
   retry(runId: string): Promise<RunInfo>;
   /**
    * Time travel: creates a new run whose journal is this run's up to `atSeq` (optionally with one step

@@ -1,5 +1,6 @@
 import type { EntryKind, NewEntry, WaitDescriptor } from "../core/journal.js";
 import type { ExecutionHost } from "./execution-host.js";
+import type { Saga } from "./saga.js";
 
 /** A journal entry with its payload decoded. */
 export interface DecodedEntry {
@@ -26,6 +27,8 @@ export interface OpExecution {
   readonly hostRef: ExecutionHost;
   readonly isDraining: boolean;
   readonly isEnded: boolean;
+  /** The run's compensations and resources. */
+  readonly saga: Saga;
   /** Appends entries durably; returns the last seq. Throws LeaseLostError when fenced out. */
   write(entries: NewEntry[]): Promise<number>;
   /** Journals an outcome and delivers it in journal order (see Execution.commitOutcome). */

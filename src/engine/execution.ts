@@ -30,6 +30,7 @@ import { resolveRetryPolicy } from "./retry-policy.js";
 import type { DecodedEntry, OpExecution, Outcome, StepHistory } from "./execution-types.js";
 import { journaledValue } from "./journaled-value.js";
 import { runStep } from "./step-runner.js";
+import { cancelCause, compensationFailure, isSagaKind, Saga, type SagaReason } from "./saga.js";
 import {
   LoopDone,
   type AskHumanRequest,
@@ -38,12 +39,17 @@ import {
   type JournalSearchHit,
   type LoopIteration,
   type LoopOptions,
+  type ResourceHandle,
+  type ResourceOptions,
   type StepOptions,
   type WaitOptions,
   type Workflow,
   type WorkflowContext,
   type WorkflowLogger,
 } from "./workflow.js";
+
+/** How a run that uses sagas or resources is to end (see Execution.finishSaga). */
+type SagaEnd = { kind: "completed"; entry: NewEntry } | { kind: "failed"; reason: SagaReason; error: SerializedError; cancelReason?: string };
 
 /** How an execution ended. */
 export type ExecutionEnd = "completed" | "failed" | "suspended" | "released" | "abandoned";
@@ -126,6 +132,11 @@ export class Execution implements OpExecution {
   private draining = false;
   private finish!: (end: ExecutionEnd) => void;
   private readonly ctx: WorkflowContext;
+  /** The run's compensations and resources (engine/saga.ts). */
+  readonly saga = new Saga();
+  /** Set once the run's end (cleanup, then its terminal entry) is under way. */
+  private finishing = false;
+  private readonly idleWaiters: (() => void)[] = [];
 
   constructor(
     private readonly host: ExecutionHost,
@@ -183,6 +194,7 @@ export class Execution implements OpExecution {
   private index(entries: JournalEntry[]): void {
     const outcomes: { key: string; entry: DecodedEntry }[] = [];
     for (const raw of entries) {
+      if (this.saga.index(raw)) continue;
       if (raw.kind === "run.retried") {
         // A retry forgets the terminal step failures before it, so those steps run again.
         for (let i = outcomes.length - 1; i >= 0; i--) {
@@ -207,6 +219,7 @@ export class Execution implements OpExecution {
         }
       }
       list.push(entry);
+      if (raw.kind === "step.completed") this.saga.noteCompleted(raw.opKey, entry.data as EntryData["step.completed"]);
       if (isOutcome(raw.kind, entry.data)) outcomes.push({ key: raw.opKey, entry });
     }
     for (const { key, entry } of outcomes) this.queueDelivery({ seq: entry.seq, opKey: key, outcome: this.outcomeOf(key, entry) });
@@ -282,11 +295,17 @@ export class Execution implements OpExecution {
       key,
       (launch) => this.launches.set(key, launch),
       () => {
+        // A run being cancelled or compensated replays up to here, then unwinds instead of going on.
+        if (this.saga.halted) {
+          this.scheduleCheck();
+          return;
+        }
         this.inflight += 1;
         start()
           .catch((error) => this.onInternalError(key, error))
           .finally(() => {
             this.inflight -= 1;
+            if (this.inflight === 0) for (const idle of this.idleWaiters.splice(0)) idle();
             this.scheduleCheck();
           });
       },
@@ -422,6 +441,11 @@ export class Execution implements OpExecution {
       this.failNonDeterminism(new NonDeterminismError(next.opKey, `${entry?.kind ?? "an outcome"} at seq ${next.seq}`, instead));
       return;
     }
+    if (this.saga.halted) {
+      this.settled = true;
+      void this.finishSaga(this.haltedEnd());
+      return;
+    }
     if (this.blocked.size > 0) void this.suspend();
   }
 
@@ -515,6 +539,10 @@ export class Execution implements OpExecution {
       await this.writeFailure(new NonDeterminismError(missing, `${entry?.kind ?? "an op"}`, "finishes without issuing it"));
       return;
     }
+    if (this.saga.halted || this.saga.used) {
+      await this.finishSaga(this.sagaEnd(result));
+      return;
+    }
     this.abortController.abort(new Error("workflow finished"));
     crashPoint("before-complete");
     if (result.ok) {
@@ -603,7 +631,7 @@ export class Execution implements OpExecution {
     }
     // Keep the per-op history current, so an op relaunched after a wait sees what it wrote.
     entries.forEach((entry, i) => {
-      if (entry.opKey === null) return;
+      if (entry.opKey === null || isSagaKind(entry.kind)) return;
       const seq = result.firstSeq + i;
       if (this.openLoops.size > 0) this.noteForeign(entry.opKey, seq);
       // An op of a loop iteration that has ended is forgotten: its late-committing outcome is not kept.
@@ -652,14 +680,27 @@ export class Execution implements OpExecution {
       loop: (name, initial, body, options) => this.loop(scope, name, initial, body, options),
       askHuman: (request) => this.askHuman(scope, request),
       searchJournal: (query, options) => this.searchJournal(scope, query, options),
+      compensate: (reason) => this.requestCompensation(reason),
+      acquire: (name, resource) => this.acquire(scope, name, resource),
       now: (name = "now") => new Date(this.value(scope, name, () => this.host.clock()) as number),
       random: (name = "random") => this.value(scope, name, () => Math.random()) as number,
       uuid: (name = "uuid") => this.value(scope, name, () => randomUUID()) as string,
     };
   }
 
-  private step<T>(scope: Scope, name: string, fn: (info: any) => Promise<T> | T, options: StepOptions<T> = {}): Promise<T> {
+  private step<T>(scope: Scope, name: string, fn: (info: any) => Promise<T> | T, options: StepOptions<T> = {}, resource?: ResourceOptions<T>): Promise<T> {
     if (typeof fn !== "function") throw new ValidationError(`ctx.step("${name}") needs a function to run.`);
+    if (options.compensate !== undefined && typeof options.compensate !== "function") {
+      throw new ValidationError(`ctx.step("${name}"): compensate must be a function (result, { idempotencyKey }) => …`);
+    }
+    if (resource && scope.prefix !== "") {
+      // A loop snapshot supersedes its iterations' entries: the acquisition would not survive a resume.
+      throw new ValidationError(`ctx.acquire("${name}"): resources cannot be acquired inside ctx.loop iterations; acquire them outside the loop.`);
+    }
+    // Inside a loop iteration a compensate keeps its older meaning only (undo of an interrupted
+    // reversible step): a snapshot would supersede the registration, so none is made there.
+    const registers = resource !== undefined || (options.compensate !== undefined && scope.prefix === "");
+    const cleanupPolicy = registers ? resolveRetryPolicy(name, resource ? resource.retry : (options.compensateRetry ?? options.retry)) : undefined;
     // Bad options fail the workflow code at the call, before anything is journaled.
     const policy = resolveRetryPolicy(name, options.retry);
     const timeoutMs = options.timeout === undefined ? undefined : toMs(options.timeout);
@@ -671,6 +712,8 @@ export class Execution implements OpExecution {
       }
     }
     const key = this.issue(scope, name, "step");
+    if (resource) this.saga.setReleaser(key, { fn: resource.release, policy: cleanupPolicy! });
+    else if (registers) this.saga.setCompensator(key, { fn: options.compensate!, policy: cleanupPolicy! });
     return this.awaitOp<T>(key, () => runStep(this, key, fn, options, policy, timeoutMs));
   }
 
@@ -746,7 +789,14 @@ export class Execution implements OpExecution {
         this.host.kick();
       }
       const child = await this.host.store.getRun(childRunId);
-      if (child && (child.status === "completed" || child.status === "failed" || child.status === "cancelled")) {
+      if (
+        child &&
+        (child.status === "completed" ||
+          child.status === "failed" ||
+          child.status === "cancelled" ||
+          child.status === "compensated" ||
+          child.status === "compensation_failed")
+      ) {
         if (child.status === "completed") {
           this.commitOutcome(key, [newEntry("child.completed", key, { output: decode(child.output) })], { ok: true, value: decode(child.output) });
         } else {
@@ -772,6 +822,121 @@ export class Execution implements OpExecution {
     const checked = checkAskHuman(request);
     const key = this.issue(scope, request.name ?? "ask", "human");
     return this.awaitOp<HumanReply<T>>(key, () => runAskHuman(this, key, checked));
+  }
+
+  // ── sagas and resources (engine/saga.ts) ────────────────────────────────
+
+  private acquire<T>(scope: Scope, name: string, resource: ResourceOptions<T>): Promise<ResourceHandle<T>> {
+    if (typeof name !== "string" || name.length === 0) throw new ValidationError(`ctx.acquire needs a non-empty resource name (got ${JSON.stringify(name)}).`);
+    if (!resource || typeof resource.acquire !== "function" || typeof resource.release !== "function") {
+      throw new ValidationError(`ctx.acquire("${String(name)}") needs { acquire, release } functions.`);
+    }
+    const acquired = this.step<T>(scope, `acquire:${String(name)}`, resource.acquire, { effect: "idempotent", retry: resource.retry }, resource);
+    const key = scope.prefix + makeOpKey(`acquire:${String(name)}`, (scope.counters.get(`acquire:${String(name)}`) ?? 1) - 1);
+    return acquired.then((value) => ({ value, key, release: () => this.releaseResource(key) }));
+  }
+
+  /** The workflow's `handle.release()`: journaled, run at most once to success; replay returns at once. */
+  private async releaseResource(key: string): Promise<void> {
+    if (this.saga.isReleased(key) || this.settled) return;
+    this.inflight += 1;
+    try {
+      const result = await this.saga.release(this, key);
+      if (!result.ok) throw new StepFailedError(key, result.error, result.attempts);
+    } finally {
+      this.inflight -= 1;
+      if (this.inflight === 0) for (const idle of this.idleWaiters.splice(0)) idle();
+      this.scheduleCheck();
+    }
+  }
+
+  /** `ctx.compensate()`: unwinds the saga and ends the run; workflow code never resumes after it. */
+  private requestCompensation(reason: unknown): Promise<never> {
+    if (reason !== undefined && typeof reason !== "string") throw new ValidationError("ctx.compensate(reason): reason must be a string.");
+    if (!this.settled) {
+      this.settled = true;
+      const error: SerializedError = { name: "CompensationRequested", message: reason ?? "The workflow called ctx.compensate()." };
+      void this.finishSaga({ kind: "failed", reason: "requested", error });
+    }
+    return new Promise<never>(noop);
+  }
+
+  /** How a run being cancelled or compensated ends, as its journal says. */
+  private haltedEnd(): SagaEnd {
+    const unwinding = this.saga.unwinding;
+    if (unwinding) return { kind: "failed", reason: unwinding.reason, error: unwinding.error };
+    const reason = this.saga.cancelling?.reason;
+    return { kind: "failed", reason: "cancelled", error: cancelCause(reason), ...(reason === undefined ? {} : { cancelReason: reason }) };
+  }
+
+  /** How a run that uses sagas or resources ends once its workflow function settled. */
+  private sagaEnd(result: Outcome): SagaEnd {
+    if (this.saga.halted) return this.haltedEnd();
+    if (!result.ok) {
+      const error = result.error;
+      if (isCairnError(error, "RUN_CANCELLED") && (error as RunCancelledError).runId === this.runId) {
+        const reason = (error as RunCancelledError).reason;
+        return { kind: "failed", reason: "cancelled", error: cancelCause(reason), ...(reason === undefined ? {} : { cancelReason: reason }) };
+      }
+      return { kind: "failed", reason: "failed", error: serializeError(error) };
+    }
+    try {
+      const { entry } = journaledValue(
+        "run.completed",
+        null,
+        { output: result.value },
+        (copy) => copy.output,
+        this.host.maxPayloadBytes,
+        "The workflow's output",
+      );
+      return { kind: "completed", entry };
+    } catch (error) {
+      return { kind: "failed", reason: "failed", error: serializeError(error) };
+    }
+  }
+
+  /**
+   * Ends a run that uses sagas or resources: waits for the ops still in flight (a step completing
+   * now still registers its compensation), compensates in reverse order if the run did not
+   * complete, releases every resource still held, then writes the terminal entry. Every action is
+   * journaled intent-then-outcome, so a crash anywhere here resumes where it stopped.
+   */
+  private async finishSaga(end: SagaEnd): Promise<void> {
+    if (this.finishing || this.ended) return;
+    this.finishing = true;
+    this.settled = true;
+    if (this.inflight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    try {
+      const saga = this.saga;
+      let unwinding = saga.unwinding;
+      if (!unwinding && end.kind === "failed" && (saga.hasCompensations || end.reason === "requested")) {
+        unwinding = { reason: end.reason, error: end.error };
+        await this.write([newEntry("saga.compensating", null, unwinding)]);
+        saga.unwinding = unwinding;
+      }
+      let terminal: NewEntry;
+      if (unwinding) {
+        const result = await saga.compensate(this);
+        terminal = result.ok
+          ? newEntry("run.compensated", null, { error: unwinding.error })
+          : newEntry("run.compensation_failed", null, { error: compensationFailure(result.key, result.error, result.attempts), cause: unwinding.error });
+      } else if (end.kind === "completed") {
+        terminal = end.entry;
+      } else if (end.reason === "cancelled") {
+        terminal = newEntry("run.cancelled", null, end.cancelReason === undefined ? {} : { reason: end.cancelReason });
+      } else {
+        terminal = newEntry("run.failed", null, { error: end.error });
+      }
+      await saga.releaseAll(this, (key, error) =>
+        this.host.logger.log("error", "a resource could not be released; the run ends anyway", { runId: this.runId, opKey: key, error }),
+      );
+      crashPoint("before-saga-end");
+      this.abortController.abort(new Error("workflow finished"));
+      const ok = await this.tryWrite([terminal]);
+      if (ok) this.end(terminal.kind === "run.completed" ? "completed" : "failed");
+    } catch (error) {
+      this.onInternalError("saga", error);
+    }
   }
 
   // ── loops ────────────────────────────────────────────────────────────────

@@ -3,7 +3,7 @@ import { newEntry, type EntryData, type HumanAnswer, type NewEntry } from "../co
 import { decode, encode, serializeError } from "../core/serialize.js";
 import { journaledValue } from "./journaled-value.js";
 import { crashPoint } from "./crash-points.js";
-import type { DecodedEntry, OpExecution as Execution } from "./execution-types.js";
+import type { DecodedEntry, OpExecution, OpExecution as Execution } from "./execution-types.js";
 import { backoffDelay, isNonRetryable, type ResolvedRetryPolicy } from "./retry-policy.js";
 import type { StepInfo, StepOptions } from "./workflow.js";
 
@@ -70,12 +70,13 @@ export async function runStep<T>(
     if (execution.isEnded) return;
     crashPoint("after-effect", key);
     if (result.ok) {
+      const flags = execution.saga.flagsFor(key);
       let outcome: ReturnType<typeof journaledValue>;
       try {
         outcome = journaledValue(
           "step.completed",
           key,
-          searchable({ result: result.value, attempt }, options, result.value as T),
+          flagged(searchable({ result: result.value, attempt }, options, result.value as T), flags),
           (copy) => copy.result,
           host.maxPayloadBytes,
           `The result of step "${key}"`,
@@ -86,6 +87,7 @@ export async function runStep<T>(
       }
       crashPoint("before-outcome", key);
       execution.commitOutcome(key, [outcome.entry], { ok: true, value: outcome.value }, () => crashPoint("after-outcome", key));
+      if (flags) execution.saga.noteCompleted(key, { ...(outcome.entry.data as EntryData["step.completed"]), result: outcome.value });
       return;
     }
     if (isNonRetryable(result.error, policy) || attempt - budgetBase >= policy.maxAttempts) {
@@ -101,6 +103,11 @@ export async function runStep<T>(
     }
     await waitUnlessStopped(execution, delay);
   }
+}
+
+/** Marks an outcome that registers a compensation or a resource (engine/saga.ts); untouched otherwise. */
+function flagged(data: EntryData["step.completed"], flags: ReturnType<OpExecution["saga"]["flagsFor"]>): EntryData["step.completed"] {
+  return flags ? Object.assign(data, flags) : data;
 }
 
 /** Adds the step's search text to its outcome; a searchText function that throws indexes nothing. */
@@ -212,14 +219,19 @@ async function recover<T>(
     const verdict = await options.reconcile(idempotencyKey);
     if (verdict.done) {
       const encoded = encode(verdict.value);
-      execution.commitOutcome(
-        key,
-        [
-          newEntry("step.reconciled", key, { action: "completed", via: "reconcile", attempt }),
-          newEntry("step.completed", key, { result: decode(encoded), attempt, via: "reconcile", ...(options.secret ? { secret: true as const } : {}) }),
-        ],
-        { ok: true, value: decode(encoded) },
-      );
+      const completed = newEntry("step.completed", key, {
+        result: decode(encoded),
+        attempt,
+        via: "reconcile",
+        ...(options.secret ? { secret: true as const } : {}),
+        ...execution.saga.flagsFor(key),
+      });
+      const registers = completed.data.compensable === true || completed.data.resource === true;
+      execution.commitOutcome(key, [newEntry("step.reconciled", key, { action: "completed", via: "reconcile", attempt }), completed], {
+        ok: true,
+        value: decode(encoded),
+      });
+      if (registers) execution.saga.noteCompleted(key, { ...completed.data, result: decode(encoded) });
       return "stop";
     }
     return [newEntry("step.reconciled", key, { action: "rerun", via: "reconcile", attempt })];

@@ -45,8 +45,18 @@ export interface StepOptions<T> {
   timeout?: Duration;
   /** Default "idempotent": after a crash between intent and outcome the step runs again with the same key. */
   effect?: StepEffect;
-  /** Undo for a `reversible` step; called with the result (or undefined when the outcome is unknown). */
-  compensate?: (result: T | undefined, info: { idempotencyKey: string }) => Promise<void> | void;
+  /**
+   * Undo of this step. Once the step completes, its compensation is registered (journaled); if the
+   * run then fails for good, is cancelled, or calls `ctx.compensate()`, the registered compensations
+   * run in reverse order, each as a journaled action with its own retries (`compensateRetry`), and the
+   * run ends `compensated` or `compensation_failed` (docs/operations/sagas.md). Called with the step's
+   * result and an idempotency key of its own (`<runId>:<opKey>:compensate`), the same on every attempt.
+   * A `reversible` step interrupted mid-flight is also compensated (with `undefined`) before it runs again.
+   * Steps inside `ctx.loop` iterations do not register (a snapshot would supersede the registration).
+   */
+  compensate?: (result: T | undefined, info: { idempotencyKey: string; attempt?: number }) => Promise<void> | void;
+  /** Retries of this step's compensation; defaults to the step's `retry`. */
+  compensateRetry?: RetryPolicy;
   /**
    * Journaled with every intent of this step (plain JSON): what it is about to do, e.g. a tool call's
    * name and argument hash, so the journal shows it even when the outcome never arrives.
@@ -65,6 +75,26 @@ export interface StepOptions<T> {
   secret?: boolean;
   /** Asked first after a crash between intent and outcome: did the effect happen, and with what value? */
   reconcile?: (idempotencyKey: string) => Promise<ReconcileResult<T>> | ReconcileResult<T>;
+}
+
+/** What `ctx.acquire` acquires and how to give it back. */
+export interface ResourceOptions<T> {
+  /** Acquires the resource; runs as an idempotent step (again with the same idempotency key after a crash mid-flight). */
+  acquire: (info: StepInfo) => Promise<T> | T;
+  /** Releases it; may run again with the same idempotency key after a crash mid-release, so make it idempotent. */
+  release: (value: T, info: { idempotencyKey: string; attempt: number }) => Promise<void> | void;
+  /** Retries of the acquisition and of each release. Default: the step default (3 attempts). */
+  retry?: RetryPolicy;
+}
+
+/** A resource held by a run (`ctx.acquire`). */
+export interface ResourceHandle<T> {
+  /** The acquired value, as journaled. */
+  readonly value: T;
+  /** The acquisition's op key (`acquire:<name>#k`). */
+  readonly key: string;
+  /** Releases it now (journaled; a no-op once released, by the workflow or the engine). */
+  release(): Promise<void>;
 }
 
 /** Options of `ctx.waitForEvent`. */
@@ -221,6 +251,28 @@ export interface WorkflowContext {
    * (most relevant first). Journaled as a step, so replay returns the same hits.
    */
   searchJournal(query: string, options?: { limit?: number; name?: string }): Promise<JournalSearchHit[]>;
+  /**
+   * Unwinds the saga now: every compensation registered so far (by completed steps with a
+   * `compensate`) runs, in reverse order of registration, and the run ends `compensated` (or
+   * `compensation_failed`). The returned promise never settles: workflow code after it does not
+   * run, and a `try`/`catch` cannot swallow it. Resources still held are released afterwards.
+   * @example
+   * if (!(await ctx.step("check-fraud", () => fraud.check(order)))) await ctx.compensate("fraud suspected");
+   */
+  compensate(reason?: string): Promise<never>;
+  /**
+   * Acquires a resource (a lock, a lease, a sandbox, a connection) as a journaled step named
+   * `acquire:<name>`: on replay the journaled value is returned and `acquire` is not called again.
+   * Release it with `handle.release()` (journaled, exactly once, run again with the same idempotency
+   * key if a crash interrupted it). Whatever is still held when the run reaches a terminal state
+   * (completed, failed, cancelled, compensated…) is released by the engine, exactly once
+   * (docs/operations/resources.md).
+   * @example
+   * const lock = await ctx.acquire("lock", { acquire: ({ idempotencyKey }) => locks.take("invoice-7", idempotencyKey), release: (l) => locks.drop(l) });
+   * await ctx.step("write", () => write(lock.value));
+   * await lock.release();
+   */
+  acquire<T>(name: string, resource: ResourceOptions<T>): Promise<ResourceHandle<T>>;
   /** Journaled wall-clock time. */
   now(name?: string): Date;
   /** Journaled `Math.random()`. */

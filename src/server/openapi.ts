@@ -105,13 +105,19 @@ export const ROUTES: RouteDoc[] = [
     summary: "Cancel a live run",
     params: api.runIdParam,
     body: api.cancelBody,
-    ok: [{ status: 200, description: "The cancelled run.", schema: api.apiRunSchema }],
+    ok: [
+      {
+        status: 200,
+        description: "The cancelled run; `pending` (journal: `run.cancelling`) when a worker must first run its compensations and release its resources.",
+        schema: api.apiRunSchema,
+      },
+    ],
     errors: [400, 404, 409, 413, 503],
   },
   {
     method: "post",
     path: "/runs/:id/retry",
-    summary: "Resume a failed run from its journal",
+    summary: "Resume a failed (or compensation_failed) run from its journal",
     params: api.runIdParam,
     body: api.retryBody,
     ok: [{ status: 200, description: "The run, pending again.", schema: api.apiRunSchema }],

@@ -62,9 +62,30 @@ function EntryDetail({ entry, runId }: { entry: ApiJournalEntry; runId: string |
       return <JsonView value={data.output} />;
     case "run.failed":
     case "child.failed":
+    case "run.compensated":
+    case "run.compensation_failed":
+    case "compensation.failed":
+    case "resource.release_failed":
       return <ErrorDetail error={data.error as SerializedError} />;
     case "run.cancelled":
+    case "run.cancelling":
       return <>{data.reason ? String(data.reason) : "cancelled"}</>;
+    case "saga.compensating":
+      return (
+        <>
+          {String(data.reason)}: <ErrorDetail error={data.error as SerializedError} />
+        </>
+      );
+    case "compensation.started":
+    case "compensation.completed":
+      return <>attempt {String(data.attempt)}</>;
+    case "resource.releasing":
+    case "resource.released":
+      return (
+        <>
+          attempt {String(data.attempt)} · by {String(data.by)}
+        </>
+      );
     case "step.started": {
       const intent = data.intent as Record<string, unknown> | undefined;
       return (

@@ -22,7 +22,7 @@ export function OverviewPage() {
   const runs = recent.data?.runs ?? [];
   const now = Date.now();
   const count = (status: ApiRun["status"]) => runs.filter((run) => run.status === status).length;
-  const finished = count("completed") + count("failed") + count("cancelled");
+  const finished = count("completed") + count("failed") + count("cancelled") + count("compensated") + count("compensation_failed");
   const slow = runs
     .filter((run) => run.status === "running" || run.status === "pending")
     .sort((a, b) => runAge(b, now) - runAge(a, now))

@@ -213,7 +213,7 @@ function RunActions({ run, onDone }: { run: ApiRun; onDone: () => void }) {
           Cancel
         </button>
       )}
-      {run.status === "failed" && <button onClick={() => void act(() => api.retry(run.runId))}>Retry</button>}
+      {(run.status === "failed" || run.status === "compensation_failed") && <button onClick={() => void act(() => api.retry(run.runId))}>Retry</button>}
       {error && <span className="err">{error}</span>}
     </div>
   );

@@ -40,7 +40,7 @@ export function registerControlCommands(program: Command): void {
 
   const retry = program
     .command("retry")
-    .description("resume a failed run from its journal: finished steps are not run again")
+    .description("resume a failed (or compensation_failed) run from its journal: finished steps and compensations are not run again")
     .argument("<runId>", "the failed run to retry", idArg("run id"));
   storeOption(jsonOption(retry)).action(retryRun);
 
@@ -72,6 +72,12 @@ async function cancelRun(runId: string, options: CancelOptions): Promise<void> {
     const run = await engine.cancel(runId, options.reason);
     await recordAudit(engine.store, "run.cancel", runId, options.reason === undefined ? null : { reason: options.reason });
     if (options.json) return printJson(run);
+    if (run.status === "pending") {
+      // The run registered compensations or holds resources: a worker unwinds it, then it ends.
+      print(`${run.runId}: cancelling${options.reason ? ` (${options.reason})` : ""}. A worker runs its compensations and releases its resources.`);
+      print(`Follow it with: ${CLI} show ${shellQuote(run.runId)} --follow`);
+      return;
+    }
     print(`${run.runId}: cancelled${options.reason ? ` (${options.reason})` : ""}.`);
   });
 }

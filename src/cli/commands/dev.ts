@@ -150,6 +150,10 @@ async function hints(engine: Engine, run: RunInfo): Promise<void> {
     print("", `  ✔  Output: ${preview(run.output, 200)}`, `     Inspect it: ${CLI} show ${id}`);
   } else if (run.status === "failed") {
     print("", `  ✘  ${formatError(run.error)}`, `     Fix the cause, then: ${CLI} retry ${id}`);
+  } else if (run.status === "compensated") {
+    print("", `  ↺  Compensated after: ${formatError(run.error)}`, `     Inspect it: ${CLI} show ${id}`);
+  } else if (run.status === "compensation_failed") {
+    print("", `  ✘  ${formatError(run.error)}`, `     Fix the compensation, then: ${CLI} retry ${id}`);
   }
 }
 

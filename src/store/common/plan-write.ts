@@ -36,7 +36,7 @@ export interface WritePlan<T extends RunState> {
   effects: SideEffect[];
 }
 
-const TERMINAL_KINDS = new Set(["run.completed", "run.failed", "run.cancelled"]);
+const TERMINAL_KINDS = new Set(["run.completed", "run.failed", "run.cancelled", "run.compensated", "run.compensation_failed"]);
 
 /**
  * Appends `entries` to `run` (already fenced by the caller): assigns seqs after

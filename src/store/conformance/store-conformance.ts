@@ -11,6 +11,7 @@ import { searchSpec } from "./search-spec.js";
 import { securitySpec } from "./security-spec.js";
 import { runsSpec } from "./runs-spec.js";
 import { schedulesSpec } from "./schedules-spec.js";
+import { sagaSpec } from "./saga-spec.js";
 import { wakeSpec } from "./wake-spec.js";
 import { workersSpec } from "./workers-spec.js";
 
@@ -39,5 +40,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     retentionSpec(store);
     schedulesSpec(store);
     blobsSpec(store);
+    sagaSpec(store);
   });
 }

@@ -36,6 +36,8 @@ export interface PayloadOptions {
 const PROJECTED: Partial<Record<EntryKind, { field: string; offload: boolean }>> = {
   "run.completed": { field: "output", offload: true },
   "run.failed": { field: "error", offload: false },
+  "run.compensated": { field: "error", offload: false },
+  "run.compensation_failed": { field: "error", offload: false },
   "child.started": { field: "input", offload: true },
   "human.requested": { field: "context", offload: false },
   "human.answered": { field: "answer", offload: false },

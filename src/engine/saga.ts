@@ -1,0 +1,328 @@
+import { newEntry, type EntryData, type EntryKind, type JournalEntry, type NewEntry } from "../core/journal.js";
+import { decode, serializeError, type SerializedError } from "../core/serialize.js";
+import { crashPoint } from "./crash-points.js";
+import { backoffDelay, isNonRetryable, type ResolvedRetryPolicy } from "./retry-policy.js";
+
+/** Why a saga unwinds (journaled in `saga.compensating`). */
+export type SagaReason = EntryData["saga.compensating"]["reason"];
+
+/** The two kinds of cleanup action: undoing a step, releasing a resource. */
+type Family = "compensation" | "resource";
+
+/** A cleanup function registered by workflow code (re-registered on every replay). */
+export interface Cleanup {
+  fn: (value: any, info: { idempotencyKey: string; attempt: number }) => Promise<void> | void;
+  policy: ResolvedRetryPolicy;
+}
+
+/** A completed step whose result must be compensated or released, in registration (journal) order. */
+interface Registration {
+  key: string;
+  value: unknown;
+}
+
+/** What the journal says about one cleanup action. */
+interface ActionState {
+  attempt: number;
+  /** Attempts before the last `run.retried` do not count against the retry budget. */
+  base: number;
+  done: boolean;
+  final: SerializedError | null;
+}
+
+/** What the saga needs from the execution. */
+export interface SagaExecution {
+  readonly runId: string;
+  readonly isEnded: boolean;
+  write(entries: NewEntry[]): Promise<number>;
+}
+
+/** The result of running one cleanup action to its end. */
+export type ActionResult = { ok: true } | { ok: false; error: SerializedError; attempts: number };
+
+const SAGA_KINDS = new Set<EntryKind>([
+  "run.cancelling",
+  "saga.compensating",
+  "compensation.started",
+  "compensation.completed",
+  "compensation.failed",
+  "resource.releasing",
+  "resource.released",
+  "resource.release_failed",
+]);
+
+/** Entries the saga keeps to itself: they are not part of any op's history (replay never delivers them). */
+export function isSagaKind(kind: EntryKind): boolean {
+  return SAGA_KINDS.has(kind);
+}
+
+/**
+ * One run's saga: the compensations its completed steps registered, the resources it holds, and
+ * what the journal says each cleanup action did. Built from the journal on resume, kept current live.
+ * The cleanup functions themselves are closures of workflow code, re-registered as replay re-issues
+ * the steps; replay never calls them for an action whose outcome is journaled.
+ */
+export class Saga {
+  private readonly compensations: Registration[] = [];
+  private readonly resources: Registration[] = [];
+  private readonly compensators = new Map<string, Cleanup>();
+  private readonly releasers = new Map<string, Cleanup>();
+  private readonly actions = new Map<string, ActionState>();
+  private readonly inFlight = new Map<string, Promise<ActionResult>>();
+  /** Journaled `saga.compensating`: the saga is unwinding (or was asked to). */
+  unwinding: EntryData["saga.compensating"] | null = null;
+  /** Journaled `run.cancelling`: an operator cancelled the run; its cleanup is still to run. */
+  cancelling: EntryData["run.cancelling"] | null = null;
+  /** The journal held saga entries, or workflow code registered a cleanup: the run uses the feature. */
+  private seen = false;
+
+  /** True when replay must not start new ops: the run is being cancelled or compensated. */
+  get halted(): boolean {
+    return this.unwinding !== null || this.cancelling !== null;
+  }
+
+  /** True when the run uses compensations or resources, so its end must wait for in-flight ops and clean up. */
+  get used(): boolean {
+    return this.seen || this.compensators.size > 0 || this.releasers.size > 0 || this.compensations.length > 0 || this.resources.length > 0;
+  }
+
+  /** True when something must be undone if the run does not complete. */
+  get hasCompensations(): boolean {
+    return this.compensations.length > 0 || this.unwinding !== null;
+  }
+
+  /** Reads one journal entry on resume; true when it is a saga entry that belongs to no op. */
+  index(raw: JournalEntry): boolean {
+    if (raw.kind === "run.retried") {
+      for (const state of this.actions.values()) {
+        if (state.final === null) continue;
+        state.final = null;
+        state.base = state.attempt;
+      }
+      return false;
+    }
+    if (raw.kind === "step.completed") return false;
+    if (!SAGA_KINDS.has(raw.kind)) return false;
+    this.seen = true;
+    const data = decode<any>(raw.payload);
+    switch (raw.kind) {
+      case "run.cancelling":
+        this.cancelling = data as EntryData["run.cancelling"];
+        return true;
+      case "saga.compensating":
+        this.unwinding = data as EntryData["saga.compensating"];
+        return true;
+    }
+    const family: Family = raw.kind.startsWith("compensation.") ? "compensation" : "resource";
+    const state = this.state(family, raw.opKey!);
+    switch (raw.kind) {
+      case "compensation.started":
+      case "resource.releasing":
+        state.attempt = (data as { attempt: number }).attempt;
+        break;
+      case "compensation.completed":
+      case "resource.released":
+        state.done = true;
+        break;
+      case "compensation.failed":
+      case "resource.release_failed": {
+        const failed = data as EntryData["compensation.failed"];
+        state.attempt = failed.attempt;
+        if (failed.final) state.final = failed.error;
+        break;
+      }
+    }
+    return true;
+  }
+
+  /** A journaled or live `step.completed`: registers its compensation or resource, if it has one. */
+  noteCompleted(key: string, data: EntryData["step.completed"]): void {
+    if (data.compensable) this.compensations.push({ key, value: data.result });
+    if (data.resource) this.resources.push({ key, value: data.result });
+  }
+
+  /** Workflow code issued a step with a `compensate` (again on every replay). */
+  setCompensator(key: string, cleanup: Cleanup): void {
+    this.compensators.set(key, cleanup);
+  }
+
+  /** Workflow code issued `ctx.acquire` (again on every replay). */
+  setReleaser(key: string, cleanup: Cleanup): void {
+    this.releasers.set(key, cleanup);
+  }
+
+  /** What a step's outcome carries so that the saga registers it on replay; null for a step that registers nothing. */
+  flagsFor(key: string): { compensable?: true; resource?: true } | null {
+    if (this.compensators.size > 0 && this.compensators.has(key)) return { compensable: true };
+    if (this.releasers.size > 0 && this.releasers.has(key)) return { resource: true };
+    return null;
+  }
+
+  isReleased(key: string): boolean {
+    return this.actions.get(`resource ${key}`)?.done === true;
+  }
+
+  /** Runs the registered compensations, newest first; stops at the first that fails for good. */
+  async compensate(execution: SagaExecution): Promise<{ ok: true } | { ok: false; key: string; error: SerializedError; attempts: number }> {
+    for (const registration of [...this.compensations].reverse()) {
+      const cleanup = this.compensators.get(registration.key);
+      const result = cleanup
+        ? await this.run(execution, "compensation", registration, cleanup, "engine")
+        : missingCleanup(registration.key, this.actions.get(`compensation ${registration.key}`));
+      if (!result.ok) return { ...result, key: registration.key };
+    }
+    return { ok: true };
+  }
+
+  /** Releases every resource still held, newest first. Failures are journaled and logged, not fatal. */
+  async releaseAll(execution: SagaExecution, onFailure: (key: string, error: SerializedError) => void): Promise<void> {
+    for (const registration of [...this.resources].reverse()) {
+      if (this.isReleased(registration.key)) continue;
+      const cleanup = this.releasers.get(registration.key);
+      const result = cleanup ? await this.run(execution, "resource", registration, cleanup, "engine") : missingCleanup(registration.key, undefined);
+      if (!result.ok) onFailure(registration.key, result.error);
+    }
+  }
+
+  /** The workflow's `handle.release()`: the same journaled action the engine would run; a no-op once released. */
+  release(execution: SagaExecution, key: string): Promise<ActionResult> {
+    const registration = this.resources.find((r) => r.key === key);
+    const cleanup = this.releasers.get(key);
+    if (!registration || !cleanup) return Promise.resolve({ ok: true });
+    return this.run(execution, "resource", registration, cleanup, "workflow");
+  }
+
+  private state(family: Family, key: string): ActionState {
+    const id = `${family} ${key}`;
+    let state = this.actions.get(id);
+    if (!state) this.actions.set(id, (state = { attempt: 0, base: 0, done: false, final: null }));
+    return state;
+  }
+
+  /** One action at a time per key: a release racing the engine's joins it. */
+  private run(execution: SagaExecution, family: Family, registration: Registration, cleanup: Cleanup, by: "workflow" | "engine"): Promise<ActionResult> {
+    const id = `${family} ${registration.key}`;
+    const running = this.inFlight.get(id);
+    if (running) return running;
+    const promise = this.attempts(execution, family, registration, cleanup, by).finally(() => this.inFlight.delete(id));
+    this.inFlight.set(id, promise);
+    return promise;
+  }
+
+  /**
+   * Attempts one action until it succeeds or its retries run out. Intent before, outcome after:
+   * an intent without an outcome (a crash mid-action) is attempted again with the same idempotency key.
+   */
+  private async attempts(
+    execution: SagaExecution,
+    family: Family,
+    registration: Registration,
+    cleanup: Cleanup,
+    by: "workflow" | "engine",
+  ): Promise<ActionResult> {
+    const { key } = registration;
+    const state = this.state(family, key);
+    if (state.done) return { ok: true };
+    if (state.final) return { ok: false, error: state.final, attempts: state.attempt - state.base };
+    const idempotencyKey = `${execution.runId}:${key}:${family === "compensation" ? "compensate" : "release"}`;
+    const point = family === "compensation" ? "compensation" : "release";
+    for (;;) {
+      state.attempt += 1;
+      const attempt = state.attempt;
+      await execution.write([
+        family === "compensation" ? newEntry("compensation.started", key, { attempt }) : newEntry("resource.releasing", key, { attempt, by }),
+      ]);
+      crashPoint(`after-${point}-intent`, key);
+      let error: unknown;
+      let ok = true;
+      try {
+        await cleanup.fn(registration.value, { idempotencyKey, attempt });
+      } catch (caught) {
+        ok = false;
+        error = caught;
+      }
+      crashPoint(`after-${point}-effect`, key);
+      if (ok) {
+        await execution.write([
+          family === "compensation" ? newEntry("compensation.completed", key, { attempt }) : newEntry("resource.released", key, { attempt, by }),
+        ]);
+        state.done = true;
+        crashPoint(`after-${point}-outcome`, key);
+        return { ok: true };
+      }
+      const serialized = serializeError(error);
+      serialized.opKey = key;
+      const used = attempt - state.base;
+      const final = isNonRetryable(error, cleanup.policy) || used >= cleanup.policy.maxAttempts;
+      await execution.write([
+        family === "compensation"
+          ? newEntry("compensation.failed", key, { attempt, error: serialized, final })
+          : newEntry("resource.release_failed", key, { attempt, error: serialized, final, by }),
+      ]);
+      if (final) {
+        state.final = serialized;
+        return { ok: false, error: serialized, attempts: used };
+      }
+      await pause(execution, backoffDelay(cleanup.policy, used));
+    }
+  }
+}
+
+/** A registration whose cleanup function the replayed code never re-registered (the code changed): fail, loudly. */
+function missingCleanup(key: string, state: ActionState | undefined): ActionResult {
+  if (state?.done) return { ok: true };
+  return {
+    ok: false,
+    attempts: 0,
+    error: {
+      name: "CompensationMissingError",
+      message: `Step "${key}" registered a cleanup, but the workflow code did not issue it again with its compensate/release function on replay.`,
+      opKey: key,
+    },
+  };
+}
+
+/** Waits between attempts, in process (cleanup runs at the end of a run, under its lease). */
+function pause(execution: SagaExecution, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    if (execution.isEnded) {
+      clearTimeout(timer);
+      resolve();
+    }
+  });
+}
+
+/**
+ * True when cancelling a run needs a worker: its journal registered compensations, holds a
+ * resource not yet released, or is already unwinding. Read by `engine.cancel`.
+ */
+export function needsCleanup(entries: readonly JournalEntry[]): boolean {
+  const held = new Set<string>();
+  for (const entry of entries) {
+    if (entry.kind === "saga.compensating") return true;
+    if (entry.kind === "step.completed") {
+      const data = decode<EntryData["step.completed"]>(entry.payload);
+      if (data.compensable) return true;
+      if (data.resource) held.add(entry.opKey!);
+    }
+    if (entry.kind === "resource.released") held.delete(entry.opKey!);
+  }
+  return held.size > 0;
+}
+
+/** The error a run ends with when a compensation failed for good: it names the compensation. */
+export function compensationFailure(key: string, error: SerializedError, attempts: number): SerializedError {
+  return {
+    name: "CompensationFailedError",
+    message: `Compensation of step "${key}" failed after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${error.name}: ${error.message}`,
+    code: "COMPENSATION_FAILED",
+    opKey: key,
+    data: { opKey: key, attempts, error },
+  };
+}
+
+/** The cause journaled when an operator cancel unwinds the saga. */
+export function cancelCause(reason: string | undefined): SerializedError {
+  return { name: "CancelledError", message: reason ? `Cancelled: ${reason}` : "Cancelled", code: "RUN_CANCELLED", data: { reason } };
+}
