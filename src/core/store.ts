@@ -1,3 +1,4 @@
+import type { QueueLimits, RunFlow } from "./flow-control.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "./journal.js";
 import type { RunRecord, RunStatus } from "./run.js";
 
@@ -200,6 +201,8 @@ export interface NewRun {
    * (`run.claimed` follows `run.created` in the same transaction). Ignored when the run exists.
    */
   claimFor?: { workerId: string; leaseMs: number };
+  /** The run's queue, concurrency key and priority (flow control); absent for a run without a queue. Not combined with `claimFor`. */
+  flow?: RunFlow;
 }
 
 /** Filters for {@link Store.listRuns}. */
@@ -240,6 +243,14 @@ export interface ClaimRequest {
   limit: number;
   /** Only runs pinned to one of these (workflow, version) pairs are claimed. */
   workflows: { name: string; version: string }[];
+  /**
+   * Queues whose runs this claim may take, with their limits (flow control). Runs of other queues are
+   * not claimed (except running ones whose lease expired, which keep their slot). A queued run is
+   * claimed, after the unqueued ones, only while its queue has fewer than `concurrency` runs running,
+   * its key fewer than `perKeyConcurrency`, and (for a first start) the rate limit allows; highest
+   * priority first, then oldest wake-up. Absent or empty: no queued run is claimed and no extra work is done.
+   */
+  queues?: QueueLimits[];
 }
 
 /** Leases to extend. */

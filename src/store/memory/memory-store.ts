@@ -28,6 +28,7 @@ import { compareText, decodeCursor, encodeCursor, pageLimit } from "../common/li
 import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
 import { claimKey, claimRun, copiedRun, fenceOut, fenceReason, isClaimable, isStuck, newRunEntries, newRunRecord, wakePatch } from "../common/run-state.js";
+import { MemoryFlow } from "./memory-flow.js";
 import { MemoryTables } from "./memory-tables.js";
 
 /**
@@ -44,6 +45,7 @@ export class MemoryStore implements Store {
   /** Always `memory:`. */
   readonly url = "memory:";
   private readonly t = new MemoryTables();
+  private readonly flow = new MemoryFlow();
 
   /** Nothing to create. */
   async migrate(): Promise<void> {}
@@ -177,9 +179,12 @@ export class MemoryStore implements Store {
   async claimRuns(request: ClaimRequest): Promise<RunRecord[]> {
     if (request.limit < 1 || request.workflows.length === 0) return [];
     return this.t.atomic(() => {
-      const due = [...this.t.runs.values()].filter((run) => isClaimable(run, request));
+      const all = [...this.t.runs.values()];
+      const due = all.filter((run) => isClaimable(run, request) && !this.flow.waitsForSlot(run));
       due.sort((a, b) => claimKey(a) - claimKey(b) || compareText(a.runId, b.runId));
-      return due.slice(0, request.limit).map((run) => {
+      const taken = due.slice(0, request.limit);
+      if (request.queues && request.queues.length > 0) taken.push(...this.flow.pick(all, request, request.limit - taken.length));
+      return taken.map((run) => {
         const claimed = claimRun(run, request);
         this.t.putRun(claimed.run);
         this.t.append([claimed.entry]);
@@ -347,6 +352,7 @@ export class MemoryStore implements Store {
     const entries = newRunEntries(run, now);
     const record = newRunRecord(run, now);
     this.t.putRun(record);
+    if (run.flow) this.flow.setFlow(run.runId, run.flow);
     this.t.append(entries);
     return record;
   }

@@ -30,6 +30,7 @@ import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
 import { isPlainAppend } from "../common/plan-write.js";
 import { claimRun, fenceOut, fenceReason } from "../common/run-state.js";
+import { pickQueuedRuns } from "./postgres-flow.js";
 import { resolvePostgresConfig, wakeChannel, type PostgresConfig, type PostgresStoreOptions } from "./postgres-config.js";
 import { applyPostgresMigrations, latestPostgresVersion, postgresSchemaVersion } from "./postgres-migrations.js";
 import { checkDurability, clientConfig, createPool, readDurability } from "./postgres-open.js";
@@ -336,10 +337,12 @@ export class PostgresStore implements Store {
     return this.tx(request.now, async (tx) => {
       const names = request.workflows.map((w) => w.name);
       const versions = request.workflows.map((w) => w.version);
-      const rows = await tx.query<StateRow & { claim_key: number }>(CLAIM_CANDIDATES, [names, versions, request.limit, tx.now]);
-      if (rows.length === 0) return [];
+      const found = await tx.query<StateRow & { claim_key: number }>(CLAIM_CANDIDATES, [names, versions, request.limit, tx.now]);
       const timed = { ...request, now: tx.now };
-      const claimed = rows.map(({ claim_key: _, ...row }) => claimRun(toState(row), timed));
+      const rows = found.map(({ claim_key: _, ...row }) => row);
+      if (request.queues && request.queues.length > 0) rows.push(...(await pickQueuedRuns(tx, timed, request.limit - rows.length)));
+      if (rows.length === 0) return [];
+      const claimed = rows.map((row) => claimRun(toState(row), timed));
       const updated = await tx.query<StateRow & { input: string }>(UPDATE_STATES_RETURNING, stateArrays(claimed.map((c) => c.run)));
       await tx.query(INSERT_ENTRIES, entryArrays(claimed.map((c) => c.entry)));
       const byId = new Map(updated.map((row) => [row.runId, toRun(row)]));

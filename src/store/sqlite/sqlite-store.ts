@@ -33,6 +33,7 @@ import { checkConsumable, humanRequestRow, isPlainAppend, planEntries, type Side
 import { claimRun, copiedRun, fenceOut, fenceReason, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
 import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersion } from "./sqlite-migrations.js";
 import { openSqliteDatabase, type SqliteStoreOptions } from "./sqlite-open.js";
+import { SqliteFlow } from "./sqlite-flow.js";
 import { SqliteQueries, claimParams } from "./sqlite-queries.js";
 import {
   toEntry,
@@ -77,6 +78,7 @@ export class SqliteStore implements Store {
   readonly url: string;
   private readonly db: Database.Database;
   private prepared: SqliteQueries | undefined;
+  private flowQueries: SqliteFlow | undefined;
   private readonly transaction: Database.Transaction<(fn: () => unknown) => unknown>;
 
   /**
@@ -234,10 +236,13 @@ export class SqliteStore implements Store {
     if (request.limit < 1 || request.workflows.length === 0) return [];
     // An idle worker polls often: look first with a plain read (WAL readers take no lock), and
     // open a write transaction only when there is something to claim.
-    if (this.q.claim(request.workflows.length).get(...claimParams(request)) === undefined) return [];
+    const queued = request.queues !== undefined && request.queues.length > 0;
+    if (this.q.claim(request.workflows.length).get(...claimParams(request)) === undefined && !(queued && this.flow.anyDue(request))) return [];
     return this.immediate(() => {
-      const rows = this.q.claim(request.workflows.length).all(...claimParams(request)) as (StateRow & { claimKey: number })[];
-      return rows.map(({ claimKey: _, ...row }) => {
+      const found = this.q.claim(request.workflows.length).all(...claimParams(request)) as (StateRow & { claimKey: number })[];
+      const unqueued = found.map(({ claimKey: _, ...row }) => row);
+      const rows = queued ? [...unqueued, ...this.flow.pick(request, request.limit - unqueued.length)] : unqueued;
+      return rows.map((row) => {
         const claimed = claimRun(toState(row), request);
         this.q.updateState.run(stateParams(claimed.run));
         this.insertEntries([claimed.entry]);
@@ -387,6 +392,11 @@ export class SqliteStore implements Store {
     return this.prepared;
   }
 
+  /** Flow-control statements, prepared on first use (never on the unqueued paths). */
+  private get flow(): SqliteFlow {
+    return (this.flowQueries ??= new SqliteFlow(this.db));
+  }
+
   private immediate<T>(fn: () => T): T {
     return this.transaction.immediate(fn) as T;
   }
@@ -411,6 +421,7 @@ export class SqliteStore implements Store {
     const entries = newRunEntries(run, now);
     const record = newRunRecord(run, now);
     this.q.insertRun.run(runParams(record));
+    if (run.flow) this.flow.setFlow(run.runId, run.flow);
     this.insertEntries(entries);
     return record;
   }

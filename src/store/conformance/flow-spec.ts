@@ -1,0 +1,131 @@
+import { describe, expect, it } from "vitest";
+import type { QueueLimits, RunFlow } from "../../core/flow-control.js";
+import { newEntry } from "../../core/journal.js";
+import type { RunRecord } from "../../core/run.js";
+import type { ClaimRequest, Store } from "../../core/store.js";
+import { T0, WF, commitOk, mustGet, newRun, suspend } from "./harness.js";
+
+const limits = (extra: Partial<QueueLimits> = {}): QueueLimits => ({ name: "q", concurrency: null, perKeyConcurrency: null, rateLimit: null, ...extra });
+
+function claimReq(queues: QueueLimits[] | undefined, extra: Partial<ClaimRequest> = {}): ClaimRequest {
+  return { workerId: "w1", now: T0 + 1000, leaseMs: 30_000, limit: 10, workflows: [WF], ...(queues ? { queues } : {}), ...extra };
+}
+
+const flow = (extra: Partial<RunFlow> = {}): RunFlow => ({ queue: "q", concurrencyKey: null, priority: 0, ...extra });
+const ids = (runs: RunRecord[]) => runs.map((run) => run.runId).sort();
+const complete = (store: Store, run: RunRecord, now: number) => commitOk(store, run, [newEntry("run.completed", null, { output: null })], now);
+
+/** Flow control: queued claims under global, per-key and rate limits, priorities, and slots freed by suspension. */
+export function flowSpec(store: () => Store): void {
+  describe("claimRuns with queues", () => {
+    it("leaves queued runs to claims that name their queue", async () => {
+      await store().createRun(newRun("plain"), T0);
+      await store().createRun(newRun("queued", { flow: flow() }), T0);
+      expect(ids(await store().claimRuns(claimReq(undefined)))).toEqual(["plain"]);
+      expect(await store().claimRuns(claimReq([limits({ name: "other" })]))).toEqual([]);
+      expect(ids(await store().claimRuns(claimReq([limits()])))).toEqual(["queued"]);
+    });
+
+    it("never runs more than the queue's concurrency, and frees a slot when a run finishes", async () => {
+      await store().createRuns(
+        ["a", "b", "c", "d"].map((id) => newRun(id, { flow: flow() })),
+        T0,
+      );
+      const q = [limits({ concurrency: 2 })];
+      const first = await store().claimRuns(claimReq(q));
+      expect(ids(first)).toEqual(["a", "b"]);
+      expect(await store().claimRuns(claimReq(q, { workerId: "w2" }))).toEqual([]);
+      await complete(store(), first[0]!, T0 + 2000);
+      expect(ids(await store().claimRuns(claimReq(q, { now: T0 + 2001 })))).toEqual(["c"]);
+    });
+
+    it("never runs more than perKeyConcurrency per key; runs without a key only count globally", async () => {
+      const runs = [
+        newRun("a1", { flow: flow({ concurrencyKey: "a" }) }),
+        newRun("a2", { flow: flow({ concurrencyKey: "a" }) }),
+        newRun("a3", { flow: flow({ concurrencyKey: "a" }) }),
+        newRun("b1", { flow: flow({ concurrencyKey: "b" }) }),
+        newRun("n1", { flow: flow() }),
+      ];
+      for (const [i, run] of runs.entries()) await store().createRun(run, T0 + i);
+      const q = [limits({ perKeyConcurrency: 2 })];
+      expect(ids(await store().claimRuns(claimReq(q)))).toEqual(["a1", "a2", "b1", "n1"]);
+      expect(await store().claimRuns(claimReq(q))).toEqual([]);
+      await complete(store(), await mustGet(store(), "a1"), T0 + 2000);
+      expect(ids(await store().claimRuns(claimReq(q, { now: T0 + 2001 })))).toEqual(["a3"]);
+    });
+
+    it("a suspended run frees its slot and needs one again when it wakes", async () => {
+      await store().createRun(newRun("waiter", { flow: flow() }), T0);
+      await store().createRun(newRun("next", { flow: flow() }), T0 + 1);
+      const q = [limits({ concurrency: 1 })];
+      const [waiter] = await store().claimRuns(claimReq(q));
+      expect(waiter?.runId).toBe("waiter");
+      await suspend(store(), waiter!, null, T0 + 1100);
+      const [next] = await store().claimRuns(claimReq(q, { now: T0 + 1200 }));
+      expect(next?.runId).toBe("next");
+      await store().sendEvent({ runId: "waiter", type: "go", eventId: "e1", payload: "null" }, T0 + 1300);
+      expect((await mustGet(store(), "waiter")).wakeAt).not.toBeNull();
+      expect(await store().claimRuns(claimReq(q, { now: T0 + 1400 }))).toEqual([]);
+      await complete(store(), next!, T0 + 1500);
+      expect(ids(await store().claimRuns(claimReq(q, { now: T0 + 1600 })))).toEqual(["waiter"]);
+    });
+
+    it("claims higher priorities first, FIFO within a priority", async () => {
+      const order = [
+        ["low", 0],
+        ["high1", 5],
+        ["neg", -3],
+        ["high2", 5],
+        ["mid", 1],
+      ] as const;
+      for (const [i, [id, priority]] of order.entries()) await store().createRun(newRun(id, { flow: flow({ priority }) }), T0 + i);
+      const claimed: string[] = [];
+      for (let i = 0; i < order.length; i++) claimed.push(...ids(await store().claimRuns(claimReq([limits()], { limit: 1 }))));
+      expect(claimed).toEqual(["high1", "high2", "mid", "low", "neg"]);
+    });
+
+    it("starts at most rateLimit.limit runs in any window of rateLimit.per", async () => {
+      await store().createRuns(
+        ["r1", "r2", "r3", "r4", "r5"].map((id) => newRun(id, { flow: flow() })),
+        T0,
+      );
+      const q = [limits({ rateLimit: { limit: 2, perMs: 1000 } })];
+      const first = await store().claimRuns(claimReq(q, { now: T0 + 10 }));
+      expect(first).toHaveLength(2);
+      for (const run of first) await complete(store(), run, T0 + 20);
+      expect(await store().claimRuns(claimReq(q, { now: T0 + 1009 }))).toEqual([]);
+      expect(await store().claimRuns(claimReq(q, { now: T0 + 1010 }))).toHaveLength(2);
+    });
+
+    it("a wake-up is not a start: suspended runs resume within the rate limit", async () => {
+      await store().createRun(newRun("s1", { flow: flow() }), T0);
+      const q = [limits({ rateLimit: { limit: 1, perMs: 60_000 } })];
+      const [run] = await store().claimRuns(claimReq(q, { now: T0 + 10 }));
+      await suspend(store(), run!, T0 + 100, T0 + 20);
+      expect(ids(await store().claimRuns(claimReq(q, { now: T0 + 200 })))).toEqual(["s1"]);
+    });
+
+    it("reclaims a queued run whose lease expired without a free slot (it still holds its own)", async () => {
+      await store().createRun(newRun("held", { flow: flow() }), T0);
+      const q = [limits({ concurrency: 1 })];
+      const [held] = await store().claimRuns(claimReq(q, { now: T0, leaseMs: 100 }));
+      expect(held?.runId).toBe("held");
+      expect(ids(await store().claimRuns(claimReq(q, { now: T0 + 200, workerId: "w2" })))).toEqual(["held"]);
+    });
+
+    it("concurrent claims never take more than the free slots", async () => {
+      await store().createRuns(
+        Array.from({ length: 30 }, (_, i) => newRun(`c${String(i).padStart(2, "0")}`, { flow: flow({ concurrencyKey: `k${i % 3}` }) })),
+        T0,
+      );
+      const q = [limits({ concurrency: 5, perKeyConcurrency: 2 })];
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store().claimRuns(claimReq(q, { workerId: `w${i}`, limit: 3 }))));
+      const claimed = results.flat();
+      expect(claimed).toHaveLength(5);
+      expect(new Set(claimed.map((run) => run.runId)).size).toBe(5);
+      const { runs } = await store().listRuns({ status: ["running"] });
+      expect(runs).toHaveLength(5);
+    });
+  });
+}
