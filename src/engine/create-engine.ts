@@ -30,6 +30,7 @@ import {
 import { forkBody } from "../core/api-schemas.js";
 import { decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
+import { parseQueues, resolveFlow, type QueueLimits } from "../core/flow-control.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { Committer } from "./committer.js";
 import { isWorkflow } from "./define-workflow.js";
@@ -84,10 +85,18 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     workflows.set(`${workflow.name}@${workflow.version}`, workflow);
   }
   if (options.maxPayloadBytes !== undefined) check(z.number().int().positive(), options.maxPayloadBytes, "createEngine: maxPayloadBytes");
+  const queues = parseQueues(options.queues);
+  for (const workflow of workflows.values()) {
+    if (workflow.queue !== undefined && !queues.some((q) => q.name === workflow.queue)) {
+      throw new ValidationError(
+        `createEngine: workflow "${workflow.name}" joins queue "${workflow.queue}", which is not declared; add it to createEngine({ queues }).`,
+      );
+    }
+  }
   const store = typeof options.store === "object" && options.store !== null ? options.store : await openStore(options.store ?? defaultStoreUrl());
   const clock = new StoreClock(options.clock ?? Date.now, store);
   await clock.calibrate();
-  return new EngineImpl(store, workflows, clock, options);
+  return new EngineImpl(store, workflows, clock, options, queues);
 }
 
 class EngineImpl implements Engine {
@@ -118,6 +127,7 @@ class EngineImpl implements Engine {
     private readonly workflows: Map<string, Workflow<any, any>>,
     storeClock: StoreClock,
     options: EngineOptions,
+    private readonly queues: readonly QueueLimits[],
   ) {
     this.clock = storeClock.now;
     this.unsubscribeWake = store.onWake ? store.onWake(() => this.kickWorkers()) : () => {};
@@ -149,10 +159,12 @@ class EngineImpl implements Engine {
     } catch (error) {
       throw new ValidationError(`start: input cannot be stored: ${(error as Error).message}`);
     }
-    // A local worker with a free slot gets the run at creation, in the same transaction.
+    const flow = resolveFlow(options, definition.queue, this.queues, "start");
+    // A local worker with a free slot gets the run at creation, in the same transaction; a queued
+    // run waits for a claim, which checks its queue's limits.
     let holder: WorkerImpl | undefined;
     let claimFor: { workerId: string; leaseMs: number } | undefined;
-    for (const worker of this.workers) {
+    for (const worker of flow ? [] : this.workers) {
       claimFor = worker.reserve(definition);
       if (claimFor) {
         holder = worker;
@@ -161,7 +173,8 @@ class EngineImpl implements Engine {
     }
     let result: Awaited<ReturnType<RunCreator["create"]>>;
     try {
-      result = await this.creator.create({ runId, workflow: definition.name, version: definition.version, input: encoded, ...(claimFor ? { claimFor } : {}) });
+      const extra = flow ? { flow } : claimFor ? { claimFor } : {};
+      result = await this.creator.create({ runId, workflow: definition.name, version: definition.version, input: encoded, ...extra });
     } catch (error) {
       holder?.adopt(undefined);
       throw error;
@@ -378,9 +391,12 @@ class EngineImpl implements Engine {
         logger: this.logger,
         maxPayloadBytes: this.maxPayloadBytes,
         workflows: this.workflows,
+        queues: this.queues,
         emit: () => (this.observers.size > 0 ? this.emitEvent : undefined),
         onExecutionEnd: (runId, end, parentRunId) => {
           this.finished.emit(runId);
+          // A queued run that ends frees a slot another run of its queue may be waiting for.
+          if (this.queues.length > 0) this.kickWorkers();
           if (parentRunId && (end === "completed" || end === "failed")) this.notifyWorkers(parentRunId);
         },
       },

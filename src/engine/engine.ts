@@ -1,3 +1,4 @@
+import type { FlowOptions, QueueOptions } from "../core/flow-control.js";
 import type { HumanAnswer, EntryKind, WaitDescriptor } from "../core/journal.js";
 import type { RunStatus } from "../core/run.js";
 import type { SerializedError } from "../core/serialize.js";
@@ -24,6 +25,13 @@ export interface EngineOptions {
   logger?: EngineLogger;
   /** Called with what happens in this engine's workers (steps, lease losses, answers); see also `engine.observe`. */
   observer?: EngineObserver;
+  /**
+   * Named queues and their limits (flow control), enforced by the store across every worker and process:
+   * `{ llm: { concurrency: 8, perKeyConcurrency: 2, rateLimit: { limit: 60, per: "1m" } } }`.
+   * Runs join a queue through `defineWorkflow({ queue })` or `engine.start(…, { queue })`. Every engine whose
+   * workers claim a queue's runs must declare it with the same limits. See docs/operations/flow-control.md.
+   */
+  queues?: Record<string, QueueOptions>;
 }
 
 /** A sink for log records. */
@@ -32,7 +40,7 @@ export interface EngineLogger {
 }
 
 /** Options of `engine.start`. */
-export interface StartOptions {
+export interface StartOptions extends FlowOptions {
   /** Caller-chosen id (e.g. a thread id). Starting again with the same id and input returns the existing run. */
   runId?: string;
 }

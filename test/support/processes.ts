@@ -21,10 +21,10 @@ export interface WorkerProcess {
   output(): string;
 }
 
-/** Spawns a worker process; it is SIGKILLed after the test if still alive. */
-export function spawnWorker(env: Record<string, string>): WorkerProcess {
+/** Spawns a worker process (the fixture worker, or `script`); it is SIGKILLed after the test if still alive. */
+export function spawnWorker(env: Record<string, string>, script = WORKER): WorkerProcess {
   requireBuild();
-  const child = spawn(process.execPath, [WORKER], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stderr!.on("data", (chunk) => (err += chunk));
