@@ -114,18 +114,22 @@ export function flowSpec(store: () => Store): void {
       expect(ids(await store().claimRuns(claimReq(q, { now: T0 + 200, workerId: "w2" })))).toEqual(["held"]);
     });
 
-    it("concurrent claims never take more than the free slots", async () => {
+    it("concurrent claims never take more than the free slots, round after round", async () => {
       await store().createRuns(
-        Array.from({ length: 30 }, (_, i) => newRun(`c${String(i).padStart(2, "0")}`, { flow: flow({ concurrencyKey: `k${i % 3}` }) })),
+        Array.from({ length: 40 }, (_, i) => newRun(`c${String(i).padStart(2, "0")}`, { flow: flow({ concurrencyKey: `k${i % 3}` }) })),
         T0,
       );
       const q = [limits({ concurrency: 5, perKeyConcurrency: 2 })];
-      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store().claimRuns(claimReq(q, { workerId: `w${i}`, limit: 3 }))));
-      const claimed = results.flat();
-      expect(claimed).toHaveLength(5);
-      expect(new Set(claimed.map((run) => run.runId)).size).toBe(5);
-      const { runs } = await store().listRuns({ status: ["running"] });
-      expect(runs).toHaveLength(5);
+      for (let round = 0; round < 8; round++) {
+        const now = T0 + 1000 + round * 10;
+        const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store().claimRuns(claimReq(q, { workerId: `w${i}`, limit: 3, now }))));
+        const claimed = results.flat();
+        expect(claimed, `round ${round}`).toHaveLength(5);
+        expect(new Set(claimed.map((run) => run.runId)).size).toBe(5);
+        const { runs } = await store().listRuns({ status: ["running"] });
+        expect(runs, `round ${round}`).toHaveLength(5);
+        for (const run of claimed) await complete(store(), run, now + 5);
+      }
     });
   });
 }
