@@ -28,6 +28,30 @@ export interface FlowOptions {
   priority?: number;
 }
 
+/**
+ * Debounce by key: `engine.start(wf, input, { debounce: { key: "doc-42", period: "5s" } })`. While a run of the
+ * workflow with this key has not started yet, another start with the key does not create a run: it replaces
+ * that run's input (last input wins) and moves its start to `period` from now. The run starts once `period`
+ * passes without a new start with the key.
+ */
+export interface DebounceOptions {
+  /** What makes starts the same (per workflow), e.g. a document id. 1–256 characters. */
+  key: string;
+  /** How long to wait for quiet before starting. At least 1ms, at most 30 days. */
+  period: Duration;
+}
+
+/** Zod schema of {@link DebounceOptions}; `period` parses to milliseconds. */
+export const debounceSchema = z.strictObject({
+  key: z.string().min(1, "must not be empty").max(256, "must be at most 256 characters"),
+  period: durationSchema.refine((ms) => ms >= 1 && ms <= 30 * 86_400_000, "must be between 1ms and 30d"),
+});
+
+/** True when claiming `run` starts it (it never ran, or was retried): what a rate limit counts. */
+export function isStart(run: { status: string; leaseEpoch: number }): boolean {
+  return run.status === "pending" || run.leaseEpoch === 0;
+}
+
 /** A queue's limits as the store enforces them (durations in ms, `null` = no limit). */
 export interface QueueLimits {
   name: string;
@@ -121,10 +145,10 @@ export function queueAllowance(limits: QueueLimits, running: number, startedInWi
 
 /**
  * Picks, in order, the candidates a claim may take from one queue: at most `slots` of them, at most `starts`
- * of those that start (pending), and at most `perKeyConcurrency` running per key counting `runningByKey`.
+ * of those that start ({@link isStart}), and at most `perKeyConcurrency` running per key counting `runningByKey`.
  * Shared by the three stores so they decide alike.
  */
-export function pickQueued<T extends { status: string; concurrencyKey: string | null }>(
+export function pickQueued<T extends { status: string; leaseEpoch: number; concurrencyKey: string | null }>(
   candidates: readonly T[],
   limits: QueueLimits,
   allowance: { slots: number; starts: number },
@@ -137,13 +161,14 @@ export function pickQueued<T extends { status: string; concurrencyKey: string | 
   const room = Math.min(allowance.slots, max);
   for (const run of candidates) {
     if (picked.length >= room) break;
-    if (run.status === "pending" && starts <= 0) continue;
+    const start = isStart(run);
+    if (start && starts <= 0) continue;
     if (run.concurrencyKey !== null && limits.perKeyConcurrency !== null) {
       const held = byKey.get(run.concurrencyKey) ?? 0;
       if (held >= limits.perKeyConcurrency) continue;
       byKey.set(run.concurrencyKey, held + 1);
     }
-    if (run.status === "pending") starts--;
+    if (start) starts--;
     picked.push(run);
   }
   return picked;

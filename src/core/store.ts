@@ -50,6 +50,15 @@ export interface Store {
    * (so later claims keep epochs increasing), `lastSeq = entries.length + 1`. `run.claimFor` is ignored.
    */
   createRunWithJournal(run: NewRun, entries: readonly CopiedEntry[], now: number): Promise<{ run: RunRecord; created: boolean }>;
+  /**
+   * Debounced start (flow control). If a run of `run.workflow` with debounce key `key` exists that was never
+   * claimed (suspended at epoch 0, waiting for its start), appends `run.debounced { input, startAt }` to it,
+   * replaces its input and moves its start (`wakeAt`) to `startAt`, and returns it with `created: false`.
+   * Otherwise creates `run` (with its `flow`; `claimFor` is ignored) with `run.created` then `run.debounced`,
+   * suspended until `startAt`, and returns it with `created: true`. Atomic: concurrent starts with one key
+   * coalesce into one run; a run a worker already claimed is never changed.
+   */
+  debounceRun(run: NewRun, key: string, startAt: number, now: number): Promise<{ run: RunRecord; created: boolean }>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   /**
    * How many runs there are of each (workflow, status) pair that has any; for gauges such as

@@ -30,7 +30,7 @@ import {
 import { forkBody } from "../core/api-schemas.js";
 import { decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
-import { parseQueues, resolveFlow, type QueueLimits } from "../core/flow-control.js";
+import { debounceSchema, parseQueues, resolveFlow, type QueueLimits } from "../core/flow-control.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { Committer } from "./committer.js";
 import { isWorkflow } from "./define-workflow.js";
@@ -160,6 +160,14 @@ class EngineImpl implements Engine {
       throw new ValidationError(`start: input cannot be stored: ${(error as Error).message}`);
     }
     const flow = resolveFlow(options, definition.queue, this.queues, "start");
+    if (options.debounce !== undefined) {
+      if (options.runId !== undefined) throw new ValidationError("start: runId and debounce do not go together: a debounced start may join a run that exists.");
+      const debounce = check(debounceSchema, options.debounce, "start: debounce");
+      const now = this.clock();
+      const newRun = { runId, workflow: definition.name, version: definition.version, input: encoded, ...(flow ? { flow } : {}) };
+      const { run, created } = await this.store.debounceRun(newRun, debounce.key, now + debounce.period, now);
+      return this.makeHandle<O>(run.runId, created);
+    }
     // A local worker with a free slot gets the run at creation, in the same transaction; a queued
     // run waits for a claim, which checks its queue's limits.
     let holder: WorkerImpl | undefined;

@@ -1,4 +1,4 @@
-import type { FlowOptions, QueueOptions } from "../core/flow-control.js";
+import type { DebounceOptions, FlowOptions, QueueOptions } from "../core/flow-control.js";
 import type { HumanAnswer, EntryKind, WaitDescriptor } from "../core/journal.js";
 import type { RunStatus } from "../core/run.js";
 import type { SerializedError } from "../core/serialize.js";
@@ -41,8 +41,14 @@ export interface EngineLogger {
 
 /** Options of `engine.start`. */
 export interface StartOptions extends FlowOptions {
-  /** Caller-chosen id (e.g. a thread id). Starting again with the same id and input returns the existing run. */
+  /** Caller-chosen id (e.g. a thread id). Starting again with the same id and input returns the existing run. Not with `debounce`. */
   runId?: string;
+  /**
+   * Debounce by key: while a run of this workflow started with the same key has not started yet, this start
+   * replaces its input and moves its start to `period` from now (the handle is that run's, `created: false`);
+   * otherwise it creates a run that starts after `period`. See docs/operations/flow-control.md.
+   */
+  debounce?: DebounceOptions;
 }
 
 /** A handle on a run. */

@@ -187,6 +187,29 @@ export function flowSuite(url: () => Promise<string>): void {
     expect(order).toEqual(["high-a", "high-b", "mid", "low-a", "low-b", "neg"]);
   });
 
+  it("debounce coalesces starts with one key into one run that starts after a quiet period, with the last input", async () => {
+    const store = await url();
+    const echo = defineWorkflow({ name: "echo", run: async (ctx, input: number) => ctx.step("echo", () => input) });
+    const engine = await engineOn(store, { workflows: [echo] });
+    engine.startWorker({ concurrency: 4, pollInterval: 5 });
+    const handles = [];
+    for (let n = 1; n <= 5; n++) handles.push(await engine.start(echo, n, { debounce: { key: "doc-1", period: "400ms" } }));
+    expect(handles.map((h) => h.created)).toEqual([true, false, false, false, false]);
+    expect(new Set(handles.map((h) => h.runId)).size).toBe(1);
+    expect(await handles[0]!.result({ timeoutMs: 10_000 })).toBe(5);
+    const journal = await engine.journal(handles[0]!.runId);
+    const lastStart = journal.filter((e) => e.kind === "run.debounced").at(-1)!;
+    const claimed = journal.find((e) => e.kind === "run.claimed")!;
+    expect(claimed.at.getTime()).toBeGreaterThanOrEqual(lastStart.at.getTime() + 400);
+    expect((await engine.listRuns({ workflow: "echo" })).runs).toHaveLength(1);
+    const later = await engine.start(echo, 6, { debounce: { key: "doc-1", period: 1 } });
+    expect(later.created).toBe(true);
+    expect(await later.result({ timeoutMs: 10_000 })).toBe(6);
+    await expectInvalid(() => engine.start(echo, 7, { runId: "x", debounce: { key: "k", period: 10 } }), "runId and debounce");
+    await expectInvalid(() => engine.start(echo, 7, { debounce: { key: "", period: 10 } }), "debounce: key");
+    await expectInvalid(() => engine.start(echo, 7, { debounce: { key: "k", period: "soon" as never } }), "debounce: period");
+  });
+
   it("rejects bad queue configuration and options with a validation error naming the problem", async () => {
     const store = await url();
     await expectInvalid(() => engineOn(store, { queues: { jobs: { concurrency: 0 } } }), "jobs.concurrency");

@@ -3,7 +3,8 @@ import type { QueueLimits, RunFlow } from "../../core/flow-control.js";
 import { newEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
 import type { ClaimRequest, Store } from "../../core/store.js";
-import { T0, WF, commitOk, mustGet, newRun, suspend } from "./harness.js";
+import { decode, encode } from "../../core/serialize.js";
+import { T0, WF, commitOk, dataOf, mustGet, newRun, suspend } from "./harness.js";
 
 const limits = (extra: Partial<QueueLimits> = {}): QueueLimits => ({ name: "q", concurrency: null, perKeyConcurrency: null, rateLimit: null, ...extra });
 
@@ -130,6 +131,46 @@ export function flowSpec(store: () => Store): void {
         expect(runs, `round ${round}`).toHaveLength(5);
         for (const run of claimed) await complete(store(), run, now + 5);
       }
+    });
+  });
+
+  describe("debounceRun", () => {
+    it("creates a run that starts after the period, then coalesces later starts into it (last input wins)", async () => {
+      const first = await store().debounceRun(newRun("d1", { input: encode({ v: 1 }) }), "doc", T0 + 500, T0);
+      expect(first).toMatchObject({ created: true, run: { runId: "d1", status: "suspended", wakeAt: T0 + 500, leaseEpoch: 0, lastSeq: 2 } });
+      const second = await store().debounceRun(newRun("d2", { input: encode({ v: 2 }) }), "doc", T0 + 900, T0 + 400);
+      expect(second).toMatchObject({ created: false, run: { runId: "d1", wakeAt: T0 + 900, lastSeq: 3 } });
+      expect(decode(second.run.input)).toEqual({ v: 2 });
+      expect(await store().getRun("d2")).toBeUndefined();
+      const journal = await store().readJournal("d1");
+      expect(journal.map((e) => e.kind)).toEqual(["run.created", "run.debounced", "run.debounced"]);
+      expect(dataOf(journal[2], "run.debounced")).toEqual({ input: { v: 2 }, startAt: T0 + 900 });
+      expect(await store().claimRuns(claimReq(undefined, { now: T0 + 899 }))).toEqual([]);
+      const [claimed] = await store().claimRuns(claimReq(undefined, { now: T0 + 900 }));
+      expect(claimed).toMatchObject({ runId: "d1", status: "running", leaseEpoch: 1 });
+      expect(decode(claimed!.input)).toEqual({ v: 2 });
+      // Started: the next start with the key makes a new run.
+      const third = await store().debounceRun(newRun("d3"), "doc", T0 + 2000, T0 + 1000);
+      expect(third).toMatchObject({ created: true, run: { runId: "d3" } });
+      // Keys are per workflow.
+      expect((await store().debounceRun(newRun("o1", { workflow: "other" }), "doc", T0 + 2000, T0 + 1000)).created).toBe(true);
+    });
+
+    it("debounced runs join their queue", async () => {
+      await store().debounceRun(newRun("dq", { flow: flow() }), "k", T0 + 10, T0);
+      expect(await store().claimRuns(claimReq(undefined, { now: T0 + 20 }))).toEqual([]);
+      const q = [limits({ rateLimit: { limit: 1, perMs: 10_000 } })];
+      expect(ids(await store().claimRuns(claimReq(q, { now: T0 + 20 })))).toEqual(["dq"]);
+      // Its first claim was a start: the rate limit is used up.
+      await store().debounceRun(newRun("dq2", { flow: flow() }), "k", T0 + 30, T0 + 25);
+      expect(await store().claimRuns(claimReq(q, { now: T0 + 40 }))).toEqual([]);
+    });
+
+    it("concurrent debounced starts with one key create one run", async () => {
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store().debounceRun(newRun(`c${i}`), "same", T0 + 100, T0)));
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect(new Set(results.map((r) => r.run.runId)).size).toBe(1);
+      expect((await store().readJournal(results[0]!.run.runId)).map((e) => e.kind)).toEqual(["run.created", ...Array(10).fill("run.debounced")]);
     });
   });
 }

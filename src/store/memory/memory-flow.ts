@@ -1,4 +1,4 @@
-import { pickQueued, queueAllowance, type QueueLimits, type RunFlow } from "../../core/flow-control.js";
+import { isStart, pickQueued, queueAllowance, type QueueLimits, type RunFlow } from "../../core/flow-control.js";
 import type { RunRecord } from "../../core/run.js";
 import type { ClaimRequest } from "../../core/store.js";
 import { compareText } from "../common/list-query.js";
@@ -12,6 +12,18 @@ interface FlowRow extends RunFlow {
 /** Flow control for {@link MemoryStore}: the same decisions as the SQL stores, over its maps. */
 export class MemoryFlow {
   private readonly flows = new Map<string, FlowRow>();
+  private readonly debounceKeys = new Map<string, string>();
+
+  /** Records the debounce key (and queue columns, if any) of a new debounced run. */
+  setDebounce(runId: string, key: string, flow: RunFlow | undefined): void {
+    this.debounceKeys.set(runId, key);
+    if (flow) this.setFlow(runId, flow);
+  }
+
+  /** The debounce key of a run, if it was started debounced. */
+  debounceKey(runId: string): string | undefined {
+    return this.debounceKeys.get(runId);
+  }
 
   /** Records the queue columns of a new run. */
   setFlow(runId: string, flow: RunFlow): void {
@@ -30,7 +42,7 @@ export class MemoryFlow {
       if (out.length >= max) break;
       for (const run of this.pickQueue(runs, request, limits, max - out.length)) {
         const flow = this.flows.get(run.runId);
-        if (flow && run.status === "pending") flow.startedAt = request.now;
+        if (flow && isStart(run)) flow.startedAt = request.now;
         out.push(run);
       }
     }

@@ -28,6 +28,7 @@ import { compareText, decodeCursor, encodeCursor, pageLimit } from "../common/li
 import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
 import { claimKey, claimRun, copiedRun, fenceOut, fenceReason, isClaimable, isStuck, newRunEntries, newRunRecord, wakePatch } from "../common/run-state.js";
+import { newDebouncedRun, rebounce } from "../common/debounce.js";
 import { MemoryFlow } from "./memory-flow.js";
 import { MemoryTables } from "./memory-tables.js";
 
@@ -96,6 +97,24 @@ export class MemoryStore implements Store {
       else counts.set(key, { workflow: run.workflow, status: run.status, count: 1 });
     }
     return [...counts.values()].sort((a, b) => compareText(a.workflow, b.workflow) || compareText(a.status, b.status));
+  }
+
+  /** See {@link Store.debounceRun}. */
+  async debounceRun(run: NewRun, key: string, startAt: number, now: number): Promise<{ run: RunRecord; created: boolean }> {
+    return this.t.atomic(() => {
+      const found = [...this.t.runs.values()].find((r) => r.workflow === run.workflow && r.leaseEpoch === 0 && this.flow.debounceKey(r.runId) === key);
+      if (found) {
+        const next = rebounce(found, run.input, startAt, now);
+        this.t.putRun(next.run);
+        this.t.append([next.entry]);
+        return { run: { ...next.run }, created: false };
+      }
+      const { record, entries } = newDebouncedRun(run, startAt, now);
+      this.t.putRun(record);
+      this.flow.setDebounce(run.runId, key, run.flow);
+      this.t.append(entries);
+      return { run: { ...record }, created: true };
+    });
   }
 
   /** See {@link Store.getRun}. */

@@ -1,6 +1,9 @@
-import { pickQueued, queueAllowance, type QueueLimits, type RunFlow } from "../../core/flow-control.js";
-import type { ClaimRequest } from "../../core/store.js";
-import { STATE_COLUMNS, type StateRow } from "./postgres-rows.js";
+import { isStart, pickQueued, queueAllowance, type QueueLimits, type RunFlow } from "../../core/flow-control.js";
+import type { RunRecord } from "../../core/run.js";
+import type { ClaimRequest, NewRun } from "../../core/store.js";
+import { newDebouncedRun, rebounce } from "../common/debounce.js";
+import { INSERT_ENTRIES, INSERT_RUN } from "./postgres-queries.js";
+import { RUN_COLUMNS, STATE_COLUMNS, entryArrays, runValues, toRun, type StateRow } from "./postgres-rows.js";
 import type { Tx } from "./postgres-tx.js";
 
 type Candidate = StateRow & { concurrencyKey: string | null; qPriority: number; claimKey: number };
@@ -75,7 +78,7 @@ export async function pickQueuedRuns(tx: Tx, request: ClaimRequest, max: number)
     if (out.length >= max) break;
     out.push(...(await pickQueue(tx, request, limits, max - out.length)));
   }
-  const started = out.filter((row) => row.status === "pending").map((row) => row.runId);
+  const started = out.filter((row) => isStart(row)).map((row) => row.runId);
   if (started.length > 0) await tx.query(MARK_STARTED, [started, request.now]);
   return out;
 }
@@ -98,4 +101,43 @@ async function pickQueue(tx: Tx, request: ClaimRequest, limits: QueueLimits, max
     for (const row of await tx.query<{ k: string; n: number }>(RUNNING_BY_KEY, [limits.name, keys])) byKey.set(row.k, row.n);
   }
   return pickQueued(candidates, limits, allowance, byKey, room).map(({ concurrencyKey: _k, qPriority: _p, claimKey: _c, ...row }) => row);
+}
+
+/**
+ * Serialises debounced starts of one (workflow, key); the row lock of FOR UPDATE then keeps a claimer
+ * (which locks with SKIP LOCKED) and this start apart: whichever locks the run first wins, and a
+ * start that waited sees the claimed run's new epoch and creates a fresh run instead.
+ */
+const LOCK_DEBOUNCE = {
+  name: "cairn_lock_debounce",
+  text: "SELECT pg_advisory_xact_lock(hashtext('cairn.debounce'), hashtext(current_schema() || '/' || $1 || '/' || $2))",
+};
+const FIND_DEBOUNCED = {
+  name: "cairn_find_debounced",
+  text: `SELECT ${RUN_COLUMNS} FROM runs WHERE workflow = $1 AND debounce_key = $2 AND lease_epoch = 0 FOR UPDATE`,
+};
+const REBOUNCE = {
+  name: "cairn_rebounce",
+  text: "UPDATE runs SET input = $2, wake_at = $3, last_seq = $4, updated_at = $5 WHERE run_id = $1",
+};
+const SET_DEBOUNCE = {
+  name: "cairn_set_debounce",
+  text: "UPDATE runs SET debounce_key = $2, queue = $3, concurrency_key = $4, priority = $5 WHERE run_id = $1",
+};
+
+/** See `Store.debounceRun`; call inside a transaction whose time is `now`. */
+export async function debounceRun(tx: Tx, run: NewRun, key: string, startAt: number, now: number): Promise<{ run: RunRecord; created: boolean }> {
+  await tx.query(LOCK_DEBOUNCE, [run.workflow, key]);
+  const [row] = await tx.query<StateRow & { input: string }>(FIND_DEBOUNCED, [run.workflow, key]);
+  if (row) {
+    const next = rebounce(toRun(row), run.input, startAt, now);
+    await tx.query(REBOUNCE, [next.run.runId, next.run.input, next.run.wakeAt, next.run.lastSeq, now]);
+    await tx.query(INSERT_ENTRIES, entryArrays([next.entry]));
+    return { run: next.run, created: false };
+  }
+  const { record, entries } = newDebouncedRun(run, startAt, now);
+  await tx.query(INSERT_RUN, runValues(record));
+  await tx.query(SET_DEBOUNCE, [run.runId, key, run.flow?.queue ?? null, run.flow?.concurrencyKey ?? null, run.flow?.priority ?? 0]);
+  await tx.query(INSERT_ENTRIES, entryArrays(entries));
+  return { run: record, created: true };
 }

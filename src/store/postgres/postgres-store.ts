@@ -30,7 +30,7 @@ import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
 import { isPlainAppend } from "../common/plan-write.js";
 import { claimRun, fenceOut, fenceReason } from "../common/run-state.js";
-import { pickQueuedRuns } from "./postgres-flow.js";
+import { debounceRun, pickQueuedRuns } from "./postgres-flow.js";
 import { resolvePostgresConfig, wakeChannel, type PostgresConfig, type PostgresStoreOptions } from "./postgres-config.js";
 import { applyPostgresMigrations, latestPostgresVersion, postgresSchemaVersion } from "./postgres-migrations.js";
 import { checkDurability, clientConfig, createPool, readDurability } from "./postgres-open.js";
@@ -248,6 +248,11 @@ export class PostgresStore implements Store {
   /** See {@link Store.countRuns}. */
   async countRuns(): Promise<RunCount[]> {
     return (await this.query<RunCount>(COUNT_RUNS)).map((row) => ({ workflow: row.workflow, status: row.status, count: Number(row.count) }));
+  }
+
+  /** See {@link Store.debounceRun}. */
+  async debounceRun(run: NewRun, key: string, startAt: number, now: number): Promise<{ run: RunRecord; created: boolean }> {
+    return this.tx(now, (tx) => debounceRun(tx, run, key, startAt, tx.now));
   }
 
   /** See {@link Store.getRun}. */

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
-import { pickQueued, queueAllowance, type QueueLimits, type RunFlow } from "../../core/flow-control.js";
+import { isStart, pickQueued, queueAllowance, type QueueLimits, type RunFlow } from "../../core/flow-control.js";
+import type { RunRecord } from "../../core/run.js";
 import type { ClaimRequest } from "../../core/store.js";
 import { STATE_COLUMNS, type StateRow } from "./sqlite-rows.js";
 
@@ -33,6 +34,35 @@ export class SqliteFlow {
     this.prepared("UPDATE runs SET queue = ?, concurrency_key = ?, priority = ? WHERE run_id = ?").run(flow.queue, flow.concurrencyKey, flow.priority, runId);
   }
 
+  /** The run of `workflow` with debounce key `key` that has not started, if any. */
+  findDebounced(workflow: string, key: string): string | undefined {
+    const row = this.prepared("SELECT run_id AS runId FROM runs WHERE workflow = ? AND debounce_key = ? AND lease_epoch = 0").get(workflow, key) as
+      { runId: string } | undefined;
+    return row?.runId;
+  }
+
+  /** Writes a debounced run's new input and start. */
+  rebounce(run: RunRecord): void {
+    this.prepared("UPDATE runs SET input = ?, wake_at = ?, last_seq = ?, updated_at = ? WHERE run_id = ?").run(
+      run.input,
+      run.wakeAt,
+      run.lastSeq,
+      run.updatedAt,
+      run.runId,
+    );
+  }
+
+  /** Writes the debounce key (and queue columns) of a debounced run just inserted. */
+  setDebounce(runId: string, key: string, flow: RunFlow | undefined): void {
+    this.prepared("UPDATE runs SET debounce_key = ?, queue = ?, concurrency_key = ?, priority = ? WHERE run_id = ?").run(
+      key,
+      flow?.queue ?? null,
+      flow?.concurrencyKey ?? null,
+      flow?.priority ?? 0,
+      runId,
+    );
+  }
+
   /** True when some run of the request's queues is pending or due (limits aside): a plain read, no lock. */
   anyDue(request: ClaimRequest): boolean {
     const names = (request.queues ?? []).map((q) => q.name);
@@ -51,7 +81,7 @@ export class SqliteFlow {
       if (out.length >= max) break;
       for (const row of this.pickQueue(request, limits, max - out.length)) {
         const { concurrencyKey: _k, qPriority: _p, claimKey: _c, ...state } = row;
-        if (state.status === "pending") this.prepared("UPDATE runs SET started_at = ? WHERE run_id = ?").run(request.now, state.runId);
+        if (isStart(state)) this.prepared("UPDATE runs SET started_at = ? WHERE run_id = ?").run(request.now, state.runId);
         out.push(state);
       }
     }

@@ -33,6 +33,7 @@ import { checkConsumable, humanRequestRow, isPlainAppend, planEntries, type Side
 import { claimRun, copiedRun, fenceOut, fenceReason, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
 import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersion } from "./sqlite-migrations.js";
 import { openSqliteDatabase, type SqliteStoreOptions } from "./sqlite-open.js";
+import { newDebouncedRun, rebounce } from "../common/debounce.js";
 import { SqliteFlow } from "./sqlite-flow.js";
 import { SqliteQueries, claimParams } from "./sqlite-queries.js";
 import {
@@ -153,6 +154,24 @@ export class SqliteStore implements Store {
   /** See {@link Store.countRuns}. */
   async countRuns(): Promise<RunCount[]> {
     return (this.q.countRuns.all() as RunCount[]).map((row) => ({ workflow: row.workflow, status: row.status, count: Number(row.count) }));
+  }
+
+  /** See {@link Store.debounceRun}. */
+  async debounceRun(run: NewRun, key: string, startAt: number, now: number): Promise<{ run: RunRecord; created: boolean }> {
+    return this.immediate(() => {
+      const found = this.flow.findDebounced(run.workflow, key);
+      if (found !== undefined) {
+        const next = rebounce(this.mustLoadRun(found), run.input, startAt, now);
+        this.flow.rebounce(next.run);
+        this.insertEntries([next.entry]);
+        return { run: next.run, created: false };
+      }
+      const { record, entries } = newDebouncedRun(run, startAt, now);
+      this.q.insertRun.run(runParams(record));
+      this.flow.setDebounce(run.runId, key, run.flow);
+      this.insertEntries(entries);
+      return { run: record, created: true };
+    });
   }
 
   /** See {@link Store.getRun}. */

@@ -18,3 +18,7 @@ CREATE INDEX runs_queue_pending_idx ON runs (queue, priority DESC, created_at, r
 CREATE INDEX runs_queue_due_idx ON runs (queue, priority DESC, wake_at, run_id) WHERE queue IS NOT NULL AND status = 'suspended' AND wake_at IS NOT NULL;
 CREATE INDEX runs_queue_running_idx ON runs (queue, concurrency_key) WHERE queue IS NOT NULL AND status = 'running';
 CREATE INDEX runs_queue_started_idx ON runs (queue, started_at) WHERE queue IS NOT NULL AND started_at IS NOT NULL;
+
+-- Debounce by key: at most one run per (workflow, key) that has not started (never claimed: epoch 0).
+ALTER TABLE runs ADD COLUMN debounce_key TEXT;
+CREATE UNIQUE INDEX runs_debounce_idx ON runs (workflow, debounce_key) WHERE debounce_key IS NOT NULL AND lease_epoch = 0;

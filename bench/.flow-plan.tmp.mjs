@@ -1,0 +1,10 @@
+import { SqliteStore } from "../dist/src/store/sqlite/sqlite-store.js";
+import { SqliteQueries, claimParams } from "../dist/src/store/sqlite/sqlite-queries.js";
+import Database from "better-sqlite3";
+const file = `/tmp/flowplan-${process.pid}.db`;
+const store = new SqliteStore(file); await store.migrate();
+const db = new Database(file);
+const q = new SqliteQueries(db);
+const req = { workerId: "w", now: Date.now(), leaseMs: 1000, limit: 16, workflows: [{ name: "wf", version: "1" }] };
+const sql = q.claim(1).source;
+for (const row of db.prepare("EXPLAIN QUERY PLAN " + sql).all(...claimParams(req))) console.log(row.id, row.parent, row.detail);
