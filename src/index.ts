@@ -24,7 +24,9 @@ export {
   type QueueLimits,
   type QueueOptions,
   type RunFlow,
+  type QueueStat,
 } from "./core/flow-control.js";
+export type { QueueState } from "./engine/queue-state.js";
 export { encode, decode, serializeError, type SerializedError } from "./core/serialize.js";
 export type { EntryKind, EntryData, JournalEntry, WaitDescriptor, HumanAnswer, OpKind } from "./core/journal.js";
 export { RUN_STATUSES, isTerminal, type RunStatus, type RunRecord } from "./core/run.js";

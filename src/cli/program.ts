@@ -4,6 +4,7 @@ import { registerControlCommands } from "./commands/control.js";
 import { registerDevCommand } from "./commands/dev.js";
 import { registerHumanCommands } from "./commands/human.js";
 import { registerMigrateCommand } from "./commands/migrate.js";
+import { registerQueuesCommand } from "./commands/queues.js";
 import { registerRunCommands } from "./commands/runs.js";
 import { registerSecurityCommands } from "./commands/security.js";
 import { registerServeCommand } from "./commands/serve.js";
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerServeCommand(program);
   registerStartCommand(program);
   registerRunCommands(program);
+  registerQueuesCommand(program);
   registerControlCommands(program);
   registerHumanCommands(program);
   registerSecurityCommands(program);

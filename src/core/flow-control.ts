@@ -60,6 +60,19 @@ export interface QueueLimits {
   rateLimit: { limit: number; perMs: number } | null;
 }
 
+/** How many runs of one queue and concurrency key are running, waiting for a slot, or suspended (`Store.queueStats`). */
+export interface QueueStat {
+  queue: string;
+  /** Null groups the runs without a key. */
+  concurrencyKey: string | null;
+  /** Held by a worker: these take the slots. */
+  running: number;
+  /** Runnable (pending, or suspended and due) but not claimed yet: waiting for a slot or a worker. */
+  waiting: number;
+  /** Suspended and not due (sleeping, waiting for an event, a person or a child): no slot. */
+  suspended: number;
+}
+
 /** The flow-control columns of a run: its queue, concurrency key and priority. */
 export interface RunFlow {
   queue: string;

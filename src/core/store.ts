@@ -1,4 +1,4 @@
-import type { QueueLimits, RunFlow } from "./flow-control.js";
+import type { QueueLimits, QueueStat, RunFlow } from "./flow-control.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "./journal.js";
 import type { RunRecord, RunStatus } from "./run.js";
 
@@ -65,6 +65,11 @@ export interface Store {
    * `/metrics`. One grouped query, no rows loaded.
    */
   countRuns(): Promise<RunCount[]>;
+  /**
+   * Flow control: for each (queue, concurrency key) with unfinished runs, how many are running, waiting
+   * (pending, or suspended and due at `now`) and suspended (not due). Ordered by queue, then key (nulls first).
+   */
+  queueStats(now: number): Promise<QueueStat[]>;
   /** Newest first (createdAt desc, runId desc), paginated by an opaque cursor. */
   listRuns(query: ListRunsQuery): Promise<RunPage>;
 

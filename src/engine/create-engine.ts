@@ -41,6 +41,7 @@ import { consoleLogger } from "./logger.js";
 import { checkAnswerValue } from "./ask-human.js";
 import { StoreClock } from "./store-clock.js";
 import { RunCreator } from "./run-creator.js";
+import { queueStates, type QueueState } from "./queue-state.js";
 import { WorkerImpl } from "./worker.js";
 import type { Workflow } from "./workflow.js";
 
@@ -378,6 +379,11 @@ class EngineImpl implements Engine {
 
   listHumanRequests(options: { status?: "pending" | "answered"; runId?: string } = {}) {
     return this.store.listHumanRequests(options);
+  }
+
+  async queueStates(): Promise<QueueState[]> {
+    this.ensureOpen();
+    return queueStates(await this.store.queueStats(this.clock()), this.queues);
   }
 
   listWorkers(options: { staleAfterMs?: number } = {}) {

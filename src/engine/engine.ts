@@ -1,3 +1,4 @@
+import type { QueueState } from "./queue-state.js";
 import type { DebounceOptions, FlowOptions, QueueOptions } from "../core/flow-control.js";
 import type { HumanAnswer, EntryKind, WaitDescriptor } from "../core/journal.js";
 import type { RunStatus } from "../core/run.js";
@@ -164,6 +165,8 @@ export interface Engine {
   listHumanRequests(options?: { status?: "pending" | "answered"; runId?: string }): Promise<HumanRequest[]>;
   /** Workers that heartbeated within `staleAfterMs` (default 60 s). */
   listWorkers(options?: { staleAfterMs?: number }): Promise<WorkerRecord[]>;
+  /** Flow control: every queue with unfinished runs or declared on this engine, with its limits and running / waiting / suspended counts, in total and per key. */
+  queueStates(): Promise<QueueState[]>;
   /** Non-terminal runs that nothing will move (see Store.listStuckRuns). There should never be any. */
   listStuckRuns(options?: { graceMs?: number; limit?: number }): Promise<RunInfo[]>;
   startWorker(options?: WorkerOptions): Worker;

@@ -4,7 +4,9 @@
  * timestamps, priorities, and bad configuration. Run by test/flow-control.test.ts (SQLite) and
  * test/flow-control.pg.test.ts (PostgreSQL).
  */
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { promisify } from "node:util";
 import { join, resolve } from "node:path";
 import { expect, it } from "vitest";
 import { createEngine } from "../../src/engine/create-engine.js";
@@ -17,6 +19,8 @@ import { deferred, onCleanup, tempDir } from "./engines.js";
 import { spawnWorker } from "./processes.js";
 // @ts-expect-error plain JS fixture
 import { queues as fixtureQueues, workflows as fixtureWorkflows } from "../fixtures/flow-workflows.mjs";
+
+const run = promisify(execFile);
 
 /** Most at once, per key and in all, replaying a ledger of "enter <runId> <key>" / "exit <runId> <key>" lines in order. */
 export function maxSimultaneous(lines: readonly string[]): { total: number; perKey: number; enters: number } {
@@ -208,6 +212,39 @@ export function flowSuite(url: () => Promise<string>): void {
     await expectInvalid(() => engine.start(echo, 7, { runId: "x", debounce: { key: "k", period: 10 } }), "runId and debounce");
     await expectInvalid(() => engine.start(echo, 7, { debounce: { key: "", period: 10 } }), "debounce: key");
     await expectInvalid(() => engine.start(echo, 7, { debounce: { key: "k", period: "soon" as never } }), "debounce: period");
+  });
+
+  it("queue state: engine.queueStates() and `cairn queues` show running, waiting and suspended runs per queue and key", async () => {
+    const store = await url();
+    const release = deferred<number>();
+    const hold = defineWorkflow({ name: "hold", queue: "jobs", run: async (ctx) => ctx.step("hold", () => release.promise) });
+    const nap = defineWorkflow({ name: "nap", queue: "jobs", run: async (ctx) => ctx.waitForEvent("never") });
+    const engine = await engineOn(store, { workflows: [hold, nap], queues: { jobs: { concurrency: 1 }, idle: { concurrency: 3 } } });
+    onCleanup(() => release.resolve(0)); // registered after the engine's close, so it runs first
+    const napping = await engine.start(nap, undefined, { concurrencyKey: "b" });
+    const worker = engine.startWorker({ concurrency: 4, pollInterval: 5 });
+    await waitFor(async () => (await napping.info()).status === "suspended", { timeoutMs: 10_000, what: "the napper to suspend" });
+    const holding = await engine.start(hold, undefined, { concurrencyKey: "a" });
+    await waitFor(async () => (await holding.info()).status === "running", { timeoutMs: 10_000, what: "the holder to run" });
+    await engine.start(hold, undefined, { concurrencyKey: "a" });
+    await engine.start(hold, undefined);
+    const states = await engine.queueStates();
+    expect(states.map((s) => [s.name, s.running, s.waiting, s.suspended])).toEqual([
+      ["idle", 0, 0, 0],
+      ["jobs", 1, 2, 1],
+    ]);
+    expect(states[1]!.limits).toMatchObject({ name: "jobs", concurrency: 1 });
+    expect(states[1]!.keys.map((k) => [k.concurrencyKey, k.running, k.waiting, k.suspended])).toEqual([
+      [null, 0, 1, 0],
+      ["a", 1, 1, 0],
+      ["b", 0, 0, 1],
+    ]);
+    const cli = (...args: string[]) => run(process.execPath, [resolve("dist/src/cli/main.js"), "queues", "--store", store, ...args]);
+    const listed = JSON.parse((await cli("--json")).stdout) as { name: string; running: number; waiting: number; limits: unknown }[];
+    expect(listed.map((s) => [s.name, s.running, s.waiting, s.limits])).toEqual([["jobs", 1, 2, null]]);
+    expect((await cli("--keys")).stdout).toMatch(/^jobs\s+a\s+1\s+1\s+0$/m);
+    release.resolve(1);
+    await worker.stop({ drain: true });
   });
 
   it("rejects bad queue configuration and options with a validation error naming the problem", async () => {

@@ -173,4 +173,26 @@ export function flowSpec(store: () => Store): void {
       expect((await store().readJournal(results[0]!.run.runId)).map((e) => e.kind)).toEqual(["run.created", ...Array(10).fill("run.debounced")]);
     });
   });
+
+  describe("queueStats", () => {
+    it("counts running, waiting (pending or due) and suspended runs per queue and key; finished and unqueued runs are left out", async () => {
+      await store().createRun(newRun("plain"), T0);
+      await store().createRun(newRun("a-run", { flow: flow({ concurrencyKey: "a" }) }), T0);
+      await store().createRun(newRun("a-wait", { flow: flow({ concurrencyKey: "a" }) }), T0 + 1);
+      await store().createRun(newRun("nokey", { flow: flow() }), T0 + 2);
+      await store().createRun(newRun("z-sleep", { flow: flow({ queue: "z", concurrencyKey: "s" }) }), T0 + 3);
+      await store().createRun(newRun("z-done", { flow: flow({ queue: "z" }) }), T0 + 4);
+      const q = [limits({ perKeyConcurrency: 1, concurrency: 1 }), limits({ name: "z" })];
+      expect(ids(await store().claimRuns(claimReq(q, { limit: 1 })))).toEqual(["plain"]);
+      expect(ids(await store().claimRuns(claimReq(q)))).toEqual(["a-run", "z-done", "z-sleep"]);
+      await suspend(store(), await mustGet(store(), "z-sleep"), T0 + 5000, T0 + 1100);
+      await complete(store(), await mustGet(store(), "z-done"), T0 + 1100);
+      expect(await store().queueStats(T0 + 1200)).toEqual([
+        { queue: "q", concurrencyKey: null, running: 0, waiting: 1, suspended: 0 },
+        { queue: "q", concurrencyKey: "a", running: 1, waiting: 1, suspended: 0 },
+        { queue: "z", concurrencyKey: "s", running: 0, waiting: 0, suspended: 1 },
+      ]);
+      expect((await store().queueStats(T0 + 6000)).at(-1)).toEqual({ queue: "z", concurrencyKey: "s", running: 0, waiting: 1, suspended: 0 });
+    });
+  });
 }

@@ -1,4 +1,4 @@
-import { isStart, pickQueued, queueAllowance, type QueueLimits, type RunFlow } from "../../core/flow-control.js";
+import { isStart, pickQueued, queueAllowance, type QueueLimits, type QueueStat, type RunFlow } from "../../core/flow-control.js";
 import type { RunRecord } from "../../core/run.js";
 import type { ClaimRequest } from "../../core/store.js";
 import { compareText } from "../common/list-query.js";
@@ -28,6 +28,25 @@ export class MemoryFlow {
   /** Records the queue columns of a new run. */
   setFlow(runId: string, flow: RunFlow): void {
     this.flows.set(runId, { ...flow, startedAt: null });
+  }
+
+  /** See `Store.queueStats`. */
+  stats(runs: readonly RunRecord[], now: number): QueueStat[] {
+    const groups = new Map<string, QueueStat>();
+    for (const run of runs) {
+      const flow = this.flows.get(run.runId);
+      if (!flow || (run.status !== "pending" && run.status !== "running" && run.status !== "suspended")) continue;
+      const id = JSON.stringify([flow.queue, flow.concurrencyKey]);
+      let stat = groups.get(id);
+      if (!stat) groups.set(id, (stat = { queue: flow.queue, concurrencyKey: flow.concurrencyKey, running: 0, waiting: 0, suspended: 0 }));
+      if (run.status === "running") stat.running++;
+      else if (run.status === "pending" || (run.wakeAt !== null && run.wakeAt <= now)) stat.waiting++;
+      else stat.suspended++;
+    }
+    return [...groups.values()].sort(
+      (a, b) =>
+        compareText(a.queue, b.queue) || (a.concurrencyKey === null ? -1 : b.concurrencyKey === null ? 1 : compareText(a.concurrencyKey, b.concurrencyKey)),
+    );
   }
 
   /** True when `run` is in a queue and waits for a slot (pending or due); such runs are left out of the unqueued claim. */

@@ -1,3 +1,4 @@
+import type { QueueStat } from "../../core/flow-control.js";
 import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord, type RunStatus } from "../../core/run.js";
@@ -115,6 +116,11 @@ export class MemoryStore implements Store {
       this.t.append(entries);
       return { run: { ...record }, created: true };
     });
+  }
+
+  /** See {@link Store.queueStats}. */
+  async queueStats(now: number): Promise<QueueStat[]> {
+    return this.flow.stats([...this.t.runs.values()], now);
   }
 
   /** See {@link Store.getRun}. */

@@ -1,4 +1,4 @@
-import { isStart, pickQueued, queueAllowance, type QueueLimits, type RunFlow } from "../../core/flow-control.js";
+import { isStart, pickQueued, queueAllowance, type QueueLimits, type QueueStat, type RunFlow } from "../../core/flow-control.js";
 import type { RunRecord } from "../../core/run.js";
 import type { ClaimRequest, NewRun } from "../../core/store.js";
 import { newDebouncedRun, rebounce } from "../common/debounce.js";
@@ -140,4 +140,19 @@ export async function debounceRun(tx: Tx, run: NewRun, key: string, startAt: num
   await tx.query(SET_DEBOUNCE, [run.runId, key, run.flow?.queue ?? null, run.flow?.concurrencyKey ?? null, run.flow?.priority ?? 0]);
   await tx.query(INSERT_ENTRIES, entryArrays(entries));
   return { run: record, created: true };
+}
+
+const QUEUE_STATS = {
+  name: "cairn_queue_stats",
+  text: `SELECT queue, concurrency_key AS "concurrencyKey",
+     (count(*) FILTER (WHERE status = 'running'))::int AS running,
+     (count(*) FILTER (WHERE status = 'pending' OR (status = 'suspended' AND wake_at <= $1)))::int AS waiting,
+     (count(*) FILTER (WHERE status = 'suspended' AND (wake_at IS NULL OR wake_at > $1)))::int AS suspended
+   FROM runs WHERE queue IS NOT NULL AND status IN ('pending', 'running', 'suspended')
+   GROUP BY queue, concurrency_key ORDER BY queue, concurrency_key NULLS FIRST`,
+};
+
+/** See `Store.queueStats`. */
+export async function queueStats(tx: Tx, now: number): Promise<QueueStat[]> {
+  return tx.query<QueueStat & Record<string, unknown>>(QUEUE_STATS, [now]);
 }

@@ -1,3 +1,4 @@
+import type { QueueStat } from "../../core/flow-control.js";
 import type pg from "pg";
 import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
@@ -30,7 +31,7 @@ import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
 import { isPlainAppend } from "../common/plan-write.js";
 import { claimRun, fenceOut, fenceReason } from "../common/run-state.js";
-import { debounceRun, pickQueuedRuns } from "./postgres-flow.js";
+import { debounceRun, pickQueuedRuns, queueStats } from "./postgres-flow.js";
 import { resolvePostgresConfig, wakeChannel, type PostgresConfig, type PostgresStoreOptions } from "./postgres-config.js";
 import { applyPostgresMigrations, latestPostgresVersion, postgresSchemaVersion } from "./postgres-migrations.js";
 import { checkDurability, clientConfig, createPool, readDurability } from "./postgres-open.js";
@@ -253,6 +254,11 @@ export class PostgresStore implements Store {
   /** See {@link Store.debounceRun}. */
   async debounceRun(run: NewRun, key: string, startAt: number, now: number): Promise<{ run: RunRecord; created: boolean }> {
     return this.tx(now, (tx) => debounceRun(tx, run, key, startAt, tx.now));
+  }
+
+  /** See {@link Store.queueStats}. In database-clock mode `now` is ignored. */
+  async queueStats(now: number): Promise<QueueStat[]> {
+    return this.tx(now, (tx) => queueStats(tx, tx.now));
   }
 
   /** See {@link Store.getRun}. */

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { isStart, pickQueued, queueAllowance, type QueueLimits, type RunFlow } from "../../core/flow-control.js";
+import { isStart, pickQueued, queueAllowance, type QueueLimits, type QueueStat, type RunFlow } from "../../core/flow-control.js";
 import type { RunRecord } from "../../core/run.js";
 import type { ClaimRequest } from "../../core/store.js";
 import { STATE_COLUMNS, type StateRow } from "./sqlite-rows.js";
@@ -32,6 +32,18 @@ export class SqliteFlow {
   /** Writes the queue columns of a run just inserted. */
   setFlow(runId: string, flow: RunFlow): void {
     this.prepared("UPDATE runs SET queue = ?, concurrency_key = ?, priority = ? WHERE run_id = ?").run(flow.queue, flow.concurrencyKey, flow.priority, runId);
+  }
+
+  /** See `Store.queueStats`. */
+  stats(now: number): QueueStat[] {
+    return this.prepared(
+      `SELECT queue, concurrency_key AS concurrencyKey,
+         SUM(status = 'running') AS running,
+         SUM(status = 'pending' OR (status = 'suspended' AND wake_at IS NOT NULL AND wake_at <= @now)) AS waiting,
+         SUM(status = 'suspended' AND (wake_at IS NULL OR wake_at > @now)) AS suspended
+       FROM runs WHERE queue IS NOT NULL AND status IN ('pending', 'running', 'suspended')
+       GROUP BY queue, concurrency_key ORDER BY queue, concurrency_key`,
+    ).all({ now }) as QueueStat[];
   }
 
   /** The run of `workflow` with debounce key `key` that has not started, if any. */

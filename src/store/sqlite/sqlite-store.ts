@@ -1,3 +1,4 @@
+import type { QueueStat } from "../../core/flow-control.js";
 import { resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
@@ -172,6 +173,11 @@ export class SqliteStore implements Store {
       this.insertEntries(entries);
       return { run: record, created: true };
     });
+  }
+
+  /** See {@link Store.queueStats}. */
+  async queueStats(now: number): Promise<QueueStat[]> {
+    return this.flow.stats(now);
   }
 
   /** See {@link Store.getRun}. */
