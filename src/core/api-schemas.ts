@@ -284,6 +284,36 @@ export const apiWorkerSchema = z.object({
 
 export const workerListSchema = z.object({ workers: z.array(apiWorkerSchema) });
 
+/** Counts of one queue and concurrency key (flow control). */
+export const apiQueueStatSchema = z.object({
+  queue: z.string(),
+  concurrencyKey: z.string().nullable(),
+  running: z.number().int(),
+  waiting: z.number().int(),
+  suspended: z.number().int(),
+});
+
+/** `GET /queues`: each queue's limits (as the server's engine declares them, or null), totals and counts per key. */
+export const queueListSchema = z.object({
+  queues: z.array(
+    z.object({
+      name: z.string(),
+      limits: z
+        .object({
+          name: z.string(),
+          concurrency: z.number().int().nullable(),
+          perKeyConcurrency: z.number().int().nullable(),
+          rateLimit: z.object({ limit: z.number().int(), perMs: z.number() }).nullable(),
+        })
+        .nullable(),
+      running: z.number().int(),
+      waiting: z.number().int(),
+      suspended: z.number().int(),
+      keys: z.array(apiQueueStatSchema),
+    }),
+  ),
+});
+
 /** An API token as the API shows it: never its secret or hash. */
 export const apiTokenSchema = z.object({
   id: z.string(),
