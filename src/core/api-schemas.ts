@@ -1,3 +1,4 @@
+import { flowOptionsSchema } from "./flow-control.js";
 import { z } from "zod";
 import { cancelReasonSchema, eventIdSchema, eventTypeSchema, humanAnswerSchema, requestIdSchema, runIdSchema, runStatusSchema } from "./schemas.js";
 
@@ -45,6 +46,9 @@ export const startRunBody = z
     workflow: z.string().min(1, "must not be empty").max(256).describe("A workflow name registered with the server's engine."),
     input: z.unknown().optional().describe("The run's input (JSON). Default null."),
     runId: runIdSchema.optional().describe("Caller-chosen id; starting again with the same id and input returns the existing run."),
+    queue: flowOptionsSchema.shape.queue.describe("Flow control: a queue declared on the server's engine. Default: the workflow's queue."),
+    concurrencyKey: flowOptionsSchema.shape.concurrencyKey.describe("Flow control: runs with the same key share the queue's perKeyConcurrency."),
+    priority: flowOptionsSchema.shape.priority.describe("Flow control: higher is claimed first within the queue; default 0."),
   })
   .strict();
 

@@ -45,3 +45,28 @@ describe("GET /queues", () => {
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("FORBIDDEN");
   });
 });
+
+describe("POST /runs with flow options", () => {
+  it("starts a run in a queue with a key and priority; bad options answer INVALID_INPUT and create nothing", async () => {
+    const engine = await testEngine("sqlite", { workflows: [job], queues: { jobs: { concurrency: 1 }, other: {} } });
+    const app = createServer(engine);
+    const post = (body: unknown) => app.request("/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const ok = await post({ workflow: "job", queue: "other", concurrencyKey: "c9", priority: 7 });
+    expect(ok.status).toBe(201);
+    expect(await engine.queueStates()).toMatchObject([
+      { name: "jobs", waiting: 0 },
+      { name: "other", waiting: 1, keys: [{ concurrencyKey: "c9", waiting: 1 }] },
+    ]);
+    // Malformed bodies are 400; a well-formed start the engine refuses (an undeclared queue) is 422, like other refused starts.
+    for (const [body, status] of [
+      [{ workflow: "job", priority: 2.5 }, 400],
+      [{ workflow: "job", queue: "bad name" }, 400],
+      [{ workflow: "job", queue: "missing" }, 422],
+    ] as const) {
+      const res = await post(body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("INVALID_INPUT");
+    }
+    expect((await engine.listRuns({})).runs).toHaveLength(1);
+  });
+});
