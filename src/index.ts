@@ -26,6 +26,20 @@ export { openTelemetryObserver, type OpenTelemetryOptions, type OtelApiLike, typ
 export type { ForkOptions, ForkPatch } from "./engine/fork.js";
 export * from "./core/errors.js";
 export { toMs, formatMs, type Duration, type DurationUnit } from "./core/duration.js";
+export {
+  debounceSchema,
+  flowOptionsSchema,
+  queueNameSchema,
+  queueOptionsSchema,
+  queuesSchema,
+  type DebounceOptions,
+  type FlowOptions,
+  type QueueLimits,
+  type QueueOptions,
+  type RunFlow,
+  type QueueStat,
+} from "./core/flow-control.js";
+export type { QueueState } from "./engine/queue-state.js";
 export { encode, decode, serializeError, type SerializedError } from "./core/serialize.js";
 export type { EntryKind, EntryData, JournalEntry, WaitDescriptor, HumanAnswer, OpKind } from "./core/journal.js";
 export { RUN_STATUSES, isTerminal, type RunStatus, type RunRecord } from "./core/run.js";

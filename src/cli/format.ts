@@ -176,6 +176,10 @@ export function summarize(entry: JournalEntryView): string {
       const data = d as EntryData["run.forked"];
       return `from ${data.fromRunId} at seq ${data.atSeq}${data.patchedSeq === undefined ? "" : `, step result at seq ${data.patchedSeq} patched`}; the entries above are its history`;
     }
+    case "run.debounced": {
+      const data = d as EntryData["run.debounced"];
+      return `starts at ${new Date(data.startAt).toISOString()} with input ${preview(data.input)}`;
+    }
     case "step.started": {
       const data = d as EntryData["step.started"];
       return `attempt ${data.attempt}${data.recovered ? " (recovered after a crash)" : ""}`;

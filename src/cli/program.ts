@@ -5,6 +5,7 @@ import { registerDevCommand } from "./commands/dev.js";
 import { registerHumanCommands } from "./commands/human.js";
 import { registerMigrateCommand } from "./commands/migrate.js";
 import { registerRetentionCommands } from "./commands/retention.js";
+import { registerQueuesCommand } from "./commands/queues.js";
 import { registerRunCommands } from "./commands/runs.js";
 import { registerScheduleCommands } from "./commands/schedules.js";
 import { registerSecurityCommands } from "./commands/security.js";
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerServeCommand(program);
   registerStartCommand(program);
   registerRunCommands(program);
+  registerQueuesCommand(program);
   registerControlCommands(program);
   registerScheduleCommands(program);
   registerHumanCommands(program);

@@ -1,3 +1,4 @@
+import { flowOptionsSchema } from "./flow-control.js";
 import { z } from "zod";
 import { cancelReasonSchema, eventIdSchema, eventTypeSchema, humanAnswerSchema, requestIdSchema, runIdSchema, runStatusSchema } from "./schemas.js";
 
@@ -45,6 +46,9 @@ export const startRunBody = z
     workflow: z.string().min(1, "must not be empty").max(256).describe("A workflow name registered with the server's engine."),
     input: z.unknown().optional().describe("The run's input (JSON). Default null."),
     runId: runIdSchema.optional().describe("Caller-chosen id; starting again with the same id and input returns the existing run."),
+    queue: flowOptionsSchema.shape.queue.describe("Flow control: a queue declared on the server's engine. Default: the workflow's queue."),
+    concurrencyKey: flowOptionsSchema.shape.concurrencyKey.describe("Flow control: runs with the same key share the queue's perKeyConcurrency."),
+    priority: flowOptionsSchema.shape.priority.describe("Flow control: higher is claimed first within the queue; default 0."),
   })
   .strict();
 
@@ -283,6 +287,36 @@ export const apiWorkerSchema = z.object({
 });
 
 export const workerListSchema = z.object({ workers: z.array(apiWorkerSchema) });
+
+/** Counts of one queue and concurrency key (flow control). */
+export const apiQueueStatSchema = z.object({
+  queue: z.string(),
+  concurrencyKey: z.string().nullable(),
+  running: z.number().int(),
+  waiting: z.number().int(),
+  suspended: z.number().int(),
+});
+
+/** `GET /queues`: each queue's limits (as the server's engine declares them, or null), totals and counts per key. */
+export const queueListSchema = z.object({
+  queues: z.array(
+    z.object({
+      name: z.string(),
+      limits: z
+        .object({
+          name: z.string(),
+          concurrency: z.number().int().nullable(),
+          perKeyConcurrency: z.number().int().nullable(),
+          rateLimit: z.object({ limit: z.number().int(), perMs: z.number() }).nullable(),
+        })
+        .nullable(),
+      running: z.number().int(),
+      waiting: z.number().int(),
+      suspended: z.number().int(),
+      keys: z.array(apiQueueStatSchema),
+    }),
+  ),
+});
 
 /** An API token as the API shows it: never its secret or hash. */
 export const apiTokenSchema = z.object({

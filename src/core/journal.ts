@@ -21,6 +21,8 @@ export interface EntryData {
    * seqs 2…`atSeq`, verbatim except the step result at `patchedSeq`, if any. The run is pending again.
    */
   "run.forked": { fromRunId: string; atSeq: number; patchedSeq?: number };
+  /** A debounced start (flow control): the run, not started yet, now starts at `startAt` with this input. */
+  "run.debounced": { input: unknown; startAt: number };
   /** A step's intent; `intent` is what the caller asked to journal with it (e.g. a tool call's argument hash). */
   "step.started": { attempt: number; recovered?: boolean; intent?: unknown };
   /**

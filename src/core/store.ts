@@ -1,3 +1,4 @@
+import type { QueueLimits, QueueStat, RunFlow } from "./flow-control.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "./journal.js";
 import type { RunRecord, RunStatus } from "./run.js";
 import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "./schedule.js";
@@ -50,12 +51,26 @@ export interface Store {
    * (so later claims keep epochs increasing), `lastSeq = entries.length + 1`. `run.claimFor` is ignored.
    */
   createRunWithJournal(run: NewRun, entries: readonly CopiedEntry[], now: number): Promise<{ run: RunRecord; created: boolean }>;
+  /**
+   * Debounced start (flow control). If a run of `run.workflow` with debounce key `key` exists that was never
+   * claimed (suspended at epoch 0, waiting for its start), appends `run.debounced { input, startAt }` to it,
+   * replaces its input and moves its start (`wakeAt`) to `startAt`, and returns it with `created: false`.
+   * Otherwise creates `run` (with its `flow`; `claimFor` is ignored) with `run.created` then `run.debounced`,
+   * suspended until `startAt`, and returns it with `created: true`. Atomic: concurrent starts with one key
+   * coalesce into one run; a run a worker already claimed is never changed.
+   */
+  debounceRun(run: NewRun, key: string, startAt: number, now: number): Promise<{ run: RunRecord; created: boolean }>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   /**
    * How many runs there are of each (workflow, status) pair that has any; for gauges such as
    * `/metrics`. One grouped query, no rows loaded.
    */
   countRuns(): Promise<RunCount[]>;
+  /**
+   * Flow control: for each (queue, concurrency key) with unfinished runs, how many are running, waiting
+   * (pending, or suspended and due at `now`) and suspended (not due). Ordered by queue, then key (nulls first).
+   */
+  queueStats(now: number): Promise<QueueStat[]>;
   /** Newest first (createdAt desc, runId desc), paginated by an opaque cursor. */
   listRuns(query: ListRunsQuery): Promise<RunPage>;
 
@@ -285,6 +300,8 @@ export interface NewRun {
    * (`run.claimed` follows `run.created` in the same transaction). Ignored when the run exists.
    */
   claimFor?: { workerId: string; leaseMs: number };
+  /** The run's queue, concurrency key and priority (flow control); absent for a run without a queue. Not combined with `claimFor`. */
+  flow?: RunFlow;
 }
 
 /** Filters for {@link Store.listRuns}. */
@@ -339,6 +356,14 @@ export interface ClaimRequest {
   limit: number;
   /** Only runs pinned to one of these (workflow, version) pairs are claimed. */
   workflows: { name: string; version: string }[];
+  /**
+   * Queues whose runs this claim may take, with their limits (flow control). Runs of other queues are
+   * not claimed (except running ones whose lease expired, which keep their slot). A queued run is
+   * claimed, after the unqueued ones, only while its queue has fewer than `concurrency` runs running,
+   * its key fewer than `perKeyConcurrency`, and (for a first start) the rate limit allows; highest
+   * priority first, then oldest wake-up. Absent or empty: no queued run is claimed and no extra work is done.
+   */
+  queues?: QueueLimits[];
 }
 
 /** Leases to extend. */

@@ -32,6 +32,7 @@ import {
 import { forkBody } from "../core/api-schemas.js";
 import { decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
+import { debounceSchema, parseQueues, resolveFlow, type QueueLimits } from "../core/flow-control.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { aesGcmCodecFromEnv } from "../store/payloads/aes-gcm-codec.js";
 import { withPayloads } from "../store/payloads/payload-store.js";
@@ -50,6 +51,7 @@ import type { RunExport } from "../core/run-export.js";
 import { RunCreator } from "./run-creator.js";
 import type { Schedule, ScheduleInfo, ScheduleOptions } from "./schedule.js";
 import { ScheduleService } from "./schedule-service.js";
+import { queueStates, type QueueState } from "./queue-state.js";
 import { WorkerImpl } from "./worker.js";
 import type { Workflow } from "./workflow.js";
 
@@ -106,11 +108,19 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const workflowNames = [...new Set([...workflows.values()].map((w) => w.name))];
   const schedules = ScheduleService.check(options.schedules ?? [], workflowNames);
   if (options.scheduler !== undefined) check(schedulerOptions, options.scheduler, "createEngine: scheduler");
+  const queues = parseQueues(options.queues);
+  for (const workflow of workflows.values()) {
+    if (workflow.queue !== undefined && !queues.some((q) => q.name === workflow.queue)) {
+      throw new ValidationError(
+        `createEngine: workflow "${workflow.name}" joins queue "${workflow.queue}", which is not declared; add it to createEngine({ queues }).`,
+      );
+    }
+  }
   const opened = typeof options.store === "object" && options.store !== null ? options.store : await openStore(options.store ?? defaultStoreUrl());
   const store = withPayloads(opened, { ...options.payloads, codec: options.payloads?.codec !== undefined ? options.payloads.codec : aesGcmCodecFromEnv() });
   const clock = new StoreClock(options.clock ?? Date.now, store);
   await clock.calibrate();
-  const engine = new EngineImpl(store, workflows, clock, options);
+  const engine = new EngineImpl(store, workflows, clock, options, queues);
   for (const schedule of schedules) await engine.schedule(schedule);
   return engine;
 }
@@ -145,6 +155,7 @@ class EngineImpl implements Engine {
     private readonly workflows: Map<string, Workflow<any, any>>,
     storeClock: StoreClock,
     options: EngineOptions,
+    private readonly queues: readonly QueueLimits[],
   ) {
     this.clock = storeClock.now;
     this.unsubscribeWake = store.onWake ? store.onWake(() => this.kickWorkers()) : () => {};
@@ -232,10 +243,20 @@ class EngineImpl implements Engine {
     } catch (error) {
       throw new ValidationError(`start: input cannot be stored: ${(error as Error).message}`);
     }
-    // A local worker with a free slot gets the run at creation, in the same transaction.
+    const flow = resolveFlow(options, definition.queue, this.queues, "start");
+    if (options.debounce !== undefined) {
+      if (options.runId !== undefined) throw new ValidationError("start: runId and debounce do not go together: a debounced start may join a run that exists.");
+      const debounce = check(debounceSchema, options.debounce, "start: debounce");
+      const now = this.clock();
+      const newRun = { runId, workflow: definition.name, version: definition.version, input: encoded, ...(flow ? { flow } : {}) };
+      const { run, created } = await this.store.debounceRun(newRun, debounce.key, now + debounce.period, now);
+      return this.makeHandle<O>(run.runId, created);
+    }
+    // A local worker with a free slot gets the run at creation, in the same transaction; a queued
+    // run waits for a claim, which checks its queue's limits.
     let holder: WorkerImpl | undefined;
     let claimFor: { workerId: string; leaseMs: number } | undefined;
-    for (const worker of this.workers) {
+    for (const worker of flow ? [] : this.workers) {
       claimFor = worker.reserve(definition);
       if (claimFor) {
         holder = worker;
@@ -244,7 +265,8 @@ class EngineImpl implements Engine {
     }
     let result: Awaited<ReturnType<RunCreator["create"]>>;
     try {
-      result = await this.creator.create({ runId, workflow: definition.name, version: definition.version, input: encoded, ...(claimFor ? { claimFor } : {}) });
+      const extra = flow ? { flow } : claimFor ? { claimFor } : {};
+      result = await this.creator.create({ runId, workflow: definition.name, version: definition.version, input: encoded, ...extra });
     } catch (error) {
       holder?.adopt(undefined);
       throw error;
@@ -462,6 +484,11 @@ class EngineImpl implements Engine {
     return this.store.listHumanRequests(options);
   }
 
+  async queueStates(): Promise<QueueState[]> {
+    this.ensureOpen();
+    return queueStates(await this.store.queueStats(this.clock()), this.queues);
+  }
+
   listWorkers(options: { staleAfterMs?: number } = {}) {
     return this.store.listWorkers(this.clock() - (options.staleAfterMs ?? 60_000));
   }
@@ -481,9 +508,12 @@ class EngineImpl implements Engine {
         logger: this.logger,
         maxPayloadBytes: this.maxPayloadBytes,
         workflows: this.workflows,
+        queues: this.queues,
         emit: () => (this.observers.size > 0 ? this.emitEvent : undefined),
         onExecutionEnd: (runId, end, parentRunId) => {
           this.finished.emit(runId);
+          // A queued run that ends frees a slot another run of its queue may be waiting for.
+          if (this.queues.length > 0) this.kickWorkers();
           if (parentRunId && (end === "completed" || end === "failed")) this.notifyWorkers(parentRunId);
         },
       },

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ValidationError } from "../core/errors.js";
+import { queueNameSchema } from "../core/flow-control.js";
 import type { Workflow, WorkflowDefinition } from "./workflow.js";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
@@ -7,6 +8,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 const definitionSchema = z.object({
   name: z.string().regex(NAME, "use 1-128 letters, digits, '_', '.', ':' or '-', starting with a letter or digit"),
   version: z.string().min(1).max(64).optional(),
+  queue: queueNameSchema.optional(),
   run: z.custom<(...args: unknown[]) => unknown>((value) => typeof value === "function", "run must be an async function (ctx, input) => output"),
 });
 
@@ -28,7 +30,8 @@ export function defineWorkflow<I, O>(definition: WorkflowDefinition<I, O>): Work
   if (!parsed.success) {
     throw new ValidationError(`defineWorkflow: ${parsed.error.issues.map((i) => `${i.path.join(".") || "definition"}: ${i.message}`).join("; ")}`);
   }
-  return Object.freeze({ name: definition.name, version: definition.version ?? "1", run: definition.run });
+  const workflow: Workflow<I, O> = { name: definition.name, version: definition.version ?? "1", run: definition.run };
+  return Object.freeze(definition.queue === undefined ? workflow : { ...workflow, queue: definition.queue });
 }
 
 /** True for values shaped like a {@link Workflow} (used when loading modules). */

@@ -1,3 +1,5 @@
+import type { QueueState } from "./queue-state.js";
+import type { DebounceOptions, FlowOptions, QueueOptions } from "../core/flow-control.js";
 import type { HumanAnswer, EntryKind, WaitDescriptor } from "../core/journal.js";
 import type { RunStatus } from "../core/run.js";
 import type { SerializedError } from "../core/serialize.js";
@@ -48,6 +50,13 @@ export interface EngineOptions {
   schedules?: Schedule<any>[];
   /** The scheduler each engine with a worker runs. Defaults: enabled, pollMs 1000, leaseMs 10 000. */
   scheduler?: { enabled?: boolean; pollMs?: number; leaseMs?: number };
+  /**
+   * Named queues and their limits (flow control), enforced by the store across every worker and process:
+   * `{ llm: { concurrency: 8, perKeyConcurrency: 2, rateLimit: { limit: 60, per: "1m" } } }`.
+   * Runs join a queue through `defineWorkflow({ queue })` or `engine.start(…, { queue })`. Every engine whose
+   * workers claim a queue's runs must declare it with the same limits. See docs/operations/flow-control.md.
+   */
+  queues?: Record<string, QueueOptions>;
 }
 
 /** A sink for log records. */
@@ -56,9 +65,15 @@ export interface EngineLogger {
 }
 
 /** Options of `engine.start`. */
-export interface StartOptions {
-  /** Caller-chosen id (e.g. a thread id). Starting again with the same id and input returns the existing run. */
+export interface StartOptions extends FlowOptions {
+  /** Caller-chosen id (e.g. a thread id). Starting again with the same id and input returns the existing run. Not with `debounce`. */
   runId?: string;
+  /**
+   * Debounce by key: while a run of this workflow started with the same key has not started yet, this start
+   * replaces its input and moves its start to `period` from now (the handle is that run's, `created: false`);
+   * otherwise it creates a run that starts after `period`. See docs/operations/flow-control.md.
+   */
+  debounce?: DebounceOptions;
 }
 
 /** A handle on a run. */
@@ -183,6 +198,8 @@ export interface Engine {
   listHumanRequests(options?: { status?: "pending" | "answered"; runId?: string }): Promise<HumanRequest[]>;
   /** Workers that heartbeated within `staleAfterMs` (default 60 s). */
   listWorkers(options?: { staleAfterMs?: number }): Promise<WorkerRecord[]>;
+  /** Flow control: every queue with unfinished runs or declared on this engine, with its limits and running / waiting / suspended counts, in total and per key. */
+  queueStates(): Promise<QueueState[]>;
   /** Non-terminal runs that nothing will move (see Store.listStuckRuns). There should never be any. */
   listStuckRuns(options?: { graceMs?: number; limit?: number }): Promise<RunInfo[]>;
   startWorker(options?: WorkerOptions): Worker;

@@ -1,3 +1,4 @@
+import type { QueueLimits } from "../core/flow-control.js";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { z } from "zod";
@@ -22,6 +23,8 @@ export interface WorkerDeps {
   maxPayloadBytes: number;
   /** Registered workflows by `name@version`. */
   workflows: Map<string, Workflow<any, any>>;
+  /** Declared queues (flow control); empty when none, and claims then name no queue. */
+  queues: readonly QueueLimits[];
   /** Called when an execution ends (so `result()` waiters wake at once). */
   onExecutionEnd(runId: string, end: ExecutionEnd, parentRunId: string | null): void;
   /** Hands engine events to observers; undefined while nobody observes, so unobserved workers track nothing. */
@@ -222,7 +225,15 @@ export class WorkerImpl implements Worker, ExecutionHost {
       if (limit > 0) {
         try {
           this.kicked = false;
-          claimed = await this.store.claimRuns({ workerId: this.workerId, now: this.clock(), leaseMs: this.leaseMs, limit, workflows: this.registered() });
+          const queues = this.deps.queues.length > 0 ? { queues: [...this.deps.queues] } : {};
+          claimed = await this.store.claimRuns({
+            workerId: this.workerId,
+            now: this.clock(),
+            leaseMs: this.leaseMs,
+            limit,
+            workflows: this.registered(),
+            ...queues,
+          });
           failures = 0;
         } catch (error) {
           failures += 1;

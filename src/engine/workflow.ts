@@ -285,6 +285,8 @@ export interface WorkflowContext {
 export interface Workflow<I = unknown, O = unknown> {
   readonly name: string;
   readonly version: string;
+  /** The queue its runs join by default (flow control); see {@link WorkflowDefinition.queue}. */
+  readonly queue?: string;
   run(ctx: WorkflowContext, input: I): Promise<O>;
 }
 
@@ -293,6 +295,12 @@ export interface WorkflowDefinition<I, O> {
   name: string;
   /** Runs are pinned to the version they started on and only resumed by code of that version. Default "1". */
   version?: string;
+  /**
+   * The queue its runs join unless `engine.start(…, { queue })` says otherwise (flow control:
+   * concurrency, per-key concurrency and rate limits declared in `createEngine({ queues })`).
+   * See docs/operations/flow-control.md.
+   */
+  queue?: string;
   run(ctx: WorkflowContext, input: I): Promise<O>;
 }
 

@@ -247,6 +247,15 @@ export const ROUTES: RouteDoc[] = [
   },
   {
     method: "get",
+    path: "/queues",
+    summary: "Flow-control queues",
+    description:
+      "Every queue with unfinished runs or declared on the server's engine: its limits (null when the server's engine does not declare it) and how many runs are running, waiting for a slot and suspended, in total and per concurrency key. Not for namespaced tokens (403).",
+    ok: [{ status: 200, description: "The queues.", schema: api.queueListSchema }],
+    errors: [401, 403, 503],
+  },
+  {
+    method: "get",
     path: "/health",
     summary: "Liveness, including the store",
     ok: [{ status: 200, description: "The server and its store answer.", schema: api.healthSchema }],

@@ -28,7 +28,13 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     const runId = body.runId ?? (namespace === null ? undefined : `${namespace}/${randomUUID()}`);
     if (runId !== undefined && !canSee(principalOf(c), runId))
       throw new ForbiddenError(`namespace ${namespace}`, `This token may start runs only with ids that start with "${namespace}/".`);
-    const handle = await engine.start(body.workflow, body.input ?? null, runId === undefined ? {} : { runId });
+    const { queue, concurrencyKey, priority } = body;
+    const flow = {
+      ...(queue === undefined ? {} : { queue }),
+      ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
+      ...(priority === undefined ? {} : { priority }),
+    };
+    const handle = await engine.start(body.workflow, body.input ?? null, { ...(runId === undefined ? {} : { runId }), ...flow });
     const run = await engine.getRun(handle.runId);
     await audit(c, engine.store, "run.start", handle.runId, { workflow: body.workflow, created: handle.created });
     return json(c, { created: handle.created, run }, handle.created ? 201 : 200);

@@ -1,5 +1,7 @@
 import type { Hono } from "hono";
 import { workersQuery } from "../../core/api-schemas.js";
+import { ForbiddenError } from "../../core/errors.js";
+import { principalOf } from "../auth/principal.js";
 import type { Engine } from "../../engine/engine.js";
 import { json, parse, queryOf } from "../http.js";
 import { EngineMetrics } from "../metrics/engine-metrics.js";
@@ -20,6 +22,11 @@ export function registerSystemRoutes(app: Hono, engine: Engine): void {
   });
 
   app.get("/schedules", async (c) => json(c, { schedules: await engine.listSchedules() }));
+  // Counts span every tenant's runs, so a namespaced token may not read them.
+  app.get("/queues", async (c) => {
+    if (principalOf(c).namespace !== null) throw new ForbiddenError("read", "Queue counts cover runs of every namespace: use a token without a namespace.");
+    return json(c, { queues: await engine.queueStates() });
+  });
 
   // Touches the store, so a load balancer sees 503 when the database is gone.
   app.get("/health", async (c) => {

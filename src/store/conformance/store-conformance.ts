@@ -2,6 +2,7 @@ import { describe } from "vitest";
 import { blobsSpec } from "./blobs-spec.js";
 import { commitSpec } from "./commit-spec.js";
 import { copySpec } from "./copy-spec.js";
+import { flowSpec } from "./flow-spec.js";
 import { useStore, type StoreFactory } from "./harness.js";
 import { inboxSpec } from "./inbox-spec.js";
 import { leasesSpec } from "./leases-spec.js";
@@ -41,5 +42,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     schedulesSpec(store);
     blobsSpec(store);
     sagaSpec(store);
+    flowSpec(store);
   });
 }

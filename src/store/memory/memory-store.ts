@@ -1,5 +1,6 @@
 import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "../../core/schedule.js";
 import { MemorySchedules } from "./memory-schedules.js";
+import type { QueueStat } from "../../core/flow-control.js";
 import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord, type RunStatus } from "../../core/run.js";
@@ -34,6 +35,8 @@ import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
 import { claimKey, claimRun, copiedRun, fenceOut, fenceReason, isClaimable, isStuck, newRunEntries, newRunRecord, wakePatch } from "../common/run-state.js";
 import { deleteRunRows, importRows, listPrunable, readRows } from "./memory-retention.js";
+import { newDebouncedRun, rebounce } from "../common/debounce.js";
+import { MemoryFlow } from "./memory-flow.js";
 import { MemoryTables } from "./memory-tables.js";
 import { BLOB_REF_PREFIX } from "../../core/payloads.js";
 
@@ -52,6 +55,7 @@ export class MemoryStore implements Store {
   readonly url = "memory:";
   private readonly t = new MemoryTables();
   private readonly schedules = new MemorySchedules();
+  private readonly flow = new MemoryFlow();
 
   /** Nothing to create. */
   async migrate(): Promise<void> {}
@@ -123,6 +127,29 @@ export class MemoryStore implements Store {
       else counts.set(key, { workflow: run.workflow, status: run.status, count: 1 });
     }
     return [...counts.values()].sort((a, b) => compareText(a.workflow, b.workflow) || compareText(a.status, b.status));
+  }
+
+  /** See {@link Store.debounceRun}. */
+  async debounceRun(run: NewRun, key: string, startAt: number, now: number): Promise<{ run: RunRecord; created: boolean }> {
+    return this.t.atomic(() => {
+      const found = [...this.t.runs.values()].find((r) => r.workflow === run.workflow && r.leaseEpoch === 0 && this.flow.debounceKey(r.runId) === key);
+      if (found) {
+        const next = rebounce(found, run.input, startAt, now);
+        this.t.putRun(next.run);
+        this.t.append([next.entry]);
+        return { run: { ...next.run }, created: false };
+      }
+      const { record, entries } = newDebouncedRun(run, startAt, now);
+      this.t.putRun(record);
+      this.flow.setDebounce(run.runId, key, run.flow);
+      this.t.append(entries);
+      return { run: { ...record }, created: true };
+    });
+  }
+
+  /** See {@link Store.queueStats}. */
+  async queueStats(now: number): Promise<QueueStat[]> {
+    return this.flow.stats([...this.t.runs.values()], now);
   }
 
   /** See {@link Store.getRun}. */
@@ -208,9 +235,12 @@ export class MemoryStore implements Store {
   async claimRuns(request: ClaimRequest): Promise<RunRecord[]> {
     if (request.limit < 1 || request.workflows.length === 0) return [];
     return this.t.atomic(() => {
-      const due = [...this.t.runs.values()].filter((run) => isClaimable(run, request));
+      const all = [...this.t.runs.values()];
+      const due = all.filter((run) => isClaimable(run, request) && !this.flow.waitsForSlot(run));
       due.sort((a, b) => claimKey(a) - claimKey(b) || compareText(a.runId, b.runId));
-      return due.slice(0, request.limit).map((run) => {
+      const taken = due.slice(0, request.limit);
+      if (request.queues && request.queues.length > 0) taken.push(...this.flow.pick(all, request, request.limit - taken.length));
+      return taken.map((run) => {
         const claimed = claimRun(run, request);
         this.t.putRun(claimed.run);
         this.t.append([claimed.entry]);
@@ -445,6 +475,7 @@ export class MemoryStore implements Store {
     const entries = newRunEntries(run, now);
     const record = newRunRecord(run, now);
     this.t.putRun(record);
+    if (run.flow) this.flow.setFlow(run.runId, run.flow);
     this.t.append(entries);
     return record;
   }

@@ -124,18 +124,20 @@ export const READ_JOURNAL_SEQS = sql("read_journal_seqs", `SELECT ${ENTRY_COLUMN
  * wake-ups across kinds win. Rows come from the locking scans, so they are the latest committed
  * versions, never a stale snapshot. "created_at + 0" keeps the planner off the status index for
  * expired and released leases, which would walk every held run in creation order; the lease
- * index finds the few expired ones directly. $1/$2 workflow names/versions, $3 limit, $4 now.
+ * index finds the few expired ones directly. Pending and due runs of a queue are left to the
+ * queued claim (postgres-flow.ts); their partial indexes hold only unqueued runs.
+ * $1/$2 workflow names/versions, $3 limit, $4 now.
  */
 export const CLAIM_CANDIDATES = sql(
   "claim_candidates",
   `WITH wanted AS (SELECT w, v FROM unnest($1::text[], $2::text[]) AS t(w, v)),
    pending AS (
      SELECT ${STATE_COLUMNS}, created_at AS claim_key FROM runs
-     WHERE status = 'pending' AND (workflow, version) IN (SELECT w, v FROM wanted)
+     WHERE status = 'pending' AND queue IS NULL AND (workflow, version) IN (SELECT w, v FROM wanted)
      ORDER BY created_at, run_id LIMIT $3 FOR UPDATE OF runs SKIP LOCKED),
    due AS (
      SELECT ${STATE_COLUMNS}, wake_at AS claim_key FROM runs
-     WHERE status = 'suspended' AND wake_at IS NOT NULL AND wake_at <= $4 AND (workflow, version) IN (SELECT w, v FROM wanted)
+     WHERE status = 'suspended' AND wake_at IS NOT NULL AND queue IS NULL AND wake_at <= $4 AND (workflow, version) IN (SELECT w, v FROM wanted)
      ORDER BY wake_at, run_id LIMIT $3 FOR UPDATE OF runs SKIP LOCKED),
    expired AS (
      SELECT ${STATE_COLUMNS}, created_at AS claim_key FROM runs

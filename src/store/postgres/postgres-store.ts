@@ -1,3 +1,4 @@
+import type { QueueStat } from "../../core/flow-control.js";
 import type pg from "pg";
 import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
@@ -35,6 +36,7 @@ import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
 import { isPlainAppend } from "../common/plan-write.js";
 import { claimRun, fenceOut, fenceReason } from "../common/run-state.js";
+import { debounceRun, pickQueuedRuns, queueStats } from "./postgres-flow.js";
 import { resolvePostgresConfig, wakeChannel, type PostgresConfig, type PostgresStoreOptions } from "./postgres-config.js";
 import { applyPostgresMigrations, latestPostgresVersion, postgresSchemaVersion } from "./postgres-migrations.js";
 import { checkDurability, clientConfig, createPool, readDurability } from "./postgres-open.js";
@@ -284,6 +286,16 @@ export class PostgresStore implements Store {
     return (await this.query<RunCount>(COUNT_RUNS)).map((row) => ({ workflow: row.workflow, status: row.status, count: Number(row.count) }));
   }
 
+  /** See {@link Store.debounceRun}. */
+  async debounceRun(run: NewRun, key: string, startAt: number, now: number): Promise<{ run: RunRecord; created: boolean }> {
+    return this.tx(now, (tx) => debounceRun(tx, run, key, startAt, tx.now));
+  }
+
+  /** See {@link Store.queueStats}. In database-clock mode `now` is ignored. */
+  async queueStats(now: number): Promise<QueueStat[]> {
+    return this.tx(now, (tx) => queueStats(tx, tx.now));
+  }
+
   /** See {@link Store.getRun}. */
   async getRun(runId: string): Promise<RunRecord | undefined> {
     const [row] = await this.query<StateRow & { input: string }>(GET_RUN, [runId]);
@@ -375,10 +387,12 @@ export class PostgresStore implements Store {
     return this.tx(request.now, async (tx) => {
       const names = request.workflows.map((w) => w.name);
       const versions = request.workflows.map((w) => w.version);
-      const rows = await tx.query<StateRow & { claim_key: number }>(CLAIM_CANDIDATES, [names, versions, request.limit, tx.now]);
-      if (rows.length === 0) return [];
+      const found = await tx.query<StateRow & { claim_key: number }>(CLAIM_CANDIDATES, [names, versions, request.limit, tx.now]);
       const timed = { ...request, now: tx.now };
-      const claimed = rows.map(({ claim_key: _, ...row }) => claimRun(toState(row), timed));
+      const rows = found.map(({ claim_key: _, ...row }) => row);
+      if (request.queues && request.queues.length > 0) rows.push(...(await pickQueuedRuns(tx, timed, request.limit - rows.length)));
+      if (rows.length === 0) return [];
+      const claimed = rows.map((row) => claimRun(toState(row), timed));
       const updated = await tx.query<StateRow & { input: string }>(UPDATE_STATES_RETURNING, stateArrays(claimed.map((c) => c.run)));
       await tx.query(INSERT_ENTRIES, entryArrays(claimed.map((c) => c.entry)));
       const byId = new Map(updated.map((row) => [row.runId, toRun(row)]));

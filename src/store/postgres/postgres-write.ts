@@ -17,6 +17,7 @@ import {
   UPDATE_STATES,
 } from "./postgres-queries.js";
 import { entryArrays, runArrays, runValues, stateArrays, toState, type StateRow } from "./postgres-rows.js";
+import { setFlows } from "./postgres-flow.js";
 import type { Tx } from "./postgres-tx.js";
 
 /** Runs due this soon after a write get a wake-up NOTIFY, so workers need not poll for them. */
@@ -80,6 +81,7 @@ export class WriteSession {
     const record = newRunRecord(run, this.now);
     const inserted = await this.tx.query(INSERT_RUN, runValues(record));
     if (inserted.length === 0) return undefined;
+    if (run.flow) await setFlows(this.tx, [[run.runId, run.flow]]);
     // Validated only for a run that is new, like the other stores; a bad input rolls the insert back.
     const entries = newRunEntries(run, this.now);
     const { input: _, ...state } = record;
@@ -120,6 +122,10 @@ export class WriteSession {
     const fresh = records.filter((record) => record !== undefined);
     if (fresh.length === 0) return records;
     const inserted = new Set((await this.tx.query<{ runId: string }>(INSERT_RUNS, runArrays(fresh))).map((row) => row.runId));
+    await setFlows(
+      this.tx,
+      runs.flatMap((run, i) => (run.flow && records[i] && inserted.has(run.runId) ? [[run.runId, run.flow] as const] : [])),
+    );
     return records.map((record, i) => {
       if (!record || !inserted.has(record.runId)) return undefined;
       const entries = newRunEntries(runs[i]!, this.now);

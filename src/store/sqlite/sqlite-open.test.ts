@@ -306,10 +306,15 @@ describe("upgrading a version-5 file", () => {
     ).toThrow(/FOREIGN KEY/);
     expect(after.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' ORDER BY name").pluck().all()).toEqual([
       "runs_created_idx",
+      "runs_debounce_idx",
       "runs_finished_idx",
       "runs_lease_idx",
       "runs_parent_idx",
       "runs_pending_idx",
+      "runs_queue_due_idx",
+      "runs_queue_pending_idx",
+      "runs_queue_running_idx",
+      "runs_queue_started_idx",
       "runs_stuck_idx",
       "runs_wake_idx",
       "sqlite_autoindex_runs_1",

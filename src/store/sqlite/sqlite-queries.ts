@@ -140,6 +140,7 @@ export class SqliteQueries {
 
   /**
    * The claim query for `pairs` (workflow, version) pairs; bind it with {@link claimParams}.
+   * Queued runs (flow control) are left to {@link SqliteFlow}, except expired leases, which keep their slot.
    * Each kind of runnable run is read from its own index, already in claim order or
    * (expired leases, rare) from a narrow range, so a claim touches about `limit` rows
    * per kind however many runs are waiting or held.
@@ -153,8 +154,8 @@ export class SqliteQueries {
       // "+created_at" keeps the planner on the lease index instead of scanning every held run in creation order.
       statement = this.db.prepare(
         `SELECT * FROM (
-           ${part("created_at", "status = 'pending'", "created_at")}
-           UNION ALL ${part("wake_at", "status = 'suspended' AND wake_at <= ?", "wake_at")}
+           ${part("created_at", "status = 'pending' AND queue IS NULL", "created_at")}
+           UNION ALL ${part("wake_at", "status = 'suspended' AND queue IS NULL AND wake_at <= ?", "wake_at")}
            UNION ALL ${part("created_at", "status = 'running' AND lease_expires_at <= ?", "+created_at")}
            UNION ALL ${part("created_at", "status = 'running' AND lease_expires_at IS NULL", "+created_at")}
          ) ORDER BY claimKey, runId LIMIT ?`,

@@ -1,3 +1,4 @@
+import type { QueueStat } from "../../core/flow-control.js";
 import { resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
@@ -39,6 +40,8 @@ import { checkConsumable, humanRequestRow, isPlainAppend, planEntries, type Side
 import { claimRun, copiedRun, fenceOut, fenceReason, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
 import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersion } from "./sqlite-migrations.js";
 import { openSqliteDatabase, type SqliteStoreOptions } from "./sqlite-open.js";
+import { newDebouncedRun, rebounce } from "../common/debounce.js";
+import { SqliteFlow } from "./sqlite-flow.js";
 import { SqliteQueries, claimParams } from "./sqlite-queries.js";
 import { deleteRunRows, importRows, listPrunable, readRows } from "./sqlite-retention.js";
 import {
@@ -84,6 +87,7 @@ export class SqliteStore implements Store {
   readonly url: string;
   private readonly db: Database.Database;
   private prepared: SqliteQueries | undefined;
+  private flowQueries: SqliteFlow | undefined;
   private readonly transaction: Database.Transaction<(fn: () => unknown) => unknown>;
 
   /**
@@ -185,6 +189,29 @@ export class SqliteStore implements Store {
     return (this.q.countRuns.all() as RunCount[]).map((row) => ({ workflow: row.workflow, status: row.status, count: Number(row.count) }));
   }
 
+  /** See {@link Store.debounceRun}. */
+  async debounceRun(run: NewRun, key: string, startAt: number, now: number): Promise<{ run: RunRecord; created: boolean }> {
+    return this.immediate(() => {
+      const found = this.flow.findDebounced(run.workflow, key);
+      if (found !== undefined) {
+        const next = rebounce(this.mustLoadRun(found), run.input, startAt, now);
+        this.flow.rebounce(next.run);
+        this.insertEntries([next.entry]);
+        return { run: next.run, created: false };
+      }
+      const { record, entries } = newDebouncedRun(run, startAt, now);
+      this.q.insertRun.run(runParams(record));
+      this.flow.setDebounce(run.runId, key, run.flow);
+      this.insertEntries(entries);
+      return { run: record, created: true };
+    });
+  }
+
+  /** See {@link Store.queueStats}. */
+  async queueStats(now: number): Promise<QueueStat[]> {
+    return this.flow.stats(now);
+  }
+
   /** See {@link Store.getRun}. */
   async getRun(runId: string): Promise<RunRecord | undefined> {
     return this.loadRun(runId);
@@ -267,10 +294,13 @@ export class SqliteStore implements Store {
     if (request.limit < 1 || request.workflows.length === 0) return [];
     // An idle worker polls often: look first with a plain read (WAL readers take no lock), and
     // open a write transaction only when there is something to claim.
-    if (this.q.claim(request.workflows.length).get(...claimParams(request)) === undefined) return [];
+    const queued = request.queues !== undefined && request.queues.length > 0;
+    if (this.q.claim(request.workflows.length).get(...claimParams(request)) === undefined && !(queued && this.flow.anyDue(request))) return [];
     return this.immediate(() => {
-      const rows = this.q.claim(request.workflows.length).all(...claimParams(request)) as (StateRow & { claimKey: number })[];
-      return rows.map(({ claimKey: _, ...row }) => {
+      const found = this.q.claim(request.workflows.length).all(...claimParams(request)) as (StateRow & { claimKey: number })[];
+      const unqueued = found.map(({ claimKey: _, ...row }) => row);
+      const rows = queued ? [...unqueued, ...this.flow.pick(request, request.limit - unqueued.length)] : unqueued;
+      return rows.map((row) => {
         const claimed = claimRun(toState(row), request);
         this.q.updateState.run(stateParams(claimed.run));
         this.insertEntries([claimed.entry]);
@@ -495,6 +525,11 @@ export class SqliteStore implements Store {
     return this.prepared;
   }
 
+  /** Flow-control statements, prepared on first use (never on the unqueued paths). */
+  private get flow(): SqliteFlow {
+    return (this.flowQueries ??= new SqliteFlow(this.db));
+  }
+
   private immediate<T>(fn: () => T): T {
     return this.transaction.immediate(fn) as T;
   }
@@ -520,6 +555,7 @@ export class SqliteStore implements Store {
     const entries = newRunEntries(run, now);
     const record = newRunRecord(run, now);
     this.q.insertRun.run(runParams(record));
+    if (run.flow) this.flow.setFlow(run.runId, run.flow);
     this.insertEntries(entries);
     return record;
   }
