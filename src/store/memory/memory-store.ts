@@ -28,6 +28,8 @@ import { compareText, decodeCursor, encodeCursor, pageLimit } from "../common/li
 import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
 import { claimKey, claimRun, copiedRun, fenceOut, fenceReason, isClaimable, isStuck, newRunEntries, newRunRecord, wakePatch } from "../common/run-state.js";
+import type { ListOutboxQuery, OutboxClaimRequest, OutboxMessage, OutboxSettlement } from "../../core/outbox.js";
+import { MemoryOutbox } from "./memory-outbox.js";
 import { MemoryTables } from "./memory-tables.js";
 
 /**
@@ -44,6 +46,7 @@ export class MemoryStore implements Store {
   /** Always `memory:`. */
   readonly url = "memory:";
   private readonly t = new MemoryTables();
+  private readonly outbox = new MemoryOutbox(this.t);
 
   /** Nothing to create. */
   async migrate(): Promise<void> {}
@@ -335,6 +338,31 @@ export class MemoryStore implements Store {
     return out;
   }
 
+  /** See {@link Store.claimOutbox}. */
+  async claimOutbox(request: OutboxClaimRequest): Promise<OutboxMessage[]> {
+    return this.outbox.claim(request);
+  }
+
+  /** See {@link Store.settleOutbox}. */
+  async settleOutbox(settlement: OutboxSettlement, now: number): Promise<boolean> {
+    return this.outbox.settle(settlement, now);
+  }
+
+  /** See {@link Store.listOutbox}. */
+  async listOutbox(query: ListOutboxQuery): Promise<OutboxMessage[]> {
+    return this.outbox.list(query);
+  }
+
+  /** See {@link Store.getOutboxMessage}. */
+  async getOutboxMessage(messageId: string): Promise<OutboxMessage | undefined> {
+    return this.outbox.get(messageId);
+  }
+
+  /** See {@link Store.retryOutbox}. */
+  async retryOutbox(messageId: string, now: number): Promise<{ message: OutboxMessage; applied: boolean }> {
+    return this.outbox.retry(messageId, now);
+  }
+
   /** See {@link Store.listStuckRuns}. */
   async listStuckRuns(now: number, graceMs: number, limit?: number): Promise<RunRecord[]> {
     const max = pageLimit(limit);
@@ -387,6 +415,9 @@ export class MemoryStore implements Store {
         if (request && request.status === "pending") this.t.putHuman({ ...request, timeoutAt: effect.timeoutAt });
         return;
       }
+      case "insert-outbox":
+        this.outbox.insert(effect.message);
+        return;
     }
   }
 

@@ -1,5 +1,6 @@
 import type { JournalEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
+import type { OutboxMessage } from "../../core/outbox.js";
 import type { AuditEntry, HumanRequest, InboxEvent, TokenRecord, WorkerRecord } from "../../core/store.js";
 
 /**
@@ -14,6 +15,9 @@ export class MemoryTables {
   readonly inbox = new Map<number, InboxEvent>();
   readonly inboxByRun = new Map<string, number[]>();
   readonly humans = new Map<string, HumanRequest>();
+  /** Outbox messages by message id, in insertion (id) order. */
+  readonly outbox = new Map<string, OutboxMessage>();
+  private nextOutboxId = 1;
   /** The worker registry: not transactional, like a heartbeat table. */
   readonly workers = new Map<string, WorkerRecord>();
   /** API tokens and the audit log: each change is one operation, so neither needs undo. */
@@ -99,6 +103,22 @@ export class MemoryTables {
     const previous = this.humans.get(request.requestId);
     this.humans.set(request.requestId, request);
     this.record(() => (previous ? this.humans.set(request.requestId, previous) : this.humans.delete(request.requestId)));
+  }
+
+  /** Inserts an outbox message with the next id, unless one with its message id exists. */
+  insertOutbox(message: Omit<OutboxMessage, "id">): void {
+    if (this.outbox.has(message.messageId)) return;
+    const row: OutboxMessage = { ...message, id: this.nextOutboxId++ };
+    this.outbox.set(row.messageId, row);
+    this.record(() => {
+      this.outbox.delete(row.messageId);
+      this.nextOutboxId = row.id;
+    });
+  }
+
+  /** Replaces an existing outbox message (claims and settlements are single operations: no undo needed). */
+  putOutbox(message: OutboxMessage): void {
+    this.outbox.set(message.messageId, message);
   }
 
   private record(step: () => void): void {

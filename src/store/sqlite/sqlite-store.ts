@@ -26,6 +26,7 @@ import type {
   NewAuditEntry,
   TokenRecord,
 } from "../../core/store.js";
+import type { ListOutboxQuery, OutboxClaimRequest, OutboxMessage, OutboxSettlement } from "../../core/outbox.js";
 import { AUDIT_COLUMNS, TOKEN_COLUMNS, auditQuery, toAudit, toToken, tokenParams, type AuditRow, type TokenRow } from "../common/security-rows.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
@@ -33,6 +34,7 @@ import { checkConsumable, humanRequestRow, isPlainAppend, planEntries, type Side
 import { claimRun, copiedRun, fenceOut, fenceReason, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
 import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersion } from "./sqlite-migrations.js";
 import { openSqliteDatabase, type SqliteStoreOptions } from "./sqlite-open.js";
+import { SqliteOutbox } from "./sqlite-outbox.js";
 import { SqliteQueries, claimParams } from "./sqlite-queries.js";
 import {
   toEntry,
@@ -77,6 +79,7 @@ export class SqliteStore implements Store {
   readonly url: string;
   private readonly db: Database.Database;
   private prepared: SqliteQueries | undefined;
+  private outboxPrepared: SqliteOutbox | undefined;
   private readonly transaction: Database.Transaction<(fn: () => unknown) => unknown>;
 
   /**
@@ -95,6 +98,7 @@ export class SqliteStore implements Store {
   async migrate(): Promise<void> {
     applyMigrations(this.db);
     this.prepared = undefined;
+    this.outboxPrepared = undefined;
   }
 
   /** See {@link Store.close}. */
@@ -320,6 +324,32 @@ export class SqliteStore implements Store {
     });
   }
 
+  /** See {@link Store.claimOutbox}. */
+  async claimOutbox(request: OutboxClaimRequest): Promise<OutboxMessage[]> {
+    if (request.topics.length === 0) return [];
+    return this.immediate(() => this.outbox.claim(request));
+  }
+
+  /** See {@link Store.settleOutbox}. */
+  async settleOutbox(settlement: OutboxSettlement, now: number): Promise<boolean> {
+    return this.outbox.settle(settlement, now);
+  }
+
+  /** See {@link Store.listOutbox}. */
+  async listOutbox(query: ListOutboxQuery): Promise<OutboxMessage[]> {
+    return this.outbox.list(query);
+  }
+
+  /** See {@link Store.getOutboxMessage}. */
+  async getOutboxMessage(messageId: string): Promise<OutboxMessage | undefined> {
+    return this.outbox.find(messageId);
+  }
+
+  /** See {@link Store.retryOutbox}. */
+  async retryOutbox(messageId: string, now: number): Promise<{ message: OutboxMessage; applied: boolean }> {
+    return this.immediate(() => this.outbox.requeue(messageId, now));
+  }
+
   /** See {@link Store.upsertWorker}. */
   async upsertWorker(worker: WorkerRecord): Promise<void> {
     this.q.upsertWorker.run(workerParams(worker));
@@ -385,6 +415,14 @@ export class SqliteStore implements Store {
       this.prepared = new SqliteQueries(this.db);
     }
     return this.prepared;
+  }
+
+  private get outbox(): SqliteOutbox {
+    if (!this.outboxPrepared) {
+      void this.q; // checks the schema version first
+      this.outboxPrepared = new SqliteOutbox(this.db);
+    }
+    return this.outboxPrepared;
   }
 
   private immediate<T>(fn: () => T): T {
@@ -459,6 +497,9 @@ export class SqliteStore implements Store {
         return;
       case "extend-human":
         this.q.extendHuman.run(effect.timeoutAt, effect.requestId);
+        return;
+      case "insert-outbox":
+        this.outbox.insertMessage(effect.message);
         return;
     }
   }
