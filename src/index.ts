@@ -5,7 +5,11 @@
 export { defineWorkflow, isWorkflow } from "./engine/define-workflow.js";
 export { createEngine } from "./engine/create-engine.js";
 export { consoleLogger, silentLogger } from "./engine/logger.js";
-export { CRASH_POINTS, type CrashPoint } from "./engine/crash-points.js";
+export { CRASH_POINTS, OUTBOX_CRASH_POINTS, type CrashPoint } from "./engine/crash-points.js";
+export type * from "./engine/outbox.js";
+export type { EmitOptions, EmittedMessage } from "./engine/emit.js";
+export { webhookSignature } from "./engine/webhook.js";
+export { OUTBOX_STATUSES, outboxMessageId, type OutboxStatus, type OutboxMessage, type ListOutboxQuery } from "./core/outbox.js";
 export type * from "./engine/workflow.js";
 export type * from "./engine/engine.js";
 export type { EngineEvent, EngineObserver } from "./engine/observer.js";

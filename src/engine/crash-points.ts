@@ -15,7 +15,11 @@ export type CrashPoint =
   | "after-consume"
   | "after-timer-armed"
   | "before-complete"
-  | "after-snapshot";
+  | "after-snapshot"
+  /** Outbox dispatcher: a message is claimed, about to be delivered. */
+  | "before-deliver"
+  /** Outbox dispatcher: a message was delivered, not yet marked delivered (it will be delivered again). */
+  | "after-deliver";
 
 /** Every crash point, for tests that iterate over them. */
 export const CRASH_POINTS: readonly CrashPoint[] = [
@@ -32,6 +36,9 @@ export const CRASH_POINTS: readonly CrashPoint[] = [
   "before-complete",
   "after-snapshot",
 ];
+
+/** The outbox dispatcher's crash points (matched against the message's op key), kept apart from the run's. */
+export const OUTBOX_CRASH_POINTS: readonly CrashPoint[] = ["before-deliver", "after-deliver"];
 
 const spec = process.env.CAIRN_CRASH_AT;
 const [armedPoint, countText] = spec ? spec.split(":") : [undefined, undefined];

@@ -25,6 +25,7 @@ import type { RunRecord } from "../core/run.js";
 import { decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import { checkAskHuman, replyOutcome, runAskHuman } from "./ask-human.js";
 import { crashPoint } from "./crash-points.js";
+import { checkEmit, emitEntry, emitMismatch, type EmitOptions, type EmittedMessage } from "./emit.js";
 import type { ExecutionHost } from "./execution-host.js";
 import { resolveRetryPolicy } from "./retry-policy.js";
 import type { DecodedEntry, OpExecution, Outcome, StepHistory } from "./execution-types.js";
@@ -234,6 +235,8 @@ export class Execution implements OpExecution {
         return { ok: true, value: (entry.data as EntryData["child.completed"]).output };
       case "loop.completed":
         return { ok: true, value: (entry.data as EntryData["loop.completed"]).result };
+      case "outbox.emitted":
+        return { ok: true, value: { messageId: (entry.data as EntryData["outbox.emitted"]).messageId } };
       case "human.answered":
       case "human.timedout":
         return replyOutcome(this.runId, key, entry.kind, entry.data);
@@ -651,6 +654,7 @@ export class Execution implements OpExecution {
       child: (workflow, input, options) => this.child(scope, workflow, input, options),
       loop: (name, initial, body, options) => this.loop(scope, name, initial, body, options),
       askHuman: (request) => this.askHuman(scope, request),
+      emit: (topic, payload, options) => this.emit(scope, topic, payload, options),
       searchJournal: (query, options) => this.searchJournal(scope, query, options),
       now: (name = "now") => new Date(this.value(scope, name, () => this.host.clock()) as number),
       random: (name = "random") => this.value(scope, name, () => Math.random()) as number,
@@ -772,6 +776,21 @@ export class Execution implements OpExecution {
     const checked = checkAskHuman(request);
     const key = this.issue(scope, request.name ?? "ask", "human");
     return this.awaitOp<HumanReply<T>>(key, () => runAskHuman(this, key, checked));
+  }
+
+  private emit(scope: Scope, topic: string, payload: unknown, options?: EmitOptions): Promise<EmittedMessage> {
+    const checked = checkEmit(topic, payload, options, this.host.maxPayloadBytes);
+    const key = this.issue(scope, checked.name, "emit");
+    const mismatch = emitMismatch(key, this.history.get(key)?.[0], checked.topic);
+    if (mismatch) {
+      this.failNonDeterminism(mismatch);
+      throw mismatch;
+    }
+    // Journaled once: on replay the outcome comes from the journal and this never runs again.
+    return this.awaitOp<EmittedMessage>(key, async () => {
+      const entry = emitEntry(this.runId, key, checked);
+      this.commitOutcome(key, [entry], { ok: true, value: { messageId: entry.data.messageId } });
+    });
   }
 
   // ── loops ────────────────────────────────────────────────────────────────

@@ -17,6 +17,7 @@ export class SqliteOutbox {
   private readonly deliver: Database.Statement;
   private readonly fail: Database.Statement;
   private readonly retry: Database.Statement;
+  private readonly due: Database.Statement;
   private readonly claims = new Map<number, Database.Statement>();
 
   constructor(private readonly db: Database.Database) {
@@ -24,6 +25,7 @@ export class SqliteOutbox {
       `INSERT INTO outbox (message_id, run_id, op_key, seq, topic, payload, status, attempts, next_attempt_at, created_at)
        VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT (message_id) DO NOTHING`,
     );
+    this.due = db.prepare(`SELECT 1 FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? LIMIT 1`);
     this.get = db.prepare(`SELECT ${COLUMNS} FROM outbox WHERE message_id = ?`);
     this.deliver = db.prepare(
       `UPDATE outbox SET status = 'delivered', delivered_at = ?, lease_owner = NULL
@@ -41,6 +43,11 @@ export class SqliteOutbox {
   /** Inserts a message emitted by a commit (inside the commit's transaction). */
   insertMessage(m: NewOutboxMessage): void {
     this.insert.run(m.messageId, m.runId, m.opKey, m.seq, m.topic, m.payload, m.createdAt, m.createdAt);
+  }
+
+  /** True when some message may be claimable: read without the write lock, so idle polls do not take it. */
+  anyDue(now: number): boolean {
+    return this.due.get(now) !== undefined;
   }
 
   /** See Store.claimOutbox; call inside a write transaction. */

@@ -326,7 +326,7 @@ export class SqliteStore implements Store {
 
   /** See {@link Store.claimOutbox}. */
   async claimOutbox(request: OutboxClaimRequest): Promise<OutboxMessage[]> {
-    if (request.topics.length === 0) return [];
+    if (request.topics.length === 0 || !this.outbox.anyDue(request.now)) return [];
     return this.immediate(() => this.outbox.claim(request));
   }
 
