@@ -4,6 +4,7 @@ import { copySpec } from "./copy-spec.js";
 import { useStore, type StoreFactory } from "./harness.js";
 import { inboxSpec } from "./inbox-spec.js";
 import { leasesSpec } from "./leases-spec.js";
+import { outboxSpec } from "./outbox-spec.js";
 import { resumeSpec } from "./resume-spec.js";
 import { searchSpec } from "./search-spec.js";
 import { securitySpec } from "./security-spec.js";
@@ -33,5 +34,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     searchSpec(store);
     securitySpec(store);
     copySpec(store);
+    outboxSpec(store);
   });
 }
