@@ -4,6 +4,7 @@ import { registerControlCommands } from "./commands/control.js";
 import { registerDevCommand } from "./commands/dev.js";
 import { registerHumanCommands } from "./commands/human.js";
 import { registerMigrateCommand } from "./commands/migrate.js";
+import { registerOutboxCommands } from "./commands/outbox.js";
 import { registerRunCommands } from "./commands/runs.js";
 import { registerSecurityCommands } from "./commands/security.js";
 import { registerServeCommand } from "./commands/serve.js";
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerRunCommands(program);
   registerControlCommands(program);
   registerHumanCommands(program);
+  registerOutboxCommands(program);
   registerSecurityCommands(program);
   registerMigrateCommand(program);
   program.helpCommand("help [command]", "show help for a command");

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { ValidationError } from "./errors.js";
 
 /** Where an outbox message is in its life: waiting to be delivered (or being delivered), delivered, or given up on. */
@@ -93,3 +94,29 @@ export function checkTopic(topic: unknown, where: string): string {
 export function outboxMessageId(runId: string, opKey: string): string {
   return `${runId}:${opKey}`;
 }
+
+/**
+ * The outbox list filters as the HTTP API (`GET /outbox`) and the CLI take them; `status` is a
+ * comma-separated list (default `pending`), or `all`.
+ */
+export const listOutboxQuerySchema = z
+  .object({
+    status: z
+      .string()
+      .default("pending")
+      .transform((text, ctx) => {
+        if (text === "all") return [...OUTBOX_STATUSES];
+        const parts = text.split(",").map((part) => part.trim());
+        const bad = parts.find((part) => !(OUTBOX_STATUSES as readonly string[]).includes(part));
+        if (bad !== undefined) {
+          ctx.addIssue({ code: "custom", message: `unknown status "${bad}"; use ${OUTBOX_STATUSES.join(", ")} (comma-separated) or all` });
+          return z.NEVER;
+        }
+        return parts as OutboxStatus[];
+      }),
+    topic: z.string().min(1).max(128).optional(),
+    runId: z.string().min(1).max(512).optional(),
+    afterId: z.coerce.number().int().min(0).optional(),
+    limit: z.coerce.number().int().min(1).max(1000).default(50),
+  })
+  .strict();
