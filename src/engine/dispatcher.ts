@@ -18,7 +18,7 @@ export interface DispatcherHost {
   registry: OutboxRegistry;
 }
 
-/** The lease on a claimed message outlasts the delivery timeout by this much. */
+/** By default the lease on a claimed message outlasts the delivery timeout by this much. */
 const LEASE_MARGIN_MS = 10_000;
 const MAX_ERROR_CHARS = 2000;
 
@@ -33,6 +33,7 @@ export class DispatcherImpl implements Dispatcher {
   private readonly concurrency: number;
   private readonly pollInterval: number;
   private readonly timeoutMs: number;
+  private readonly leaseMs: number;
   private readonly inflight = new Map<string, AbortController>();
   private stopping = false;
   private wakeUp: (() => void) | null = null;
@@ -49,6 +50,8 @@ export class DispatcherImpl implements Dispatcher {
     this.pollInterval = whole(options.pollInterval ?? 250, 1, 60_000, "pollInterval");
     this.timeoutMs = checkedMs(options.timeout ?? "30s", "startDispatcher: timeout");
     if (this.timeoutMs < 1) throw new ValidationError("startDispatcher: timeout must be at least 1 ms.");
+    this.leaseMs = options.leaseMs === undefined ? this.timeoutMs + LEASE_MARGIN_MS : checkedMs(options.leaseMs, "startDispatcher: leaseMs");
+    if (this.leaseMs <= this.timeoutMs) throw new ValidationError(`startDispatcher: leaseMs (${this.leaseMs}) must be longer than timeout (${this.timeoutMs}).`);
     if (options.dispatcherId !== undefined && (typeof options.dispatcherId !== "string" || options.dispatcherId.length === 0 || options.dispatcherId.length > 200)) {
       throw new ValidationError("startDispatcher: dispatcherId must be a string of 1–200 characters.");
     }
@@ -88,7 +91,7 @@ export class DispatcherImpl implements Dispatcher {
             owner: this.dispatcherId,
             topics,
             now: this.host.clock(),
-            leaseMs: this.timeoutMs + LEASE_MARGIN_MS,
+            leaseMs: this.leaseMs,
             limit: free,
           });
           for (const message of claimed) void this.deliver(message);

@@ -79,10 +79,15 @@ export interface DispatcherOptions {
   /** Idle poll interval, behind push wake-ups (PostgreSQL LISTEN/NOTIFY). Default 250 ms. */
   pollInterval?: number;
   /**
-   * How long one delivery may take before it is abandoned and retried. Default 30 s. The claim's
-   * lease is this plus 10 s, so no other dispatcher delivers the message while this one still may.
+   * How long one delivery may take before it is abandoned and retried. Default 30 s. It is shorter than
+   * the claim's lease (`leaseMs`), so no other dispatcher delivers the message while this one still may.
    */
   timeout?: Duration;
+  /**
+   * How long a claim holds a message: if this dispatcher dies, another delivers the message again after
+   * this long. Must exceed `timeout`. Default `timeout` + 10 s.
+   */
+  leaseMs?: Duration;
   /** Default `dispatcher:${hostname}:${pid}:${random}`. */
   dispatcherId?: string;
 }
