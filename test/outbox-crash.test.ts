@@ -45,7 +45,11 @@ async function setUp(store: string, name: string): Promise<Scenario> {
     engine,
     ledger,
     runIds,
-    supervision: { env: { CAIRN_TEST_STORE: store, CAIRN_TEST_WORKFLOWS: FIXTURE, CAIRN_TEST_LEDGER: ledger, CAIRN_TEST_LEASE_MS: "300" }, tick: async () => {}, done },
+    supervision: {
+      env: { CAIRN_TEST_STORE: store, CAIRN_TEST_WORKFLOWS: FIXTURE, CAIRN_TEST_LEDGER: ledger, CAIRN_TEST_LEASE_MS: "300" },
+      tick: async () => {},
+      done,
+    },
   };
 }
 

@@ -23,7 +23,11 @@ if (await pgReachable()) {
       });
       const url = freshPgUrl();
       const delivered: string[] = [];
-      const listener = await createEngine({ store: url, logger: silentLogger, outbox: { handlers: { "wake.topic": (d) => void delivered.push(d.messageId) } } });
+      const listener = await createEngine({
+        store: url,
+        logger: silentLogger,
+        outbox: { handlers: { "wake.topic": (d) => void delivered.push(d.messageId) } },
+      });
       onCleanup(() => listener.close());
       const runner = await createEngine({ store: url, logger: silentLogger, workflows: [wf] });
       onCleanup(() => runner.close());

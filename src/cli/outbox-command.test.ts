@@ -59,7 +59,12 @@ describe("cairn outbox", () => {
       expect(dead.stdout).not.toContain("sms.send");
       expect(dead.stdout).toContain("outbox retry <message>");
 
-      const all = JSON.parse((await cli("outbox", "--all", "--json", "--store", store)).stdout) as { messageId: string; status: string; attempts: number; payload: unknown }[];
+      const all = JSON.parse((await cli("outbox", "--all", "--json", "--store", store)).stdout) as {
+        messageId: string;
+        status: string;
+        attempts: number;
+        payload: unknown;
+      }[];
       expect(all.map((m) => [m.messageId, m.status, m.attempts])).toEqual([
         ["n-1:mail.send#0", "dead", 1],
         ["n-1:sms.send#0", "pending", 0],

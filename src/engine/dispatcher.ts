@@ -51,8 +51,12 @@ export class DispatcherImpl implements Dispatcher {
     this.timeoutMs = checkedMs(options.timeout ?? "30s", "startDispatcher: timeout");
     if (this.timeoutMs < 1) throw new ValidationError("startDispatcher: timeout must be at least 1 ms.");
     this.leaseMs = options.leaseMs === undefined ? this.timeoutMs + LEASE_MARGIN_MS : checkedMs(options.leaseMs, "startDispatcher: leaseMs");
-    if (this.leaseMs <= this.timeoutMs) throw new ValidationError(`startDispatcher: leaseMs (${this.leaseMs}) must be longer than timeout (${this.timeoutMs}).`);
-    if (options.dispatcherId !== undefined && (typeof options.dispatcherId !== "string" || options.dispatcherId.length === 0 || options.dispatcherId.length > 200)) {
+    if (this.leaseMs <= this.timeoutMs)
+      throw new ValidationError(`startDispatcher: leaseMs (${this.leaseMs}) must be longer than timeout (${this.timeoutMs}).`);
+    if (
+      options.dispatcherId !== undefined &&
+      (typeof options.dispatcherId !== "string" || options.dispatcherId.length === 0 || options.dispatcherId.length > 200)
+    ) {
       throw new ValidationError("startDispatcher: dispatcherId must be a string of 1–200 characters.");
     }
     this.dispatcherId = options.dispatcherId ?? `dispatcher:${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;

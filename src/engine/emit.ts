@@ -2,7 +2,6 @@ import { NonDeterminismError, PayloadTooLargeError, ValidationError } from "../c
 import { newEntry, type EntryData, type NewEntry } from "../core/journal.js";
 import { checkTopic, outboxMessageId } from "../core/outbox.js";
 import { byteLength, encode } from "../core/serialize.js";
-import type { DecodedEntry } from "./execution-types.js";
 
 /** Options of `ctx.emit`. */
 export interface EmitOptions {
@@ -54,7 +53,7 @@ export function emitEntry(runId: string, key: string, emit: CheckedEmit): NewEnt
 }
 
 /** A NonDeterminismError when the journal emitted to another topic under this key, else undefined. */
-export function emitMismatch(key: string, journaled: DecodedEntry | undefined, topic: string): NonDeterminismError | undefined {
+export function emitMismatch(key: string, journaled: { seq: number; kind: string; data: unknown } | undefined, topic: string): NonDeterminismError | undefined {
   if (journaled?.kind !== "outbox.emitted") return undefined;
   const data = journaled.data as EntryData["outbox.emitted"];
   if (data.topic === topic) return undefined;

@@ -23,7 +23,10 @@ export function checkedMs(value: unknown, where: string): number {
 
 const webhookSchema = z
   .object({
-    url: z.string().url().refine((url) => /^https?:\/\//i.test(url), "must be an http(s) URL"),
+    url: z
+      .string()
+      .url()
+      .refine((url) => /^https?:\/\//i.test(url), "must be an http(s) URL"),
     secret: z.string().min(1).optional(),
     headers: z.record(z.string(), z.string()).optional(),
   })
@@ -41,11 +44,14 @@ export class OutboxRegistry {
 
   /** Validates `createEngine({ outbox })`; throws ValidationError naming the bad field. */
   constructor(options: OutboxOptions = {}) {
-    if (typeof options !== "object" || options === null) throw new ValidationError("createEngine: outbox must be an object ({ handlers, webhooks, maxAttempts, backoff }).");
+    if (typeof options !== "object" || options === null)
+      throw new ValidationError("createEngine: outbox must be an object ({ handlers, webhooks, maxAttempts, backoff }).");
     const maxAttempts = options.maxAttempts ?? 10;
-    if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) throw new ValidationError(`createEngine: outbox.maxAttempts must be a whole number ≥ 1 (got ${String(maxAttempts)}).`);
+    if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1)
+      throw new ValidationError(`createEngine: outbox.maxAttempts must be a whole number ≥ 1 (got ${String(maxAttempts)}).`);
     const factor = options.backoff?.factor ?? 2;
-    if (typeof factor !== "number" || !(factor >= 1)) throw new ValidationError(`createEngine: outbox.backoff.factor must be a number ≥ 1 (got ${String(factor)}).`);
+    if (typeof factor !== "number" || !(factor >= 1))
+      throw new ValidationError(`createEngine: outbox.backoff.factor must be a number ≥ 1 (got ${String(factor)}).`);
     const initialMs = checkedMs(options.backoff?.initial ?? 1000, "createEngine: outbox.backoff.initial");
     const maxMs = checkedMs(options.backoff?.max ?? "10m", "createEngine: outbox.backoff.max");
     if (maxMs < initialMs) throw new ValidationError("createEngine: outbox.backoff.max must not be shorter than outbox.backoff.initial.");
@@ -56,7 +62,9 @@ export class OutboxRegistry {
       const parsed = webhookSchema.safeParse(webhook);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        throw new ValidationError(`createEngine: outbox.webhooks["${topic}"]${issue?.path.length ? `.${issue.path.join(".")}` : ""}: ${issue?.message ?? "invalid"}.`);
+        throw new ValidationError(
+          `createEngine: outbox.webhooks["${topic}"]${issue?.path.length ? `.${issue.path.join(".")}` : ""}: ${issue?.message ?? "invalid"}.`,
+        );
       }
       this.webhooks.set(topic, parsed.data as OutboxWebhook);
     }

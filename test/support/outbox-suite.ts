@@ -219,7 +219,13 @@ export function outboxEngineSuite(kind: string, source: StoreSource): void {
         expect(headers["authorization"]).toBe("Bearer t");
         expect(headers["content-type"]).toBe("application/json");
         expect(headers["cairn-signature"]).toBe(webhookSignature("s3cret", body));
-        expect(JSON.parse(body)).toMatchObject({ messageId: "wh:order.shipped#0", topic: "order.shipped", runId: "wh", payload: { order: 7, items: ["a", "b"] }, attempt: i + 1 });
+        expect(JSON.parse(body)).toMatchObject({
+          messageId: "wh:order.shipped#0",
+          topic: "order.shipped",
+          runId: "wh",
+          payload: { order: 7, items: ["a", "b"] },
+          attempt: i + 1,
+        });
       }
       await worker.stop();
     });

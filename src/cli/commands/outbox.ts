@@ -83,7 +83,12 @@ export function outboxTable(messages: readonly OutboxMessage[], now = Date.now()
     { header: "attempts", cell: (m) => String(m.attempts) },
     {
       header: "next attempt",
-      cell: (m) => (m.status === "pending" ? `${formatTime(m.nextAttemptAt)} (${relative(m.nextAttemptAt, now)})` : m.status === "delivered" ? `delivered ${formatTime(m.deliveredAt)}` : "-"),
+      cell: (m) =>
+        m.status === "pending"
+          ? `${formatTime(m.nextAttemptAt)} (${relative(m.nextAttemptAt, now)})`
+          : m.status === "delivered"
+            ? `delivered ${formatTime(m.deliveredAt)}`
+            : "-",
     },
     { header: "last error", cell: (m) => (m.lastError === null ? "-" : truncate(oneLine(m.lastError), 60)) },
   ]);

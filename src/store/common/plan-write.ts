@@ -83,7 +83,15 @@ function applyPatch<T extends RunState>(run: T, patch: RunPatch): T {
 }
 
 /** Kinds whose append has a side effect outside the row whatever the run's state (see entrySideEffects). */
-const SIDE_EFFECT_KINDS = new Set(["event.received", "human.answered", "human.timedout", "human.extended", "child.started", "human.requested", "outbox.emitted"]);
+const SIDE_EFFECT_KINDS = new Set([
+  "event.received",
+  "human.answered",
+  "human.timedout",
+  "human.extended",
+  "child.started",
+  "human.requested",
+  "outbox.emitted",
+]);
 
 /**
  * True when appending `entry` to a run that is running under a lease changes nothing but the
@@ -142,7 +150,15 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
     }
     case "outbox.emitted": {
       const data = entry.data as EntryData["outbox.emitted"];
-      const message: NewOutboxMessage = { messageId: data.messageId, runId: run.runId, opKey: entry.opKey ?? "", seq, topic: data.topic, payload: encode(data.payload), createdAt: now };
+      const message: NewOutboxMessage = {
+        messageId: data.messageId,
+        runId: run.runId,
+        opKey: entry.opKey ?? "",
+        seq,
+        topic: data.topic,
+        payload: encode(data.payload),
+        createdAt: now,
+      };
       return [{ kind: "insert-outbox", message }];
     }
     case "human.requested": {

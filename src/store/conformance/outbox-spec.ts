@@ -74,7 +74,12 @@ export function outboxSpec(store: () => Store): void {
 
     it("concurrent claimers never get the same message", async () => {
       const run = await startRun(store(), "r1");
-      await commitOk(store(), run, Array.from({ length: 20 }, (_, i) => emitted("r1", `m${i}#0`)), T0);
+      await commitOk(
+        store(),
+        run,
+        Array.from({ length: 20 }, (_, i) => emitted("r1", `m${i}#0`)),
+        T0,
+      );
       const results = await Promise.all(Array.from({ length: 5 }, (_, i) => claim(store(), `d${i}`, T0 + 1, { limit: 7 })));
       const ids = results.flat().map((m) => m.messageId);
       expect(ids.length).toBe(20);
@@ -91,12 +96,21 @@ export function outboxSpec(store: () => Store): void {
       expect(await store().settleOutbox({ messageId: a!.messageId, owner: "d1", attempts: 1, outcome: "delivered" }, T0 + 4)).toBe(false);
       expect(await store().getOutboxMessage(a!.messageId)).toMatchObject({ status: "delivered", deliveredAt: T0 + 3, leaseOwner: null, attempts: 1 });
 
-      expect(await store().settleOutbox({ messageId: b!.messageId, owner: "d1", attempts: 1, outcome: "failed", error: "HTTP 503", retryAt: T0 + 100 }, T0 + 5)).toBe(true);
-      expect(await store().getOutboxMessage(b!.messageId)).toMatchObject({ status: "pending", nextAttemptAt: T0 + 100, lastError: "HTTP 503", leaseOwner: null });
+      expect(
+        await store().settleOutbox({ messageId: b!.messageId, owner: "d1", attempts: 1, outcome: "failed", error: "HTTP 503", retryAt: T0 + 100 }, T0 + 5),
+      ).toBe(true);
+      expect(await store().getOutboxMessage(b!.messageId)).toMatchObject({
+        status: "pending",
+        nextAttemptAt: T0 + 100,
+        lastError: "HTTP 503",
+        leaseOwner: null,
+      });
       expect(await claim(store(), "d1", T0 + 99)).toEqual([]);
       const [again] = await claim(store(), "d1", T0 + 100);
       expect(again).toMatchObject({ messageId: b!.messageId, attempts: 2 });
-      expect(await store().settleOutbox({ messageId: b!.messageId, owner: "d1", attempts: 2, outcome: "failed", error: "gone", retryAt: null }, T0 + 101)).toBe(true);
+      expect(await store().settleOutbox({ messageId: b!.messageId, owner: "d1", attempts: 2, outcome: "failed", error: "gone", retryAt: null }, T0 + 101)).toBe(
+        true,
+      );
       expect(await store().getOutboxMessage(b!.messageId)).toMatchObject({ status: "dead", lastError: "gone", attempts: 2 });
       expect(await claim(store(), "d1", T0 + 1_000_000)).toEqual([]);
     });

@@ -82,9 +82,13 @@ export class SqliteOutbox {
       where.push(`status IN (${query.status.map(() => "?").join(", ")})`);
       params.push(...query.status);
     }
-    if (query.topic !== undefined) where.push("topic = ?"), params.push(query.topic);
-    if (query.runId !== undefined) where.push("run_id = ?"), params.push(query.runId);
-    if (query.afterId !== undefined) where.push("id > ?"), params.push(query.afterId);
+    const add = (condition: string, value: unknown): void => {
+      where.push(condition);
+      params.push(value);
+    };
+    if (query.topic !== undefined) add("topic = ?", query.topic);
+    if (query.runId !== undefined) add("run_id = ?", query.runId);
+    if (query.afterId !== undefined) add("id > ?", query.afterId);
     const sql = `SELECT ${COLUMNS} FROM outbox ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT ?`;
     return this.db.prepare(sql).all(...params, pageLimit(query.limit)) as OutboxMessage[];
   }
