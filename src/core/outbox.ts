@@ -120,3 +120,27 @@ export const listOutboxQuerySchema = z
     limit: z.coerce.number().int().min(1).max(1000).default(50),
   })
   .strict();
+
+/** An outbox message as the HTTP API shows it: payload decoded, times as ISO 8601. */
+export const apiOutboxMessageSchema = z.object({
+  id: z.number().int(),
+  messageId: z.string(),
+  runId: z.string(),
+  opKey: z.string(),
+  seq: z.number().int(),
+  topic: z.string(),
+  payload: z.unknown(),
+  status: z.enum(["pending", "delivered", "dead"]),
+  attempts: z.number().int(),
+  nextAttemptAt: z.iso.datetime().nullable(),
+  lastError: z.string().nullable(),
+  leaseOwner: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  deliveredAt: z.iso.datetime().nullable(),
+});
+
+/** `GET /outbox` response. */
+export const outboxListSchema = z.object({ messages: z.array(apiOutboxMessageSchema) });
+
+/** {@link apiOutboxMessageSchema}'s type. */
+export type ApiOutboxMessage = z.output<typeof apiOutboxMessageSchema>;

@@ -1,3 +1,4 @@
+import * as outboxApi from "../core/outbox.js";
 import { z } from "zod";
 import * as api from "../core/api-schemas.js";
 
@@ -207,6 +208,16 @@ export const ROUTES: RouteDoc[] = [
     query: api.workersQuery,
     ok: [{ status: 200, description: "Workers that heartbeated recently.", schema: api.workerListSchema }],
     errors: [400, 503],
+  },
+  {
+    method: "get",
+    path: "/outbox",
+    summary: "Outbox messages (admin)",
+    description:
+      "Messages written by `ctx.emit`, in emit order. `status` is a comma-separated list of pending, delivered, dead, or `all` (default pending: not yet delivered). Needs the admin scope under token auth.",
+    query: outboxApi.listOutboxQuerySchema,
+    ok: [{ status: 200, description: "The messages.", schema: outboxApi.outboxListSchema }],
+    errors: [400, 401, 403, 503],
   },
   {
     method: "get",

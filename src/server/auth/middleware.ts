@@ -13,9 +13,12 @@ function isPublic(path: string): boolean {
   return path === "/health" || path === "/openapi.json" || path.startsWith("/webhooks/") || path === "/" || path === "/ui" || path.startsWith("/ui/");
 }
 
-/** The scope a request needs: admin for tokens and the audit log, read for other GETs, write for the rest. */
+/**
+ * The scope a request needs: admin for tokens, the audit log and the outbox (it spans namespaces),
+ * read for other GETs, write for the rest.
+ */
 export function scopeFor(method: string, path: string): TokenScope {
-  if (path === "/tokens" || path.startsWith("/tokens/") || path === "/audit") return "admin";
+  if (path === "/tokens" || path.startsWith("/tokens/") || path === "/audit" || path === "/outbox") return "admin";
   return method === "GET" || method === "HEAD" ? "read" : "write";
 }
 
