@@ -149,6 +149,7 @@ describe.skipIf(!available)("postgres", () => {
         "inbox",
         "journal",
         "journal_text",
+        "outbox",
         "runs",
         "tokens",
         "workers",
