@@ -21,6 +21,7 @@ export interface DispatcherHost {
 /** By default the lease on a claimed message outlasts the delivery timeout by this much. */
 const LEASE_MARGIN_MS = 10_000;
 const MAX_ERROR_CHARS = 2000;
+const IDLE_WITHOUT_TOPICS_MS = 60_000;
 
 /**
  * Delivers outbox messages at least once: claims due messages of the topics it has destinations for
@@ -104,7 +105,8 @@ export class DispatcherImpl implements Dispatcher {
           this.host.logger.log("warn", "outbox claim failed; retrying at the next poll", { dispatcherId: this.dispatcherId, error: serializeError(error) });
         }
       }
-      if (!full && !this.stopping) await this.idle(this.pollInterval);
+      // With no destination there is nothing to claim: sleep until one is added (the registry kicks).
+      if (!full && !this.stopping) await this.idle(topics.length === 0 ? IDLE_WITHOUT_TOPICS_MS : this.pollInterval);
     }
   }
 
