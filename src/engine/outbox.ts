@@ -98,8 +98,9 @@ export interface Dispatcher {
   /** Messages being delivered now. */
   readonly active: number;
   /**
-   * Stops claiming and waits for deliveries in flight to settle (with `drain: false`, the default
-   * for nothing, they are aborted instead and their messages delivered again after the lease).
+   * Stops claiming and waits for the deliveries in flight to finish and be recorded. With
+   * `drain: false` they are aborted instead (their `signal` fires) and not recorded: their messages
+   * are delivered again once their leases expire.
    */
   stop(options?: { drain?: boolean }): Promise<void>;
 }
