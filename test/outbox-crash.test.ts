@@ -22,12 +22,13 @@ const COUNT = 4;
 
 interface Scenario {
   engine: Engine;
+  count: number;
   ledger: string;
   runIds: string[];
   supervision: Supervision;
 }
 
-async function setUp(store: string, name: string): Promise<Scenario> {
+async function setUp(store: string, name: string, count = COUNT): Promise<Scenario> {
   requireBuild();
   const ledger = join(tempDir(), "ledger.txt");
   writeFileSync(ledger, "");
@@ -35,14 +36,15 @@ async function setUp(store: string, name: string): Promise<Scenario> {
   const engine = await createEngine({ store, workflows, logger: silentLogger });
   onCleanup(() => engine.close());
   const runIds = Array.from({ length: RUNS }, (_, i) => `${name}-${i}`);
-  for (const runId of runIds) await engine.start("emitter", { count: COUNT }, { runId });
+  for (const runId of runIds) await engine.start("emitter", { count }, { runId });
   const done = async (): Promise<boolean> => {
     for (const runId of runIds) if ((await engine.getRun(runId)).status !== "completed") return false;
     const delivered = await engine.listOutbox({ status: ["delivered"], limit: 1000 });
-    return delivered.length === RUNS * COUNT;
+    return delivered.length === RUNS * count;
   };
   return {
     engine,
+    count,
     ledger,
     runIds,
     supervision: {
@@ -61,7 +63,7 @@ async function verify(s: Scenario): Promise<number> {
     const journal = await s.engine.journal(runId);
     const ids = journal.filter((e) => e.kind === "outbox.emitted").map((e) => (e.data as { messageId: string }).messageId);
     // One entry per emit, never a second one on replay, and the ids the workflow saw are the journal's.
-    expect(ids).toEqual(Array.from({ length: COUNT }, (_, i) => `${runId}:crash.topic#${i}`));
+    expect(ids).toEqual(Array.from({ length: s.count }, (_, i) => `${runId}:crash.topic#${i}`));
     expect(output).toEqual(ids);
     emitted.push(...ids);
   }
@@ -85,7 +87,7 @@ async function verify(s: Scenario): Promise<number> {
 async function killBothAtRandom(s: Scenario, rounds: number): Promise<number> {
   let kills = 0;
   for (let round = 0; round < rounds && !(await s.supervision.done()); round++) {
-    const slow = { CAIRN_TEST_STEP_MS: "30" };
+    const slow = { CAIRN_TEST_STEP_MS: "40" };
     const worker = spawnWorker({ ...s.supervision.env, ...slow, CAIRN_TEST_ROLE: "runs" });
     const dispatcher = spawnWorker({ ...s.supervision.env, ...slow, CAIRN_TEST_ROLE: "dispatcher" });
     await Promise.all([worker.ready, dispatcher.ready]);
@@ -122,7 +124,8 @@ describe.each(stores)("outbox delivery across crashes on %s", (kind, makeStore) 
   });
 
   it("SIGKILL of separate worker and dispatcher processes at random moments", async () => {
-    const s = await setUp(makeStore(), `${kind}-random`);
+    // Enough work (2 runs × 16 slow steps and deliveries) that most rounds end in kills, not completion.
+    const s = await setUp(makeStore(), `${kind}-random`, 16);
     const kills = await killBothAtRandom(s, 12);
     expect(kills).toBeGreaterThanOrEqual(4);
     await finishCleanly(s.supervision);
