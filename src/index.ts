@@ -18,7 +18,11 @@ export {
 } from "./engine/schedule.js";
 export type { ScheduleRecord, ScheduleState, ScheduleDefinitionRecord } from "./core/schedule.js";
 export { consoleLogger, silentLogger } from "./engine/logger.js";
-export { CRASH_POINTS, SAGA_CRASH_POINTS, type CrashPoint, type SagaCrashPoint } from "./engine/crash-points.js";
+export { CRASH_POINTS, OUTBOX_CRASH_POINTS, SAGA_CRASH_POINTS, type CrashPoint, type SagaCrashPoint } from "./engine/crash-points.js";
+export type * from "./engine/outbox.js";
+export type { EmitOptions, EmittedMessage } from "./engine/emit.js";
+export { webhookSignature } from "./engine/webhook.js";
+export { OUTBOX_STATUSES, outboxMessageId, type OutboxStatus, type OutboxMessage, type ListOutboxQuery } from "./core/outbox.js";
 export type * from "./engine/workflow.js";
 export type * from "./engine/engine.js";
 export type { EngineEvent, EngineObserver } from "./engine/observer.js";

@@ -237,6 +237,10 @@ export function summarize(entry: JournalEntryView): string {
       const data = d as EntryData["human.extended"];
       return `${data.requestId}: extended (${data.extension}) to ${new Date(data.timeoutAt).toISOString()}`;
     }
+    case "outbox.emitted": {
+      const data = d as EntryData["outbox.emitted"];
+      return `${data.topic} ${preview(data.payload, 50)} (message ${data.messageId})`;
+    }
     case "loop.snapshot":
       return `iteration ${(d as EntryData["loop.snapshot"]).iteration}`;
     case "loop.completed": {

@@ -6,6 +6,7 @@ import { registerHumanCommands } from "./commands/human.js";
 import { registerMigrateCommand } from "./commands/migrate.js";
 import { registerRetentionCommands } from "./commands/retention.js";
 import { registerQueuesCommand } from "./commands/queues.js";
+import { registerOutboxCommands } from "./commands/outbox.js";
 import { registerRunCommands } from "./commands/runs.js";
 import { registerScheduleCommands } from "./commands/schedules.js";
 import { registerSecurityCommands } from "./commands/security.js";
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerControlCommands(program);
   registerScheduleCommands(program);
   registerHumanCommands(program);
+  registerOutboxCommands(program);
   registerSecurityCommands(program);
   registerMigrateCommand(program);
   registerRetentionCommands(program);

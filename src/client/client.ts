@@ -11,6 +11,7 @@ import type {
   StartRunBody,
 } from "../core/api-schemas.js";
 import { CairnError, type ErrorCode } from "../core/errors.js";
+import type { ApiOutboxMessage } from "../core/outbox.js";
 import type { RunStatus } from "../core/run.js";
 import { parseSse } from "./sse.js";
 
@@ -160,6 +161,12 @@ export class CairnClient {
   async listWorkers(query: { staleAfterMs?: number } = {}): Promise<ApiWorker[]> {
     const page = await this.request<{ workers: ApiWorker[] }>("GET", "/workers", { query });
     return page.workers;
+  }
+
+  /** `GET /outbox` (admin scope): outbox messages, by default the undelivered ones. `status`: e.g. `"dead"`, `"pending,dead"` or `"all"`. */
+  async listOutbox(query: { status?: string; topic?: string; runId?: string; afterId?: number; limit?: number } = {}): Promise<ApiOutboxMessage[]> {
+    const page = await this.request<{ messages: ApiOutboxMessage[] }>("GET", "/outbox", { query });
+    return page.messages;
   }
 
   /** `GET /health` */

@@ -17,3 +17,4 @@ export type {
   SendEventBody,
   StartRunBody,
 } from "../core/api-schemas.js";
+export type { ApiOutboxMessage } from "../core/outbox.js";

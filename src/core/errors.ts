@@ -42,6 +42,7 @@ export type ErrorCode =
   | "TOKEN_NOT_FOUND"
   | "INVALID_SCHEDULE"
   | "SCHEDULE_NOT_FOUND"
+  | "OUTBOX_MESSAGE_NOT_FOUND"
   | "INTERNAL_ERROR";
 
 /** Base of every Cairn error: carries a stable {@link ErrorCode}. */
@@ -196,6 +197,13 @@ export class SchemaTooNewError extends CairnError {
 export class HumanRequestNotFoundError extends CairnError {
   constructor(readonly requestId: string) {
     super("HUMAN_REQUEST_NOT_FOUND", `Human request "${requestId}" does not exist.`);
+  }
+}
+
+/** No outbox message has this id (`cairn outbox retry`, `engine.retryOutboxMessage`). */
+export class OutboxMessageNotFoundError extends CairnError {
+  constructor(readonly messageId: string) {
+    super("OUTBOX_MESSAGE_NOT_FOUND", `Outbox message "${messageId}" does not exist; list messages with \`cairn outbox --all\`.`);
   }
 }
 

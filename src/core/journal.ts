@@ -53,6 +53,8 @@ export interface EntryData {
   "child.failed": { error: SerializedError; status: string };
   /** A journaled `now()`, `random()` or `uuid()`. */
   "value.recorded": { value: unknown };
+  /** A `ctx.emit`: the message (its outbox row is inserted in the same transaction as this entry). */
+  "outbox.emitted": { topic: string; payload: unknown; messageId: string };
   /** A question for a person: from `ctx.askHuman`, or "did this happen?" about an unsafe step. */
   "human.requested": { requestId: string; question: string; options: string[]; timeoutAt: number | null; context?: unknown; input?: unknown };
   /** The answer, consumed from the inbox. `reply: true` when it is the outcome of a `ctx.askHuman`. */
@@ -142,7 +144,7 @@ export function newEntry<K extends EntryKind>(kind: K, opKey: string | null, dat
 }
 
 /** Op kinds, as determinism checks compare them. */
-export type OpKind = "step" | "sleep" | "event" | "child" | "value" | "human" | "loop";
+export type OpKind = "step" | "sleep" | "event" | "child" | "value" | "human" | "loop" | "emit";
 
 /** The op kind an entry belongs to, or null for run-level entries. */
 export function opKindOf(kind: EntryKind): OpKind | null {
@@ -157,6 +159,8 @@ export function opKindOf(kind: EntryKind): OpKind | null {
       return prefix;
     case "value":
       return "value";
+    case "outbox":
+      return "emit";
     default:
       return null;
   }
@@ -176,6 +180,7 @@ export function isOutcome(kind: EntryKind, data: unknown): boolean {
     case "child.failed":
     case "loop.completed":
     case "human.timedout":
+    case "outbox.emitted":
       return true;
     case "human.answered":
       return (data as EntryData["human.answered"]).reply === true;

@@ -1,5 +1,6 @@
 import type { QueueLimits, QueueStat, RunFlow } from "./flow-control.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "./journal.js";
+import type { ListOutboxQuery, OutboxClaimRequest, OutboxMessage, OutboxSettlement } from "./outbox.js";
 import type { RunRecord, RunStatus } from "./run.js";
 import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "./schedule.js";
 
@@ -134,6 +135,27 @@ export interface Store {
    * Throws HumanRequestNotFoundError, or HumanRequestAnsweredError if it already has an answer.
    */
   answerHuman(requestId: string, answer: HumanAnswer, now: number): Promise<void>;
+
+  // ── outbox (messages written by `ctx.emit`, inserted by the commit of their `outbox.emitted` entry) ──
+  /**
+   * Claims up to `limit` pending messages of `request.topics` whose `nextAttemptAt <= now`, oldest due
+   * first: each gets `attempts + 1`, `leaseOwner = owner` and `nextAttemptAt = now + leaseMs`, so no
+   * other dispatcher claims it before that lease expires. Concurrent claimers never get the same message.
+   */
+  claimOutbox(request: OutboxClaimRequest): Promise<OutboxMessage[]>;
+  /**
+   * Records a delivery attempt's result (delivered; or failed, to retry at `retryAt` or dead) if the
+   * message is still pending, held by `owner` at `attempts`. Returns false, changing nothing, otherwise.
+   */
+  settleOutbox(settlement: OutboxSettlement, now: number): Promise<boolean>;
+  /** Messages in id order, filtered. */
+  listOutbox(query: ListOutboxQuery): Promise<OutboxMessage[]>;
+  getOutboxMessage(messageId: string): Promise<OutboxMessage | undefined>;
+  /**
+   * Re-queues a dead message: pending, `attempts = 0`, due at `now`, last error kept. Returns the row
+   * and `applied: false`, unchanged, when it is not dead. Throws OutboxMessageNotFoundError for unknown ids.
+   */
+  retryOutbox(messageId: string, now: number): Promise<{ message: OutboxMessage; applied: boolean }>;
 
   // ── workers and operations ──
   /** Records a live worker, or refreshes its heartbeat (upsert by workerId). */

@@ -18,6 +18,10 @@ export type CrashPoint =
   | "after-snapshot"
   // The scheduler's: a tick's run was started, the schedule's state not yet advanced.
   | "schedule-after-start"
+  /** Outbox dispatcher: a message is claimed, about to be delivered. */
+  | "before-deliver"
+  /** Outbox dispatcher: a message was delivered, not yet marked delivered (it will be delivered again). */
+  | "after-deliver"
   | SagaCrashPoint;
 
 /** Crash points inside a saga's cleanup: compensations and resource releases (test/saga-crash.test.ts). */
@@ -56,6 +60,9 @@ export const CRASH_POINTS: readonly CrashPoint[] = [
   "before-complete",
   "after-snapshot",
 ];
+
+/** The outbox dispatcher's crash points (matched against the message's op key), kept apart from the run's. */
+export const OUTBOX_CRASH_POINTS: readonly CrashPoint[] = ["before-deliver", "after-deliver"];
 
 const spec = process.env.CAIRN_CRASH_AT;
 const [armedPoint, countText] = spec ? spec.split(":") : [undefined, undefined];

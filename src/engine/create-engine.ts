@@ -36,7 +36,11 @@ import { debounceSchema, parseQueues, resolveFlow, type QueueLimits } from "../c
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { aesGcmCodecFromEnv } from "../store/payloads/aes-gcm-codec.js";
 import { withPayloads } from "../store/payloads/payload-store.js";
+import type { ListOutboxQuery, OutboxMessage } from "../core/outbox.js";
 import { Committer } from "./committer.js";
+import { DispatcherImpl } from "./dispatcher.js";
+import type { Dispatcher, DispatcherOptions, OutboxHandler } from "./outbox.js";
+import { OutboxRegistry } from "./outbox-registry.js";
 import { isWorkflow } from "./define-workflow.js";
 import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
 import { planFork, type ForkOptions } from "./fork.js";
@@ -127,6 +131,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
 
 class EngineImpl implements Engine {
   private readonly clock: () => number;
+  private readonly outbox: OutboxRegistry;
+  private readonly dispatchers = new Set<DispatcherImpl>();
   private readonly committer: Committer;
   private readonly creator: RunCreator;
   private readonly schedules: ScheduleService;
@@ -178,6 +184,7 @@ class EngineImpl implements Engine {
       },
       { enabled: options.scheduler?.enabled ?? true, pollMs: options.scheduler?.pollMs ?? 1000, leaseMs: options.scheduler?.leaseMs ?? 10_000 },
     );
+    this.outbox = new OutboxRegistry(options.outbox);
   }
 
   async prune(options: PruneOptions): Promise<PruneResult> {
@@ -498,8 +505,38 @@ class EngineImpl implements Engine {
     return runs.map(toRunInfo);
   }
 
-  startWorker(options?: WorkerOptions): Worker {
+  startDispatcher(options?: DispatcherOptions): Dispatcher {
     this.ensureOpen();
+    const dispatcher = new DispatcherImpl({ store: this.store, clock: this.clock, logger: this.logger, registry: this.outbox }, options);
+    this.dispatchers.add(dispatcher);
+    const stop = dispatcher.stop.bind(dispatcher);
+    dispatcher.stop = async (opts) => {
+      await stop(opts);
+      this.dispatchers.delete(dispatcher);
+    };
+    return dispatcher;
+  }
+
+  onMessage<P = unknown>(topic: string, handler: OutboxHandler<P>): () => void {
+    return this.outbox.add(topic, handler as OutboxHandler<any>);
+  }
+
+  listOutbox(query: ListOutboxQuery = {}): Promise<OutboxMessage[]> {
+    return this.store.listOutbox(query);
+  }
+
+  async retryOutboxMessage(messageId: string): Promise<{ message: OutboxMessage; applied: boolean }> {
+    this.ensureOpen();
+    if (typeof messageId !== "string" || messageId.length === 0) throw new ValidationError("retryOutboxMessage: pass a message id (`<runId>:<opKey>`).");
+    const result = await this.store.retryOutbox(messageId, this.clock());
+    if (result.applied) for (const dispatcher of this.dispatchers) dispatcher.kick();
+    return result;
+  }
+
+  startWorker(allOptions?: WorkerOptions): Worker {
+    this.ensureOpen();
+    const { dispatcher: dispatcherOptions, ...options } = allOptions ?? {};
+    const dispatcher = dispatcherOptions === false ? undefined : this.startDispatcher(dispatcherOptions === true ? {} : dispatcherOptions);
     const worker = new WorkerImpl(
       {
         store: this.store,
@@ -525,7 +562,7 @@ class EngineImpl implements Engine {
     const stop = worker.stop.bind(worker);
     worker.stop = async (opts) => {
       await retention?.stop();
-      await stop(opts);
+      await Promise.all([stop(opts), dispatcher?.stop(opts)]);
       this.workers.delete(worker);
       if (this.workers.size === 0) await this.schedules.stopScheduler();
     };
@@ -537,6 +574,7 @@ class EngineImpl implements Engine {
     this.closed = true;
     await Promise.all([...this.workers].map((w) => w.stop({ drain: true })));
     await this.schedules.stopScheduler();
+    await Promise.all([...this.dispatchers].map((d) => d.stop({ drain: true })));
     this.unsubscribeWake();
     if (this.calibrateTimer) clearInterval(this.calibrateTimer);
     await this.store.close();
@@ -555,6 +593,7 @@ class EngineImpl implements Engine {
 
   private kickWorkers(): void {
     for (const worker of this.workers) worker.kick();
+    for (const dispatcher of this.dispatchers) dispatcher.kick();
   }
 
   private resolveWorkflow(workflow: Workflow<any, any> | string): Workflow<any, any> {

@@ -6,7 +6,9 @@ import type { SerializedError } from "../core/serialize.js";
 import type { HumanRequest, Store, WorkerRecord } from "../core/store.js";
 import type { ExportOptions, ImportOptions, PruneOptions, PruneResult, RetentionPolicy } from "../core/retention-schemas.js";
 import type { RunExport } from "../core/run-export.js";
+import type { ListOutboxQuery, OutboxMessage } from "../core/outbox.js";
 import type { ForkOptions } from "./fork.js";
+import type { Dispatcher, DispatcherOptions, OutboxHandler, OutboxOptions } from "./outbox.js";
 import type { EngineObserver } from "./observer.js";
 import type { Schedule, ScheduleInfo, ScheduleOptions } from "./schedule.js";
 import type { Workflow } from "./workflow.js";
@@ -57,6 +59,8 @@ export interface EngineOptions {
    * workers claim a queue's runs must declare it with the same limits. See docs/operations/flow-control.md.
    */
   queues?: Record<string, QueueOptions>;
+  /** Outbox destinations (handlers, webhooks by topic) and retry settings for messages from `ctx.emit`; see `docs/operations/outbox.md`. */
+  outbox?: OutboxOptions;
 }
 
 /** A sink for log records. */
@@ -141,6 +145,11 @@ export interface WorkerOptions {
   heartbeatMs?: number;
   /** Default `${hostname}:${pid}:${random}`. */
   workerId?: string;
+  /**
+   * Also run an outbox dispatcher in this worker (stopped with it). Default true: it claims nothing,
+   * and runs no query, while the engine has no outbox handler or webhook. `false` to run dispatchers apart.
+   */
+  dispatcher?: boolean | DispatcherOptions;
 }
 
 /** A running worker. */
@@ -203,6 +212,25 @@ export interface Engine {
   /** Non-terminal runs that nothing will move (see Store.listStuckRuns). There should never be any. */
   listStuckRuns(options?: { graceMs?: number; limit?: number }): Promise<RunInfo[]>;
   startWorker(options?: WorkerOptions): Worker;
+  /**
+   * Starts an outbox dispatcher: delivers messages from `ctx.emit` to this engine's handlers and
+   * webhooks, at least once (`startWorker` starts one unless `dispatcher: false`).
+   * @example
+   * const dispatcher = engine.startDispatcher({ concurrency: 4 });
+   * await dispatcher.stop({ drain: true });
+   */
+  startDispatcher(options?: DispatcherOptions): Dispatcher;
+  /**
+   * Delivers the messages of `topic` to `handler` (in addition to `createEngine({ outbox: { handlers } })`).
+   * Returns a function that removes it.
+   * @example
+   * engine.onMessage("order.paid", async ({ messageId, payload }) => { await mail.send(payload, { idempotencyKey: messageId }); });
+   */
+  onMessage<P = unknown>(topic: string, handler: OutboxHandler<P>): () => void;
+  /** Outbox messages in emit order (default: every status, 50 at most). */
+  listOutbox(query?: ListOutboxQuery): Promise<OutboxMessage[]>;
+  /** Re-queues a dead message (attempts start again). Throws OutboxMessageNotFoundError; `applied: false` when it was not dead. */
+  retryOutboxMessage(messageId: string): Promise<{ message: OutboxMessage; applied: boolean }>;
   /**
    * Adds an observer of this engine's events (steps of its workers, lease losses, human answers),
    * e.g. for metrics. Returns a function that removes it. Observers are called synchronously after

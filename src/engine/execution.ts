@@ -25,6 +25,7 @@ import type { RunRecord } from "../core/run.js";
 import { decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import { checkAskHuman, replyOutcome, runAskHuman } from "./ask-human.js";
 import { crashPoint } from "./crash-points.js";
+import { checkEmit, emitEntry, emitMismatch, type EmitOptions, type EmittedMessage } from "./emit.js";
 import type { ExecutionHost } from "./execution-host.js";
 import { resolveRetryPolicy } from "./retry-policy.js";
 import type { DecodedEntry, OpExecution, Outcome, StepHistory } from "./execution-types.js";
@@ -247,6 +248,8 @@ export class Execution implements OpExecution {
         return { ok: true, value: (entry.data as EntryData["child.completed"]).output };
       case "loop.completed":
         return { ok: true, value: (entry.data as EntryData["loop.completed"]).result };
+      case "outbox.emitted":
+        return { ok: true, value: { messageId: (entry.data as EntryData["outbox.emitted"]).messageId } };
       case "human.answered":
       case "human.timedout":
         return replyOutcome(this.runId, key, entry.kind, entry.data);
@@ -679,6 +682,7 @@ export class Execution implements OpExecution {
       child: (workflow, input, options) => this.child(scope, workflow, input, options),
       loop: (name, initial, body, options) => this.loop(scope, name, initial, body, options),
       askHuman: (request) => this.askHuman(scope, request),
+      emit: (topic, payload, options) => this.emit(scope, topic, payload, options),
       searchJournal: (query, options) => this.searchJournal(scope, query, options),
       compensate: (reason) => this.requestCompensation(reason),
       acquire: (name, resource) => this.acquire(scope, name, resource),
@@ -937,6 +941,21 @@ export class Execution implements OpExecution {
     } catch (error) {
       this.onInternalError("saga", error);
     }
+  }
+
+  private emit(scope: Scope, topic: string, payload: unknown, options?: EmitOptions): Promise<EmittedMessage> {
+    const checked = checkEmit(topic, payload, options, this.host.maxPayloadBytes);
+    const key = this.issue(scope, checked.name, "emit");
+    const mismatch = emitMismatch(key, this.history.get(key)?.[0], checked.topic);
+    if (mismatch) {
+      this.failNonDeterminism(mismatch);
+      throw mismatch;
+    }
+    // Journaled once: on replay the outcome comes from the journal and this never runs again.
+    return this.awaitOp<EmittedMessage>(key, async () => {
+      const entry = emitEntry(this.runId, key, checked);
+      this.commitOutcome(key, [entry], { ok: true, value: { messageId: entry.data.messageId } });
+    });
   }
 
   // ── loops ────────────────────────────────────────────────────────────────

@@ -1,3 +1,4 @@
+import type { EmitOptions, EmittedMessage } from "./emit.js";
 import type { z } from "zod";
 import type { Duration } from "../core/duration.js";
 import type { HumanAnswer } from "../core/journal.js";
@@ -273,6 +274,18 @@ export interface WorkflowContext {
    * await lock.release();
    */
   acquire<T>(name: string, resource: ResourceOptions<T>): Promise<ResourceHandle<T>>;
+  /**
+   * Emits a message to the transactional outbox: the message is written in the same store commit as
+   * its journal entry, so it exists exactly when the run's history says it was emitted, and replay
+   * never emits it again. A dispatcher then delivers it at least once to the handlers and webhooks of
+   * its topic (see `docs/operations/outbox.md`). Resolves with its stable message id
+   * (`<runId>:<opKey>`) for consumers to deduplicate by. The op key is `<name>#k`, name defaulting to the topic.
+   * @throws ValidationError for a bad topic or a payload the journal cannot hold; PayloadTooLargeError.
+   * @example
+   * const order = await ctx.step("charge", () => charge(input));
+   * await ctx.emit("order.paid", { orderId: order.id, amount: order.amount });
+   */
+  emit(topic: string, payload: unknown, options?: EmitOptions): Promise<EmittedMessage>;
   /** Journaled wall-clock time. */
   now(name?: string): Date;
   /** Journaled `Math.random()`. */

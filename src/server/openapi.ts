@@ -1,3 +1,4 @@
+import * as outboxApi from "../core/outbox.js";
 import { z } from "zod";
 import * as api from "../core/api-schemas.js";
 import { exportRunQuery, importRunQuery, runExportSchema } from "../core/run-export.js";
@@ -253,6 +254,16 @@ export const ROUTES: RouteDoc[] = [
       "Every queue with unfinished runs or declared on the server's engine: its limits (null when the server's engine does not declare it) and how many runs are running, waiting for a slot and suspended, in total and per concurrency key. Not for namespaced tokens (403).",
     ok: [{ status: 200, description: "The queues.", schema: api.queueListSchema }],
     errors: [401, 403, 503],
+  },
+  {
+    method: "get",
+    path: "/outbox",
+    summary: "Outbox messages (admin)",
+    description:
+      "Messages written by `ctx.emit`, in emit order. `status` is a comma-separated list of pending, delivered, dead, or `all` (default pending: not yet delivered). Needs the admin scope under token auth.",
+    query: outboxApi.listOutboxQuerySchema,
+    ok: [{ status: 200, description: "The messages.", schema: outboxApi.outboxListSchema }],
+    errors: [400, 401, 403, 503],
   },
   {
     method: "get",

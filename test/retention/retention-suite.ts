@@ -13,7 +13,7 @@ import { waitFor } from "../../src/testing/wait-for.js";
 import { onCleanup, tempDir } from "../support/engines.js";
 
 /** Every table that holds rows of one run. */
-export const PER_RUN_TABLES = ["runs", "journal", "inbox", "human_requests", "journal_text"] as const;
+export const PER_RUN_TABLES = ["runs", "journal", "inbox", "human_requests", "journal_text", "outbox"] as const;
 
 /** A fresh, isolated store of one backend, with raw SQL access to its tables. */
 export interface RetentionBackend {
@@ -26,7 +26,7 @@ export interface RetentionBackend {
 const DAY = 86_400_000;
 const T0 = Date.UTC(2030, 0, 1);
 
-/** A run that touches every per-run table: an indexed step, an event, a question; then completes. */
+/** A run that touches every per-run table: an indexed step, an event, a question, an outbox message; then completes. */
 const full = defineWorkflow({
   name: "full",
   version: "1",
@@ -34,6 +34,7 @@ const full = defineWorkflow({
     const found = await ctx.step("search", () => `notes on ${input.topic}`, { searchText: (r) => r });
     const go = await ctx.waitForEvent<{ n: number }>("go");
     const reply = await ctx.askHuman({ name: "ship", question: "Ship it?", options: ["yes", "no"] });
+    await ctx.emit("shipped", { topic: input.topic });
     return { found, n: go.n, option: reply.option };
   },
 });
@@ -52,7 +53,14 @@ const flaky = defineWorkflow({
 export function retentionSuite(name: string, open: () => Promise<RetentionBackend>): void {
   describe(`retention on ${name}`, () => {
     async function engineOn(backend: RetentionBackend, clock: ManualClock, options: EngineOptions = {}): Promise<Engine> {
-      const engine = await createEngine({ store: backend.url, workflows: [full, flaky], clock: clock.now, logger: silentLogger, ...options });
+      const engine = await createEngine({
+        store: backend.url,
+        workflows: [full, flaky],
+        clock: clock.now,
+        logger: silentLogger,
+        outbox: { handlers: { shipped: () => undefined } },
+        ...options,
+      });
       onCleanup(() => engine.close());
       return engine;
     }
@@ -73,6 +81,10 @@ export function retentionSuite(name: string, open: () => Promise<RetentionBacken
       });
       await engine.respondToHuman(request!.requestId, { action: "answer", option: "yes" });
       await engine.result(runId, { timeoutMs: 10_000 });
+      await waitFor(async () => (await engine.listOutbox({ status: ["delivered"] })).some((m) => m.runId === runId), {
+        timeoutMs: 10_000,
+        what: `the outbox message of ${runId} delivered`,
+      });
     }
 
     /** A `full` run suspended on its event, with a step done. */
@@ -110,9 +122,29 @@ export function retentionSuite(name: string, open: () => Promise<RetentionBacken
 
       const byDate = await engine.prune({ finishedBefore: new Date(T0 + DAY).toISOString().slice(0, 10), workflow: "flaky" });
       expect(byDate.runIds).toEqual(["old-failed"]);
-      expect(await counts(backend, "old-failed")).toEqual({ runs: 0, journal: 0, inbox: 0, human_requests: 0, journal_text: 0 });
+      expect(await counts(backend, "old-failed")).toEqual({ runs: 0, journal: 0, inbox: 0, human_requests: 0, journal_text: 0, outbox: 0 });
       expect((await engine.getRun("old-live")).status).toBe("suspended");
       await expect(engine.prune({ finishedBefore: "30d", statuses: ["suspended" as never] })).rejects.toThrow(/only terminal statuses/);
+    });
+
+    it("keeps a finished run whose outbox message is still to be delivered", async () => {
+      const backend = await open();
+      const clock = new ManualClock(T0);
+      const engine = await engineOn(backend, clock, { outbox: {} });
+      const worker = engine.startWorker({ pollInterval: 10 });
+      await engine.start(full, { topic: "held" }, { runId: "held" });
+      await engine.sendEvent("held", "go", { n: 1 }, { eventId: "go-held" });
+      const [request] = await waitFor(async () => {
+        const pending = await engine.listHumanRequests({ status: "pending", runId: "held" });
+        return pending.length > 0 && pending;
+      });
+      await engine.respondToHuman(request!.requestId, { action: "answer", option: "yes" });
+      await engine.result("held", { timeoutMs: 10_000 });
+      await worker.stop();
+      clock.advance("40d");
+      expect((await engine.listOutbox({ status: ["pending"] })).map((m) => m.runId)).toEqual(["held"]);
+      expect((await engine.prune({ finishedBefore: "30d" })).runIds).toEqual([]);
+      expect(await backend.count("runs", "held")).toBe(1);
     });
 
     it("never touches a live run: prune races retries, and a run retried between selection and delete survives intact", async () => {
@@ -180,7 +212,7 @@ export function retentionSuite(name: string, open: () => Promise<RetentionBacken
       for (const runId of failed) {
         if (revived.has(runId)) continue;
         expect(result.runIds, `${runId} was old, failed and never retried`).toContain(runId);
-        expect(await counts(backend, runId)).toEqual({ runs: 0, journal: 0, inbox: 0, human_requests: 0, journal_text: 0 });
+        expect(await counts(backend, runId)).toEqual({ runs: 0, journal: 0, inbox: 0, human_requests: 0, journal_text: 0, outbox: 0 });
       }
       const f0 = await engine.journal("f0");
       expect(f0.some((e) => e.kind === "run.retried")).toBe(true);
@@ -205,7 +237,8 @@ export function retentionSuite(name: string, open: () => Promise<RetentionBacken
       clock.advance("40d");
       expect((await engine.prune({ finishedBefore: "30d" })).runIds).toEqual(["r1"]);
       await engine.importRun(first);
-      expect(await counts(backend, "r1")).toEqual(before);
+      // Outbox messages are not part of an export (docs/operations/retention.md): the imported run has none.
+      expect(await counts(backend, "r1")).toEqual({ ...before, outbox: 0 });
       const second = JSON.parse(JSON.stringify(await engine.exportRun("r1"))) as RunExport;
       expect(second.exportedAt).not.toBe(first.exportedAt);
       expect({ ...second, exportedAt: "" }).toEqual({ ...first, exportedAt: "" });
@@ -272,7 +305,7 @@ export function retentionSuite(name: string, open: () => Promise<RetentionBacken
         expect(isCairnError(error, "INVALID_INPUT"), what).toBe(true);
         expect((error as Error).message, what).toMatch(message);
       }
-      expect(await counts(backend, "bad")).toEqual({ runs: 0, journal: 0, inbox: 0, human_requests: 0, journal_text: 0 });
+      expect(await counts(backend, "bad")).toEqual({ runs: 0, journal: 0, inbox: 0, human_requests: 0, journal_text: 0, outbox: 0 });
     });
 
     it("archives each pruned run to a file that imports back", async () => {
@@ -309,7 +342,7 @@ export function retentionSuite(name: string, open: () => Promise<RetentionBacken
       await completeFull(engine, "recent");
       clock.advance("2d"); // "done" is 31 days old, "recent" 2, "failed" 31 (kept for 90)
       await waitFor(async () => (await backend.count("runs", "done")) === 0, { what: "the policy pruned done" });
-      expect(await counts(backend, "done")).toEqual({ runs: 0, journal: 0, inbox: 0, human_requests: 0, journal_text: 0 });
+      expect(await counts(backend, "done")).toEqual({ runs: 0, journal: 0, inbox: 0, human_requests: 0, journal_text: 0, outbox: 0 });
       expect(await backend.count("runs", "recent")).toBe(1);
       expect(await backend.count("runs", "failed")).toBe(1);
       clock.advance("60d");

@@ -66,8 +66,17 @@ const secretFlow = defineWorkflow({
   },
 });
 
+const emitFlow = defineWorkflow({
+  name: "emitter",
+  version: "1",
+  async run(ctx, input: { secret: string }) {
+    await ctx.emit("secret.topic", { note: `${input.secret}-message` });
+    return "sent";
+  },
+});
+
 async function engineOn(db: RawDatabase, options: EngineOptions = {}): Promise<Engine> {
-  const engine = await createEngine({ store: db.url, workflows: [bigFlow, secretFlow], logger: silentLogger, ...options });
+  const engine = await createEngine({ store: db.url, workflows: [bigFlow, secretFlow, emitFlow], logger: silentLogger, ...options });
   onCleanup(() => engine.close());
   return engine;
 }
@@ -248,6 +257,24 @@ export function payloadsSuite(name: string, open: () => Promise<RawDatabase>): v
       expect({ ...again, exportedAt: 0 }).toEqual({ ...file, exportedAt: 0 });
       const dump = await target.dump();
       expect(dump).toContain("x1");
+      expect(dump).not.toContain(secret);
+    });
+
+    it("seals outbox messages too and delivers them in plain text", async () => {
+      const db = await open();
+      const delivered: unknown[] = [];
+      const codec = aesGcmCodec({ keys: { k1: KEY1 }, currentKeyId: "k1" });
+      const engine = await engineOn(db, { payloads: { codec }, outbox: { handlers: { "secret.topic": (m) => void delivered.push(m.payload) } } });
+      const secret = "Outbox-9c2e41";
+      const worker = engine.startWorker({ pollInterval: 10 });
+      await engine.start(emitFlow, { secret }, { runId: "o1" });
+      await engine.result("o1", { timeoutMs: 15_000 });
+      await waitFor(() => delivered.length === 1, { timeoutMs: 15_000, what: "the message delivered" });
+      await worker.stop({ drain: true });
+      expect(delivered).toEqual([{ note: `${secret}-message` }]);
+      expect((await engine.listOutbox({ status: ["delivered"] }))[0]?.payload).toBe(encode({ note: `${secret}-message` }));
+      const dump = await db.dump();
+      expect(dump).toContain("secret.topic");
       expect(dump).not.toContain(secret);
     });
 

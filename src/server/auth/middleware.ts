@@ -14,11 +14,12 @@ function isPublic(path: string): boolean {
 }
 
 /**
- * The scope a request needs: admin for tokens, the audit log and run export/import (an export holds
- * every journaled value, secret step results included), read for other GETs, write for the rest.
+ * The scope a request needs: admin for tokens, the audit log, the outbox (it spans namespaces) and
+ * run export/import (an export holds every journaled value, secret step results included), read
+ * for other GETs, write for the rest.
  */
 export function scopeFor(method: string, path: string): TokenScope {
-  if (path === "/tokens" || path.startsWith("/tokens/") || path === "/audit") return "admin";
+  if (path === "/tokens" || path.startsWith("/tokens/") || path === "/audit" || path === "/outbox") return "admin";
   if (path === "/runs/import" || /^\/runs\/[^/]+\/export$/.test(path)) return "admin";
   return method === "GET" || method === "HEAD" ? "read" : "write";
 }

@@ -1,6 +1,7 @@
 import type { EntryData, HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, projectEntry, type RunPatch } from "../../core/run.js";
 import { encode } from "../../core/serialize.js";
+import type { NewOutboxMessage } from "../../core/outbox.js";
 import type { HumanRequest, InboxEvent, NewRun } from "../../core/store.js";
 import type { RunState } from "./run-state.js";
 
@@ -22,7 +23,9 @@ export type SideEffect =
   /** `human.extended`: a pending request's deadline moves. */
   | { kind: "extend-human"; requestId: string; timeoutAt: number }
   /** `step.completed` with search text: index it for `Store.searchJournal`. */
-  | { kind: "index-text"; runId: string; seq: number; opKey: string; text: string };
+  | { kind: "index-text"; runId: string; seq: number; opKey: string; text: string }
+  /** `outbox.emitted`: insert the outbox message unless one with its id exists. */
+  | { kind: "insert-outbox"; message: NewOutboxMessage };
 
 /** A human request as the SQL stores insert it, in column order (options as JSON text). */
 export function humanRequestRow(r: HumanRequest): unknown[] {
@@ -80,7 +83,15 @@ function applyPatch<T extends RunState>(run: T, patch: RunPatch): T {
 }
 
 /** Kinds whose append has a side effect outside the row whatever the run's state (see entrySideEffects). */
-const SIDE_EFFECT_KINDS = new Set(["event.received", "human.answered", "human.timedout", "human.extended", "child.started", "human.requested"]);
+const SIDE_EFFECT_KINDS = new Set([
+  "event.received",
+  "human.answered",
+  "human.timedout",
+  "human.extended",
+  "child.started",
+  "human.requested",
+  "outbox.emitted",
+]);
 
 /**
  * True when appending `entry` to a run that is running under a lease changes nothing but the
@@ -136,6 +147,19 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
         parentOpKey: entry.opKey,
       };
       return [{ kind: "create-run", run: child }];
+    }
+    case "outbox.emitted": {
+      const data = entry.data as EntryData["outbox.emitted"];
+      const message: NewOutboxMessage = {
+        messageId: data.messageId,
+        runId: run.runId,
+        opKey: entry.opKey ?? "",
+        seq,
+        topic: data.topic,
+        payload: encode(data.payload),
+        createdAt: now,
+      };
+      return [{ kind: "insert-outbox", message }];
     }
     case "human.requested": {
       const data = entry.data as EntryData["human.requested"];

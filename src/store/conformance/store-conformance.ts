@@ -6,6 +6,7 @@ import { flowSpec } from "./flow-spec.js";
 import { useStore, type StoreFactory } from "./harness.js";
 import { inboxSpec } from "./inbox-spec.js";
 import { leasesSpec } from "./leases-spec.js";
+import { outboxSpec } from "./outbox-spec.js";
 import { resumeSpec } from "./resume-spec.js";
 import { retentionSpec } from "./retention-spec.js";
 import { searchSpec } from "./search-spec.js";
@@ -43,5 +44,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     blobsSpec(store);
     sagaSpec(store);
     flowSpec(store);
+    outboxSpec(store);
   });
 }

@@ -11,6 +11,7 @@ function prunable(t: MemoryTables, run: RunRecord): boolean {
     if (parent && !isTerminal(parent.status)) return false;
   }
   for (const other of t.runs.values()) if (other.parentRunId === run.runId && !isTerminal(other.status)) return false;
+  for (const message of t.outbox.values()) if (message.runId === run.runId && message.status === "pending") return false;
   return true;
 }
 
@@ -47,6 +48,7 @@ export function deleteRunRows(t: MemoryTables, runs: readonly { runId: string; l
     }
     t.inboxByRun.delete(runId);
     for (const [requestId, request] of t.humans) if (request.runId === runId) t.humans.delete(requestId);
+    for (const [messageId, message] of t.outbox) if (message.runId === runId) t.outbox.delete(messageId);
   }
   return doomed.map((run) => run.runId);
 }

@@ -37,6 +37,8 @@ import { claimKey, claimRun, copiedRun, fenceOut, fenceReason, isClaimable, isSt
 import { deleteRunRows, importRows, listPrunable, readRows } from "./memory-retention.js";
 import { newDebouncedRun, rebounce } from "../common/debounce.js";
 import { MemoryFlow } from "./memory-flow.js";
+import type { ListOutboxQuery, OutboxClaimRequest, OutboxMessage, OutboxSettlement } from "../../core/outbox.js";
+import { MemoryOutbox } from "./memory-outbox.js";
 import { MemoryTables } from "./memory-tables.js";
 import { BLOB_REF_PREFIX } from "../../core/payloads.js";
 
@@ -56,6 +58,7 @@ export class MemoryStore implements Store {
   private readonly t = new MemoryTables();
   private readonly schedules = new MemorySchedules();
   private readonly flow = new MemoryFlow();
+  private readonly outbox = new MemoryOutbox(this.t);
 
   /** Nothing to create. */
   async migrate(): Promise<void> {}
@@ -432,6 +435,31 @@ export class MemoryStore implements Store {
     return out;
   }
 
+  /** See {@link Store.claimOutbox}. */
+  async claimOutbox(request: OutboxClaimRequest): Promise<OutboxMessage[]> {
+    return this.outbox.claim(request);
+  }
+
+  /** See {@link Store.settleOutbox}. */
+  async settleOutbox(settlement: OutboxSettlement, now: number): Promise<boolean> {
+    return this.outbox.settle(settlement, now);
+  }
+
+  /** See {@link Store.listOutbox}. */
+  async listOutbox(query: ListOutboxQuery): Promise<OutboxMessage[]> {
+    return this.outbox.list(query);
+  }
+
+  /** See {@link Store.getOutboxMessage}. */
+  async getOutboxMessage(messageId: string): Promise<OutboxMessage | undefined> {
+    return this.outbox.get(messageId);
+  }
+
+  /** See {@link Store.retryOutbox}. */
+  async retryOutbox(messageId: string, now: number): Promise<{ message: OutboxMessage; applied: boolean }> {
+    return this.outbox.retry(messageId, now);
+  }
+
   /** See {@link Store.listStuckRuns}. */
   async listStuckRuns(now: number, graceMs: number, limit?: number): Promise<RunRecord[]> {
     const max = pageLimit(limit);
@@ -517,6 +545,9 @@ export class MemoryStore implements Store {
         if (request && request.status === "pending") this.t.putHuman({ ...request, timeoutAt: effect.timeoutAt });
         return;
       }
+      case "insert-outbox":
+        this.outbox.insert(effect.message);
+        return;
     }
   }
 

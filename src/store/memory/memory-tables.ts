@@ -1,5 +1,6 @@
 import type { JournalEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
+import type { OutboxMessage } from "../../core/outbox.js";
 import type { AuditEntry, HumanRequest, InboxEvent, PayloadBlob, TokenRecord, WorkerRecord } from "../../core/store.js";
 
 /**
@@ -18,6 +19,9 @@ export class MemoryTables {
   readonly texts = new Map<string, string>();
   /** Content-addressed payloads by hash; `usedAt` is the last write that referenced each. */
   readonly blobs = new Map<string, PayloadBlob & { usedAt: number }>();
+  /** Outbox messages by message id, in insertion (id) order. */
+  readonly outbox = new Map<string, OutboxMessage>();
+  private nextOutboxId = 1;
   /** The worker registry: not transactional, like a heartbeat table. */
   readonly workers = new Map<string, WorkerRecord>();
   /** API tokens and the audit log: each change is one operation, so neither needs undo. */
@@ -124,6 +128,22 @@ export class MemoryTables {
   /** Forgets the `(runId, eventId)` key of a deleted inbox row (retention). */
   forgetInboxKey(runId: string, eventId: string): void {
     this.inboxKeys.delete(inboxKey(runId, eventId));
+  }
+
+  /** Inserts an outbox message with the next id, unless one with its message id exists. */
+  insertOutbox(message: Omit<OutboxMessage, "id">): void {
+    if (this.outbox.has(message.messageId)) return;
+    const row: OutboxMessage = { ...message, id: this.nextOutboxId++ };
+    this.outbox.set(row.messageId, row);
+    this.record(() => {
+      this.outbox.delete(row.messageId);
+      this.nextOutboxId = row.id;
+    });
+  }
+
+  /** Replaces an existing outbox message (claims and settlements are single operations: no undo needed). */
+  putOutbox(message: OutboxMessage): void {
+    this.outbox.set(message.messageId, message);
   }
 
   private record(step: () => void): void {

@@ -12,6 +12,7 @@ import {
   sha256Hex,
   type PayloadCodec,
 } from "../../core/payloads.js";
+import type { OutboxMessage } from "../../core/outbox.js";
 import type { RunRecord } from "../../core/run.js";
 import { byteLength, decode, encode } from "../../core/serialize.js";
 import type { CopiedEntry, HumanRequest, InboxEvent, NewInboxEvent, NewRun, PayloadBlob, RunImport, RunWrite, Store } from "../../core/store.js";
@@ -41,6 +42,7 @@ const PROJECTED: Partial<Record<EntryKind, { field: string; offload: boolean }>>
   "child.started": { field: "input", offload: true },
   "human.requested": { field: "context", offload: false },
   "human.answered": { field: "answer", offload: false },
+  "outbox.emitted": { field: "payload", offload: false },
 };
 
 type Blobs = PayloadBlob[] | null;
@@ -206,6 +208,17 @@ class PayloadStore implements Partial<Store> {
     return this.inner.importRun({ run, journal, inbox, humanRequests } as RunImport);
   };
 
+  claimOutbox = async (request: Parameters<Store["claimOutbox"]>[0]) => this.resolveOutbox(await this.inner.claimOutbox(request));
+  listOutbox = async (query: Parameters<Store["listOutbox"]>[0]) => this.resolveOutbox(await this.inner.listOutbox(query));
+  getOutboxMessage = async (messageId: string) => {
+    const message = await this.inner.getOutboxMessage(messageId);
+    return message && (await this.resolveOutbox([message]))[0];
+  };
+  retryOutbox = async (messageId: string, now: number) => {
+    const result = await this.inner.retryOutbox(messageId, now);
+    return { ...result, message: (await this.resolveOutbox([result.message]))[0]! };
+  };
+
   // ── passed through ──
 
   countRuns = () => this.inner.countRuns();
@@ -352,6 +365,12 @@ class PayloadStore implements Partial<Store> {
     if (!events.some((event) => mayBeMarker(event.payload))) return events;
     const texts = await this.resolve(events.map((e) => ({ text: e.payload, where: () => `run "${e.runId}" inbox event "${e.eventId}"` })));
     return events.map((event, i) => ({ ...event, payload: texts[i]! }));
+  }
+
+  private async resolveOutbox(messages: OutboxMessage[]): Promise<OutboxMessage[]> {
+    if (!messages.some((message) => mayBeMarker(message.payload))) return messages;
+    const texts = await this.resolve(messages.map((m) => ({ text: m.payload, where: () => `outbox message "${m.messageId}"` })));
+    return messages.map((message, i) => ({ ...message, payload: texts[i]! }));
   }
 
   private async resolveHumans(requests: HumanRequest[]): Promise<HumanRequest[]> {

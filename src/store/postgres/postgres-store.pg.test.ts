@@ -150,6 +150,7 @@ describe.skipIf(!available)("postgres", () => {
         "inbox",
         "journal",
         "journal_text",
+        "outbox",
         "runs",
         "schedules",
         "tokens",

@@ -31,6 +31,8 @@ import type {
 } from "../../core/store.js";
 import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "../../core/schedule.js";
 import * as schedules from "../common/schedule-rows.js";
+import { OutboxMessageNotFoundError } from "../../core/errors.js";
+import type { ListOutboxQuery, OutboxClaimRequest, OutboxMessage, OutboxSettlement } from "../../core/outbox.js";
 import { AUDIT_COLUMNS, TOKEN_COLUMNS, auditQuery, toAudit, toToken, tokenParams, type AuditRow, type TokenRow } from "../common/security-rows.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
@@ -85,6 +87,7 @@ import {
   type StateRow,
   type WorkerRow,
 } from "./postgres-rows.js";
+import { CLAIM_OUTBOX, GET_OUTBOX, RETRY_OUTBOX, claimOutboxParams, listOutboxQuery, settleOutboxParams } from "./postgres-outbox.js";
 import { PgRunner, type Tx } from "./postgres-tx.js";
 import { WakeListener } from "./postgres-wake.js";
 import { WriteSession } from "./postgres-write.js";
@@ -487,6 +490,41 @@ export class PostgresStore implements Store {
       await tx.query(ANSWER_HUMAN, [payload, tx.now, requestId]);
       await session.wake(run.runId);
       await session.flush();
+    });
+  }
+
+  /** See {@link Store.claimOutbox}. In database-clock mode `now` is ignored. */
+  async claimOutbox(request: OutboxClaimRequest): Promise<OutboxMessage[]> {
+    if (request.topics.length === 0) return [];
+    const rows = await this.query<OutboxMessage>(CLAIM_OUTBOX, claimOutboxParams(request, this.runner.nowParam(request.now)));
+    return rows.sort((a, b) => a.id - b.id);
+  }
+
+  /** See {@link Store.settleOutbox}. In database-clock mode `now` is ignored. */
+  async settleOutbox(settlement: OutboxSettlement, now: number): Promise<boolean> {
+    const { statement, params } = settleOutboxParams(settlement, this.runner.nowParam(now));
+    return (await this.query(statement, params)).length === 1;
+  }
+
+  /** See {@link Store.listOutbox}. */
+  async listOutbox(query: ListOutboxQuery): Promise<OutboxMessage[]> {
+    const list = listOutboxQuery(query);
+    return list ? this.query<OutboxMessage>(list.text, list.params) : [];
+  }
+
+  /** See {@link Store.getOutboxMessage}. */
+  async getOutboxMessage(messageId: string): Promise<OutboxMessage | undefined> {
+    return (await this.query<OutboxMessage>(GET_OUTBOX, [messageId]))[0];
+  }
+
+  /** See {@link Store.retryOutbox}. In database-clock mode `now` is ignored. */
+  async retryOutbox(messageId: string, now: number): Promise<{ message: OutboxMessage; applied: boolean }> {
+    return this.tx(now, async (tx) => {
+      const applied = (await tx.query(RETRY_OUTBOX, [this.runner.nowParam(now), messageId])).length === 1;
+      const [message] = await tx.query<OutboxMessage>(GET_OUTBOX, [messageId]);
+      if (!message) throw new OutboxMessageNotFoundError(messageId);
+      if (applied) tx.wake();
+      return { message, applied };
     });
   }
 

@@ -18,6 +18,7 @@ import {
 } from "./postgres-queries.js";
 import { entryArrays, runArrays, runValues, stateArrays, toState, type StateRow } from "./postgres-rows.js";
 import { setFlows } from "./postgres-flow.js";
+import { INSERT_OUTBOX, insertOutboxParams } from "./postgres-outbox.js";
 import type { Tx } from "./postgres-tx.js";
 
 /** Runs due this soon after a write get a wake-up NOTIFY, so workers need not poll for them. */
@@ -184,6 +185,11 @@ export class WriteSession {
         return;
       case "extend-human":
         await this.tx.query(EXTEND_HUMAN, [effect.timeoutAt, effect.requestId]);
+        return;
+      case "insert-outbox":
+        // Dispatchers listen on the workers' wake-up channel: the NOTIFY goes out with the commit.
+        await this.tx.query(INSERT_OUTBOX, insertOutboxParams(effect.message));
+        this.tx.wake();
         return;
     }
   }

@@ -30,6 +30,7 @@ import type {
   PruneQuery,
   RunImport,
 } from "../../core/store.js";
+import type { ListOutboxQuery, OutboxClaimRequest, OutboxMessage, OutboxSettlement } from "../../core/outbox.js";
 import { AUDIT_COLUMNS, TOKEN_COLUMNS, auditQuery, toAudit, toToken, tokenParams, type AuditRow, type TokenRow } from "../common/security-rows.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "../../core/schedule.js";
@@ -42,6 +43,7 @@ import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersi
 import { openSqliteDatabase, type SqliteStoreOptions } from "./sqlite-open.js";
 import { newDebouncedRun, rebounce } from "../common/debounce.js";
 import { SqliteFlow } from "./sqlite-flow.js";
+import { SqliteOutbox } from "./sqlite-outbox.js";
 import { SqliteQueries, claimParams } from "./sqlite-queries.js";
 import { deleteRunRows, importRows, listPrunable, readRows } from "./sqlite-retention.js";
 import {
@@ -88,6 +90,7 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private prepared: SqliteQueries | undefined;
   private flowQueries: SqliteFlow | undefined;
+  private outboxPrepared: SqliteOutbox | undefined;
   private readonly transaction: Database.Transaction<(fn: () => unknown) => unknown>;
 
   /**
@@ -106,6 +109,7 @@ export class SqliteStore implements Store {
   async migrate(): Promise<void> {
     applyMigrations(this.db);
     this.prepared = undefined;
+    this.outboxPrepared = undefined;
   }
 
   /** See {@link Store.close}. */
@@ -384,6 +388,32 @@ export class SqliteStore implements Store {
     });
   }
 
+  /** See {@link Store.claimOutbox}. */
+  async claimOutbox(request: OutboxClaimRequest): Promise<OutboxMessage[]> {
+    if (request.topics.length === 0 || !this.outbox.anyDue(request.now)) return [];
+    return this.immediate(() => this.outbox.claim(request));
+  }
+
+  /** See {@link Store.settleOutbox}. */
+  async settleOutbox(settlement: OutboxSettlement, now: number): Promise<boolean> {
+    return this.outbox.settle(settlement, now);
+  }
+
+  /** See {@link Store.listOutbox}. */
+  async listOutbox(query: ListOutboxQuery): Promise<OutboxMessage[]> {
+    return this.outbox.list(query);
+  }
+
+  /** See {@link Store.getOutboxMessage}. */
+  async getOutboxMessage(messageId: string): Promise<OutboxMessage | undefined> {
+    return this.outbox.find(messageId);
+  }
+
+  /** See {@link Store.retryOutbox}. */
+  async retryOutbox(messageId: string, now: number): Promise<{ message: OutboxMessage; applied: boolean }> {
+    return this.immediate(() => this.outbox.requeue(messageId, now));
+  }
+
   /** See {@link Store.upsertWorker}. */
   async upsertWorker(worker: WorkerRecord): Promise<void> {
     this.q.upsertWorker.run(workerParams(worker));
@@ -530,6 +560,14 @@ export class SqliteStore implements Store {
     return (this.flowQueries ??= new SqliteFlow(this.db));
   }
 
+  private get outbox(): SqliteOutbox {
+    if (!this.outboxPrepared) {
+      void this.q; // checks the schema version first
+      this.outboxPrepared = new SqliteOutbox(this.db);
+    }
+    return this.outboxPrepared;
+  }
+
   private immediate<T>(fn: () => T): T {
     return this.transaction.immediate(fn) as T;
   }
@@ -604,6 +642,9 @@ export class SqliteStore implements Store {
         return;
       case "extend-human":
         this.q.extendHuman.run(effect.timeoutAt, effect.requestId);
+        return;
+      case "insert-outbox":
+        this.outbox.insertMessage(effect.message);
         return;
     }
   }
