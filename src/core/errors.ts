@@ -35,6 +35,7 @@ export type ErrorCode =
   | "UNAUTHORIZED"
   | "FORBIDDEN"
   | "TOKEN_NOT_FOUND"
+  | "RECOVERY_FAILED"
   | "INTERNAL_ERROR";
 
 /** Base of every Cairn error: carries a stable {@link ErrorCode}. */
@@ -103,6 +104,25 @@ export class RunNotFailedError extends CairnError {
     readonly status: string,
   ) {
     super("RUN_NOT_FAILED", `Cannot retry run "${runId}": it is ${status}, and only failed runs can be retried.`);
+  }
+}
+
+/**
+ * A run's recovery kept failing: its last `failures` attempts ended (worker crash, lease expiry,
+ * engine error) without journaling any progress, so it was moved to the `dead` status instead of
+ * being claimed again. `cairn retry` revives it.
+ */
+export class RecoveryFailedError extends CairnError {
+  constructor(
+    readonly runId: string,
+    readonly failures: number,
+    readonly lastFailure: string,
+  ) {
+    super(
+      "RECOVERY_FAILED",
+      `Run "${runId}" is dead: ${failures} attempts in a row ended without progress (last: ${lastFailure}). ` +
+        "Fix the cause (a step that crashes its worker, a bad deploy), then `cairn retry` the run.",
+    );
   }
 }
 

@@ -105,6 +105,15 @@ export function projectEntry(entry: NewEntry, now: number): RunPatch | null {
       const error = { name: "CancelledError", message: reason ? `Cancelled: ${reason}` : "Cancelled", code: "RUN_CANCELLED", data: { reason } };
       return { status: "cancelled", error: encode(error), wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: now };
     }
+    case "run.dead":
+      return {
+        status: "dead",
+        error: encode((entry.data as EntryData["run.dead"]).error),
+        wakeAt: null,
+        waitingFor: null,
+        releaseLease: true,
+        finishedAt: now,
+      };
     case "run.retried":
     case "run.forked":
       return { status: "pending", error: null, wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: null };

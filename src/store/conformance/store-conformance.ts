@@ -1,6 +1,7 @@
 import { describe } from "vitest";
 import { commitSpec } from "./commit-spec.js";
 import { copySpec } from "./copy-spec.js";
+import { deploysSpec } from "./deploys-spec.js";
 import { useStore, type StoreFactory } from "./harness.js";
 import { inboxSpec } from "./inbox-spec.js";
 import { leasesSpec } from "./leases-spec.js";
@@ -33,5 +34,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     searchSpec(store);
     securitySpec(store);
     copySpec(store);
+    deploysSpec(store);
   });
 }

@@ -57,6 +57,7 @@ import {
   REMOVE_WORKER,
   RENEW_LEASES,
   STUCK_RUNS,
+  UPDATE_STATES,
   UPDATE_STATES_RETURNING,
   UPSERT_WORKER,
   listHumanQuery,
@@ -78,6 +79,18 @@ import {
   type WorkerRow,
 } from "./postgres-rows.js";
 import { PgRunner, type Tx } from "./postgres-tx.js";
+import { recoveryVerdict } from "../common/recovery.js";
+import type { RunState } from "../common/run-state.js";
+import type { DrainedVersion, VersionCount } from "../../core/deploys.js";
+import {
+  COUNT_VERSIONS,
+  DRAIN_VERSION,
+  GET_RECOVERY_FAILURES,
+  LATEST_ATTEMPT,
+  LIST_DRAINED,
+  SET_RECOVERY_FAILURES,
+  UNDRAIN_VERSION,
+} from "./postgres-deploys.js";
 import { WakeListener } from "./postgres-wake.js";
 import { WriteSession } from "./postgres-write.js";
 
@@ -339,12 +352,64 @@ export class PostgresStore implements Store {
       const rows = await tx.query<StateRow & { claim_key: number }>(CLAIM_CANDIDATES, [names, versions, request.limit, tx.now]);
       if (rows.length === 0) return [];
       const timed = { ...request, now: tx.now };
-      const claimed = rows.map(({ claim_key: _, ...row }) => claimRun(toState(row), timed));
+      let states = rows.map(({ claim_key: _, ...row }) => toState(row));
+      if (request.maxRecoveryAttempts !== undefined && states.some((state) => state.status === "running")) {
+        states = await this.checkRecoveries(tx, states, request.maxRecoveryAttempts, tx.now);
+        if (states.length === 0) return [];
+      }
+      const claimed = states.map((state) => claimRun(state, timed));
       const updated = await tx.query<StateRow & { input: string }>(UPDATE_STATES_RETURNING, stateArrays(claimed.map((c) => c.run)));
       await tx.query(INSERT_ENTRIES, entryArrays(claimed.map((c) => c.entry)));
       const byId = new Map(updated.map((row) => [row.runId, toRun(row)]));
       return claimed.flatMap((c) => byId.get(c.run.runId) ?? []);
     });
+  }
+
+  /**
+   * The dead-letter check of runs re-claimed after an abnormal end (see common/recovery.ts): writes
+   * the dead ones' `run.dead` entries and returns the runs still to claim. Rows are locked by the claim.
+   */
+  private async checkRecoveries(tx: Tx, states: RunState[], max: number, now: number): Promise<RunState[]> {
+    const keep: RunState[] = [];
+    for (const state of states) {
+      if (state.status !== "running") {
+        keep.push(state);
+        continue;
+      }
+      const attempt = (await tx.query<EntryRow>(LATEST_ATTEMPT, [state.runId])).map(toEntry);
+      const [stored] = await tx.query<{ n: number }>(GET_RECOVERY_FAILURES, [state.runId]);
+      const verdict = recoveryVerdict(state, attempt, Number(stored?.n ?? 0), max, now);
+      await tx.query(SET_RECOVERY_FAILURES, [state.runId, verdict.failures]);
+      if (!verdict.dead) {
+        keep.push(state);
+        continue;
+      }
+      await tx.query(UPDATE_STATES, stateArrays([verdict.dead.run]));
+      await tx.query(INSERT_ENTRIES, entryArrays([verdict.dead.entry]));
+    }
+    return keep;
+  }
+
+  /** See {@link Store.countVersions}. */
+  async countVersions(): Promise<VersionCount[]> {
+    const rows = await this.query<VersionCount>(COUNT_VERSIONS);
+    return rows.map((row) => ({ workflow: row.workflow, version: row.version, status: row.status, count: Number(row.count) }));
+  }
+
+  /** See {@link Store.setVersionDrained}. */
+  async setVersionDrained(workflow: string, version: string, drained: boolean, now: number): Promise<boolean> {
+    return this.tx(now, async (tx) => {
+      const rows = drained
+        ? await tx.query(`${DRAIN_VERSION.text} RETURNING 1`, [workflow, version, tx.now])
+        : await tx.query(`${UNDRAIN_VERSION.text} RETURNING 1`, [workflow, version]);
+      return rows.length > 0;
+    });
+  }
+
+  /** See {@link Store.listDrainedVersions}. */
+  async listDrainedVersions(): Promise<DrainedVersion[]> {
+    const rows = await this.query<{ workflow: string; version: string; drainedAt: string | number }>(LIST_DRAINED);
+    return rows.map((row) => ({ workflow: row.workflow, version: row.version, drainedAt: Number(row.drainedAt) }));
   }
 
   /** See {@link Store.renewLeases}. In database-clock mode `request.now` is ignored. */
