@@ -18,3 +18,16 @@ export type { EntryKind, EntryData, JournalEntry, WaitDescriptor, HumanAnswer, O
 export { RUN_STATUSES, isTerminal, type RunStatus, type RunRecord } from "./core/run.js";
 export type * from "./core/store.js";
 export { openStore, defaultStoreUrl } from "./store/open-store.js";
+export { dryReplay, type DryReplayRun } from "./engine/dry-replay.js";
+export type { VersionSummary } from "./engine/deploys.js";
+export {
+  RUN_EXPORT_FORMAT,
+  parseRunExport,
+  parseVersionRef,
+  runExportSchema,
+  type DrainedVersion,
+  type ReplayDivergence,
+  type ReplayReport,
+  type RunExport,
+  type VersionCount,
+} from "./core/deploys.js";

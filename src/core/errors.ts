@@ -103,7 +103,7 @@ export class RunNotFailedError extends CairnError {
     readonly runId: string,
     readonly status: string,
   ) {
-    super("RUN_NOT_FAILED", `Cannot retry run "${runId}": it is ${status}, and only failed runs can be retried.`);
+    super("RUN_NOT_FAILED", `Cannot retry run "${runId}": it is ${status}, and only failed or dead runs can be retried.`);
   }
 }
 

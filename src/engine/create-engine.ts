@@ -32,6 +32,8 @@ import { decode, encode, serializeError, type SerializedError } from "../core/se
 import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { Committer } from "./committer.js";
+import type { ReplayReport, RunExport } from "../core/deploys.js";
+import { replayRun, summarizeVersions, type VersionSummary } from "./deploys.js";
 import { isWorkflow } from "./define-workflow.js";
 import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
 import { planFork, type ForkOptions } from "./fork.js";
@@ -84,6 +86,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     workflows.set(`${workflow.name}@${workflow.version}`, workflow);
   }
   if (options.maxPayloadBytes !== undefined) check(z.number().int().positive(), options.maxPayloadBytes, "createEngine: maxPayloadBytes");
+  if (options.maxRecoveryAttempts !== undefined) check(z.number().int().min(1).max(1000), options.maxRecoveryAttempts, "createEngine: maxRecoveryAttempts");
   const store = typeof options.store === "object" && options.store !== null ? options.store : await openStore(options.store ?? defaultStoreUrl());
   const clock = new StoreClock(options.clock ?? Date.now, store);
   await clock.calibrate();
@@ -99,6 +102,7 @@ class EngineImpl implements Engine {
   private readonly workers = new Set<WorkerImpl>();
   private readonly finished = new EventEmitter();
   private readonly maxPayloadBytes: number;
+  private readonly maxRecoveryAttempts: number | undefined;
   private readonly logger;
   private closed = false;
   private readonly observers = new Set<EngineObserver>();
@@ -126,6 +130,7 @@ class EngineImpl implements Engine {
     this.committer = new Committer(store, this.clock);
     this.creator = new RunCreator(store, this.clock);
     this.maxPayloadBytes = options.maxPayloadBytes ?? 4 * 1024 * 1024;
+    this.maxRecoveryAttempts = options.maxRecoveryAttempts;
     this.logger = options.logger ?? consoleLogger();
     this.finished.setMaxListeners(0);
     if (options.observer) this.observers.add(options.observer);
@@ -257,7 +262,7 @@ class EngineImpl implements Engine {
     check(RUN_ID, runId, "retry: runId");
     const journal = await this.store.readJournal(runId);
     const failedSteps = [...new Set(journal.filter((e) => e.kind === "step.failed" && decode<{ final: boolean }>(e.payload).final).map((e) => e.opKey!))];
-    const { run, applied } = await this.store.controlRun(runId, ["failed"], newEntry("run.retried", null, { failedSteps }), this.clock());
+    const { run, applied } = await this.store.controlRun(runId, ["failed", "dead"], newEntry("run.retried", null, { failedSteps }), this.clock());
     if (!applied) throw new RunNotFailedError(runId, run.status);
     this.kickWorkers();
     return toRunInfo(run);
@@ -296,7 +301,7 @@ class EngineImpl implements Engine {
     for (;;) {
       const run = await this.requireRun(runId);
       if (run.status === "completed") return decode<O>(run.output);
-      if (run.status === "failed") throw new RunFailedError(runId, decode<SerializedError>(run.error));
+      if (run.status === "failed" || run.status === "dead") throw new RunFailedError(runId, decode<SerializedError>(run.error));
       if (run.status === "cancelled") throw new RunCancelledError(runId, (decode<SerializedError>(run.error)?.data as { reason?: string } | undefined)?.reason);
       const left = deadline - Date.now();
       if (left <= 0) throw new CairnError("TIMEOUT", `Run "${runId}" is still ${run.status} after ${options.timeoutMs}ms.`);
@@ -368,6 +373,34 @@ class EngineImpl implements Engine {
     return runs.map(toRunInfo);
   }
 
+  async listVersions(): Promise<VersionSummary[]> {
+    const [counts, drained] = await Promise.all([this.store.countVersions(), this.store.listDrainedVersions()]);
+    return summarizeVersions(counts, drained, this.workflows.keys());
+  }
+
+  async drainVersion(workflow: string, version: string): Promise<boolean> {
+    return this.setDrained(workflow, version, true);
+  }
+
+  async undrainVersion(workflow: string, version: string): Promise<boolean> {
+    return this.setDrained(workflow, version, false);
+  }
+
+  private async setDrained(workflow: string, version: string, drained: boolean): Promise<boolean> {
+    this.ensureOpen();
+    check(z.string().min(1).max(200), workflow, "drainVersion: workflow");
+    check(z.string().min(1).max(200), version, "drainVersion: version");
+    const changed = await this.store.setVersionDrained(workflow, version, drained, this.clock());
+    for (const worker of this.workers) worker.setDrained(workflow, version, drained);
+    return changed;
+  }
+
+  replay(source: string | RunExport): Promise<ReplayReport> {
+    this.ensureOpen();
+    if (typeof source === "string") check(RUN_ID, source, "replay: runId");
+    return replayRun(source, this.store, this.workflows);
+  }
+
   startWorker(options?: WorkerOptions): Worker {
     this.ensureOpen();
     const worker = new WorkerImpl(
@@ -378,6 +411,7 @@ class EngineImpl implements Engine {
         logger: this.logger,
         maxPayloadBytes: this.maxPayloadBytes,
         workflows: this.workflows,
+        ...(this.maxRecoveryAttempts === undefined ? {} : { maxRecoveryAttempts: this.maxRecoveryAttempts }),
         emit: () => (this.observers.size > 0 ? this.emitEvent : undefined),
         onExecutionEnd: (runId, end, parentRunId) => {
           this.finished.emit(runId);

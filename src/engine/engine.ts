@@ -2,6 +2,8 @@ import type { HumanAnswer, EntryKind, WaitDescriptor } from "../core/journal.js"
 import type { RunStatus } from "../core/run.js";
 import type { SerializedError } from "../core/serialize.js";
 import type { HumanRequest, Store, WorkerRecord } from "../core/store.js";
+import type { ReplayReport, RunExport } from "../core/deploys.js";
+import type { VersionSummary } from "./deploys.js";
 import type { ForkOptions } from "./fork.js";
 import type { EngineObserver } from "./observer.js";
 import type { Workflow } from "./workflow.js";
@@ -24,6 +26,13 @@ export interface EngineOptions {
   logger?: EngineLogger;
   /** Called with what happens in this engine's workers (steps, lease losses, answers); see also `engine.observe`. */
   observer?: EngineObserver;
+  /**
+   * Dead-letter: a run whose last N attempts in a row ended without progress (its worker died or the
+   * engine abandoned it, and no outcome was journaled) is moved to `dead` instead of being claimed
+   * again; `engine.retry` revives it. Checked only when a run is re-claimed after such an attempt.
+   * Default: unset, runs are recovered forever. See docs/operations/deploys.md.
+   */
+  maxRecoveryAttempts?: number;
 }
 
 /** A sink for log records. */
@@ -102,6 +111,11 @@ export interface WorkerOptions {
   heartbeatMs?: number;
   /** Default `${hostname}:${pid}:${random}`. */
   workerId?: string;
+  /**
+   * Workflow versions (`"research@1"`) this worker does not claim runs of, on top of those drained
+   * in the store with `engine.drainVersion` (`cairn worker --drain research@1`).
+   */
+  drain?: string[];
 }
 
 /** A running worker. */
@@ -130,7 +144,10 @@ export interface Engine {
   journal(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<JournalEntryView[]>;
   /** Cancels a live run: its running step's signal is aborted and it ends `cancelled`. */
   cancel(runId: string, reason?: string): Promise<RunInfo>;
-  /** Resumes a failed run from its journal; completed steps are not run again, failed ones are. */
+  /**
+   * Resumes a failed or dead (dead-lettered) run from its journal; completed steps are not run again,
+   * failed ones are. A dead run's recovery counter starts over.
+   */
   retry(runId: string): Promise<RunInfo>;
   /**
    * Time travel: creates a new run whose journal is this run's up to `atSeq` (optionally with one step
@@ -153,6 +170,28 @@ export interface Engine {
   /** Non-terminal runs that nothing will move (see Store.listStuckRuns). There should never be any. */
   listStuckRuns(options?: { graceMs?: number; limit?: number }): Promise<RunInfo[]>;
   startWorker(options?: WorkerOptions): Worker;
+  /**
+   * Runs per workflow version and status (with drained and registered flags), so an operator sees
+   * which versions still have live runs before removing their code.
+   */
+  listVersions(): Promise<VersionSummary[]>;
+  /**
+   * Stops every worker (this engine's at once, others on their next heartbeat) from claiming runs of
+   * this workflow version. Its runs stay where they are, visible in `listVersions`, until the version
+   * is undrained, or they are cancelled. Returns false when it was already drained.
+   */
+  drainVersion(workflow: string, version: string): Promise<boolean>;
+  /** Lets workers claim runs of this version again. Returns false when it was not drained. */
+  undrainVersion(workflow: string, version: string): Promise<boolean>;
+  /**
+   * Replays a run's journal against the code registered now, executing nothing (no step runs, no
+   * timer, no write), and reports the first divergence, or how far it replays cleanly.
+   * `source`: a runId in this engine's store, or a run export (`{ format: "cairn.run/1", run, journal }`).
+   * @example
+   * const report = await engine.replay("thread-42");
+   * if (!report.ok) console.error(report.divergence?.message);
+   */
+  replay(source: string | RunExport): Promise<ReplayReport>;
   /**
    * Adds an observer of this engine's events (steps of its workers, lease losses, human answers),
    * e.g. for metrics. Returns a function that removes it. Observers are called synchronously after
