@@ -75,6 +75,8 @@ export class WorkerImpl implements Worker, ExecutionHost {
   private readonly drainedHere: Set<string>;
   /** `name@version` drained in the store (`engine.drainVersion`), refreshed on every heartbeat. */
   private drainedInStore = new Set<string>();
+  /** False until the drained versions were first read: no run is reserved for this worker before. */
+  private drainKnown = false;
 
   constructor(
     private readonly deps: WorkerDeps,
@@ -135,7 +137,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
    */
   reserve(workflow: { name: string; version: string }): { workerId: string; leaseMs: number } | undefined {
     const key = `${workflow.name}@${workflow.version}`;
-    if (this.stopping || !this.deps.workflows.has(key) || this.isDrained(key)) return undefined;
+    if (this.stopping || !this.drainKnown || !this.deps.workflows.has(key) || this.isDrained(key)) return undefined;
     if (this.executions.size + this.reserved >= this.concurrency) return undefined;
     this.reserved += 1;
     return { workerId: this.workerId, leaseMs: this.leaseMs };
@@ -228,6 +230,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
       const next = new Set(drained.map((d) => `${d.workflow}@${d.version}`));
       const undrained = [...this.drainedInStore].some((key) => !next.has(key));
       this.drainedInStore = next;
+      this.drainKnown = true;
       if (undrained) this.kick();
     } catch (error) {
       this.logger.log("warn", "could not read the drained versions; keeping the last known list", { workerId: this.workerId, error: serializeError(error) });

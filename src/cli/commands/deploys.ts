@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
-import type { Command } from "commander";
-import { parseRunExport, parseVersionRef, type ReplayReport, type RunExport } from "../../core/deploys.js";
+import { InvalidArgumentError, type Command } from "commander";
+import { parseRunExport, versionRefSchema, type ReplayReport, type RunExport } from "../../core/deploys.js";
 import { NonDeterminismError } from "../../core/errors.js";
 import { RUN_STATUSES } from "../../core/run.js";
 import type { VersionSummary } from "../../engine/deploys.js";
@@ -47,11 +47,9 @@ export function registerDeployCommands(program: Command): void {
 type VersionRef = { workflow: string; version: string };
 
 function versionArg(value: string): VersionRef {
-  try {
-    return parseVersionRef(value);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const parsed = versionRefSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new InvalidArgumentError(`${parsed.error.issues[0]?.message ?? "invalid version"}. Pass <workflow>@<version>, e.g. research@1 (see ${CLI} versions).`);
 }
 
 async function listVersions(options: StoreOptions & JsonOptions): Promise<void> {
