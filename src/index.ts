@@ -19,7 +19,6 @@ export { RUN_STATUSES, isTerminal, type RunStatus, type RunRecord } from "./core
 export type * from "./core/store.js";
 export { openStore, defaultStoreUrl } from "./store/open-store.js";
 export { dryReplay, type DryReplayRun } from "./engine/dry-replay.js";
-export type { VersionSummary } from "./engine/deploys.js";
 export {
   RUN_EXPORT_FORMAT,
   parseRunExport,
@@ -30,4 +29,5 @@ export {
   type ReplayReport,
   type RunExport,
   type VersionCount,
+  type VersionSummary,
 } from "./core/deploys.js";

@@ -61,7 +61,8 @@ describe("a changed workflow is reported as a divergence", () => {
     version: approval.version,
     run(ctx, input: Parameters<typeof approval.run>[1]) {
       const changed = Object.create(ctx) as typeof ctx;
-      changed.step = ((name: string, fn: never, options: never) => ctx.step(name === "notify-approver" ? "ping-approver" : name, fn, options)) as typeof ctx.step;
+      changed.step = ((name: string, fn: never, options: never) =>
+        ctx.step(name === "notify-approver" ? "ping-approver" : name, fn, options)) as typeof ctx.step;
       return approval.run(changed, input);
     },
   });

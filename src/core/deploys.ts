@@ -11,6 +11,21 @@ export interface VersionCount {
   count: number;
 }
 
+/** One workflow version as `engine.listVersions` / `cairn versions` show it. */
+export interface VersionSummary {
+  workflow: string;
+  version: string;
+  /** Runs of this version by status (statuses with none are left out). */
+  counts: Partial<Record<RunStatus, number>>;
+  /** Runs not yet finished (pending, running, suspended): a deploy must keep code for these. */
+  live: number;
+  total: number;
+  /** True when drained in the store: no worker claims its runs. */
+  drained: boolean;
+  /** True when this engine has code for it. */
+  registered: boolean;
+}
+
 /** A workflow version workers must not claim runs of (`engine.drainVersion`). */
 export interface DrainedVersion {
   workflow: string;
@@ -35,7 +50,8 @@ export const versionRefSchema = z
  */
 export function parseVersionRef(ref: string, what = "version"): { workflow: string; version: string } {
   const parsed = versionRefSchema.safeParse(ref);
-  if (!parsed.success) throw new ValidationError(`${what}: "${ref}" is not a workflow version; ${parsed.error.issues[0]?.message ?? "expected <workflow>@<version>"}.`);
+  if (!parsed.success)
+    throw new ValidationError(`${what}: "${ref}" is not a workflow version; ${parsed.error.issues[0]?.message ?? "expected <workflow>@<version>"}.`);
   return parsed.data;
 }
 

@@ -32,8 +32,8 @@ import { decode, encode, serializeError, type SerializedError } from "../core/se
 import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { Committer } from "./committer.js";
-import type { ReplayReport, RunExport } from "../core/deploys.js";
-import { replayRun, summarizeVersions, type VersionSummary } from "./deploys.js";
+import type { ReplayReport, RunExport, VersionSummary } from "../core/deploys.js";
+import { replayRun, summarizeVersions } from "./deploys.js";
 import { isWorkflow } from "./define-workflow.js";
 import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
 import { planFork, type ForkOptions } from "./fork.js";

@@ -1,24 +1,9 @@
-import { parseRunExport, type DrainedVersion, type ReplayReport, type RunExport, type VersionCount } from "../core/deploys.js";
+import { parseRunExport, type DrainedVersion, type ReplayReport, type RunExport, type VersionCount, type VersionSummary } from "../core/deploys.js";
 import { RunNotFoundError, WorkflowNotRegisteredError } from "../core/errors.js";
 import { RUN_STATUSES, TERMINAL_STATUSES, type RunStatus } from "../core/run.js";
 import type { Store } from "../core/store.js";
 import { dryReplay } from "./dry-replay.js";
 import type { Workflow } from "./workflow.js";
-
-/** One workflow version as `engine.listVersions` / `cairn versions` show it. */
-export interface VersionSummary {
-  workflow: string;
-  version: string;
-  /** Runs of this version by status (statuses with none are left out). */
-  counts: Partial<Record<RunStatus, number>>;
-  /** Runs not yet finished (pending, running, suspended): a deploy must keep code for these. */
-  live: number;
-  total: number;
-  /** True when drained in the store: no worker claims its runs. */
-  drained: boolean;
-  /** True when this engine has code for it. */
-  registered: boolean;
-}
 
 /**
  * Folds the store's per-status counts into one line per version, adding drained versions that have no
@@ -48,7 +33,9 @@ export function summarizeVersions(counts: readonly VersionCount[], drained: read
     const at = key.lastIndexOf("@");
     get(key.slice(0, at), key.slice(at + 1));
   }
-  return [...byKey.values()].sort((a, b) => (a.workflow < b.workflow ? -1 : a.workflow > b.workflow ? 1 : a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+  return [...byKey.values()].sort((a, b) =>
+    a.workflow < b.workflow ? -1 : a.workflow > b.workflow ? 1 : a.version < b.version ? -1 : a.version > b.version ? 1 : 0,
+  );
 }
 
 /** The statuses in lifecycle order, for tables. */

@@ -227,7 +227,8 @@ class DryReplay {
 
   private issue(scope: Scope, name: unknown, kind: OpKind): string {
     if (this.divergence) throw this.divergence;
-    if (typeof name !== "string" || name.length === 0) throw new ValidationError(`Op names must be non-empty strings (got ${JSON.stringify(name)} for a ${kind}).`);
+    if (typeof name !== "string" || name.length === 0)
+      throw new ValidationError(`Op names must be non-empty strings (got ${JSON.stringify(name)} for a ${kind}).`);
     const occurrence = scope.counters.get(name) ?? 0;
     scope.counters.set(name, occurrence + 1);
     const key = scope.prefix + makeOpKey(name, occurrence);
@@ -299,7 +300,12 @@ class DryReplay {
     return placeholder;
   }
 
-  private loop<S, R>(scope: Scope, name: string, initial: S, body: (state: S, iteration: LoopIteration) => Promise<S | LoopDone<R>> | S | LoopDone<R>): Promise<R> {
+  private loop<S, R>(
+    scope: Scope,
+    name: string,
+    initial: S,
+    body: (state: S, iteration: LoopIteration) => Promise<S | LoopDone<R>> | S | LoopDone<R>,
+  ): Promise<R> {
     if (typeof body !== "function") throw new ValidationError(`ctx.loop("${name}") needs a body function.`);
     const key = this.issue(scope, name, "loop");
     if (this.hasOutcome(key)) return this.await<R>(key);
@@ -313,7 +319,11 @@ class DryReplay {
         const journaled = this.journaledByScope.get(inner.prefix) ?? [];
         const missing = journaled.find((k) => !this.issued.has(k));
         if (missing !== undefined) {
-          this.divergence = new NonDeterminismError(missing, `${this.history.get(missing)?.at(-1)?.kind ?? "an op"}`, `ends iteration ${iteration} without issuing it`);
+          this.divergence = new NonDeterminismError(
+            missing,
+            `${this.history.get(missing)?.at(-1)?.kind ?? "an op"}`,
+            `ends iteration ${iteration} without issuing it`,
+          );
           throw this.divergence;
         }
         iteration += 1;

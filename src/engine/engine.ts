@@ -2,8 +2,7 @@ import type { HumanAnswer, EntryKind, WaitDescriptor } from "../core/journal.js"
 import type { RunStatus } from "../core/run.js";
 import type { SerializedError } from "../core/serialize.js";
 import type { HumanRequest, Store, WorkerRecord } from "../core/store.js";
-import type { ReplayReport, RunExport } from "../core/deploys.js";
-import type { VersionSummary } from "./deploys.js";
+import type { ReplayReport, RunExport, VersionSummary } from "../core/deploys.js";
 import type { ForkOptions } from "./fork.js";
 import type { EngineObserver } from "./observer.js";
 import type { Workflow } from "./workflow.js";

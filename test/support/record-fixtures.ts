@@ -95,10 +95,13 @@ export async function recordFixtures(dir: string): Promise<string[]> {
       try {
         const run = await engine.start(research, { topic: "grid batteries" }, { runId: "demo-research" });
         const child = `${run.runId}/researcher#0`;
-        await waitFor(async () => (await engine.journal(child).catch(() => [])).filter((e) => e.kind === "step.completed" && e.opKey?.includes("tool-search_")).length >= 1, {
-          timeoutMs: 20_000,
-          what: "a first search to finish",
-        });
+        await waitFor(
+          async () => (await engine.journal(child).catch(() => [])).filter((e) => e.kind === "step.completed" && e.opKey?.includes("tool-search_")).length >= 1,
+          {
+            timeoutMs: 20_000,
+            what: "a first search to finish",
+          },
+        );
         await first.stop({ drain: false });
         engine.startWorker({ pollInterval: 5 });
         await answerWhenAsked(engine, run.runId, "review#0", "approve", { by: "ada", timeoutMs: 20_000 });

@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { InvalidArgumentError, type Command } from "commander";
-import { parseRunExport, versionRefSchema, type ReplayReport, type RunExport } from "../../core/deploys.js";
+import { parseRunExport, versionRefSchema, type ReplayReport, type RunExport, type VersionSummary } from "../../core/deploys.js";
 import { NonDeterminismError } from "../../core/errors.js";
 import { RUN_STATUSES } from "../../core/run.js";
-import type { VersionSummary } from "../../engine/deploys.js";
 import { recordAudit } from "../audit.js";
 import { UsageError } from "../errors.js";
 import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";

@@ -28,7 +28,13 @@ export interface RecoveryVerdict {
  * The counter continues only across attempts that were themselves recoveries (claimed from `running`),
  * so a clean suspension, a retry or a fresh start resets it.
  */
-export function recoveryVerdict(run: RunState, attempt: readonly Pick<JournalEntry, "seq" | "kind" | "opKey" | "payload">[], stored: number, max: number, now: number): RecoveryVerdict {
+export function recoveryVerdict(
+  run: RunState,
+  attempt: readonly Pick<JournalEntry, "seq" | "kind" | "opKey" | "payload">[],
+  stored: number,
+  max: number,
+  now: number,
+): RecoveryVerdict {
   const claim = attempt[0]?.kind === "run.claimed" ? attempt[0] : undefined;
   const progressed = attempt.some((entry) => entry.opKey !== null && !NOT_PROGRESS.has(entry.kind));
   if (progressed) return { failures: 0, dead: null };

@@ -187,7 +187,13 @@ export class MemoryStore implements Store {
         if (run.status === "running" && request.maxRecoveryAttempts !== undefined) {
           const journal = this.t.journal.get(run.runId) ?? [];
           const from = journal.findLastIndex((entry) => entry.kind === "run.claimed");
-          const verdict = recoveryVerdict(run, journal.slice(Math.max(0, from)), this.recoveryFailures.get(run.runId) ?? 0, request.maxRecoveryAttempts, request.now);
+          const verdict = recoveryVerdict(
+            run,
+            journal.slice(Math.max(0, from)),
+            this.recoveryFailures.get(run.runId) ?? 0,
+            request.maxRecoveryAttempts,
+            request.now,
+          );
           this.recoveryFailures.set(run.runId, verdict.failures);
           if (verdict.dead) {
             this.t.putRun({ ...run, ...verdict.dead.run });

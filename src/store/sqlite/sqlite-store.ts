@@ -242,7 +242,8 @@ export class SqliteStore implements Store {
       const rows = this.q.claim(request.workflows.length).all(...claimParams(request)) as (StateRow & { claimKey: number })[];
       return rows.flatMap(({ claimKey: _, ...row }) => {
         const state = toState(row);
-        if (state.status === "running" && request.maxRecoveryAttempts !== undefined && this.deadOnRecovery(state, request.maxRecoveryAttempts, request.now)) return [];
+        if (state.status === "running" && request.maxRecoveryAttempts !== undefined && this.deadOnRecovery(state, request.maxRecoveryAttempts, request.now))
+          return [];
         const claimed = claimRun(state, request);
         this.q.updateState.run(stateParams(claimed.run));
         this.insertEntries([claimed.entry]);
