@@ -111,7 +111,8 @@ export function describeReport(report: ReplayReport): string[] {
   const run = `${report.runId} (${report.workflow}@${report.version})`;
   if (report.divergence) {
     const d = report.divergence;
-    return [`${run}: diverges at op "${d.opKey}" after seq ${report.replayedSeq}`, `  journal: ${d.expected}`, `  code:    ${d.actual}`];
+    const before = report.deliveredOutcomes === 0 ? "before any outcome" : `after ${report.deliveredOutcomes} outcomes, up to seq ${report.replayedSeq}`;
+    return [`${run}: diverges at op "${d.opKey}" (${before})`, `  journal: ${d.expected}`, `  code:    ${d.actual}`];
   }
   const where =
     report.stoppedAt === "completed"

@@ -7,7 +7,7 @@ import { PROMETHEUS_CONTENT_TYPE } from "../metrics/prometheus.js";
 import { openApiDocument } from "../openapi.js";
 import { workerView } from "../wire.js";
 
-/** Registers workers, health, metrics and the OpenAPI description. */
+/** Registers workers, versions, health, metrics and the OpenAPI description. */
 export function registerSystemRoutes(app: Hono, engine: Engine): void {
   // Counting starts with the server, so the counters cover everything its engine did since.
   const metrics = new EngineMetrics(engine);
@@ -18,6 +18,8 @@ export function registerSystemRoutes(app: Hono, engine: Engine): void {
     const workers = await engine.listWorkers(query);
     return json(c, { workers: workers.map(workerView) });
   });
+
+  app.get("/versions", async (c) => json(c, { versions: await engine.listVersions() }));
 
   // Touches the store, so a load balancer sees 503 when the database is gone.
   app.get("/health", async (c) => {
