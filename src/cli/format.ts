@@ -146,6 +146,10 @@ export function summarize(entry: JournalEntryView): string {
       return truncate(formatError((d as EntryData["run.failed"]).error), 100);
     case "run.cancelled":
       return (d as EntryData["run.cancelled"]).reason ?? "";
+    case "run.dead": {
+      const data = d as EntryData["run.dead"];
+      return `dead after ${data.failures} attempts without progress: ${truncate(formatError(data.error), 100)}`;
+    }
     case "run.retried": {
       const steps = (d as EntryData["run.retried"]).failedSteps;
       return steps.length ? `failed steps run again: ${steps.join(", ")}` : "";

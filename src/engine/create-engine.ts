@@ -103,6 +103,8 @@ class EngineImpl implements Engine {
   private readonly finished = new EventEmitter();
   private readonly maxPayloadBytes: number;
   private readonly maxRecoveryAttempts: number | undefined;
+  /** Versions this engine drained or undrained last, so its new workers know before reading the store. */
+  private readonly drained = new Set<string>();
   private readonly logger;
   private closed = false;
   private readonly observers = new Set<EngineObserver>();
@@ -391,6 +393,8 @@ class EngineImpl implements Engine {
     check(z.string().min(1).max(200), workflow, "drainVersion: workflow");
     check(z.string().min(1).max(200), version, "drainVersion: version");
     const changed = await this.store.setVersionDrained(workflow, version, drained, this.clock());
+    if (drained) this.drained.add(`${workflow}@${version}`);
+    else this.drained.delete(`${workflow}@${version}`);
     for (const worker of this.workers) worker.setDrained(workflow, version, drained);
     return changed;
   }
@@ -411,6 +415,7 @@ class EngineImpl implements Engine {
         logger: this.logger,
         maxPayloadBytes: this.maxPayloadBytes,
         workflows: this.workflows,
+        drained: this.drained,
         ...(this.maxRecoveryAttempts === undefined ? {} : { maxRecoveryAttempts: this.maxRecoveryAttempts }),
         emit: () => (this.observers.size > 0 ? this.emitEvent : undefined),
         onExecutionEnd: (runId, end, parentRunId) => {

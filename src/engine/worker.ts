@@ -25,6 +25,8 @@ export interface WorkerDeps {
   workflows: Map<string, Workflow<any, any>>;
   /** Called when an execution ends (so `result()` waiters wake at once). */
   onExecutionEnd(runId: string, end: ExecutionEnd, parentRunId: string | null): void;
+  /** Versions (`name@version`) this engine drained, known before the worker first reads the store. */
+  drained?: Iterable<string>;
   /** Dead-letter limit passed to claims (`createEngine({ maxRecoveryAttempts })`); undefined: off. */
   maxRecoveryAttempts?: number;
   /** Hands engine events to observers; undefined while nobody observes, so unobserved workers track nothing. */
@@ -75,8 +77,6 @@ export class WorkerImpl implements Worker, ExecutionHost {
   private readonly drainedHere: Set<string>;
   /** `name@version` drained in the store (`engine.drainVersion`), refreshed on every heartbeat. */
   private drainedInStore = new Set<string>();
-  /** False until the drained versions were first read: no run is reserved for this worker before. */
-  private drainKnown = false;
 
   constructor(
     private readonly deps: WorkerDeps,
@@ -90,6 +90,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
     this.leaseMs = opts.leaseMs;
     this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
     this.drainedHere = new Set((opts.drain ?? []).map((ref) => `${ref.workflow}@${ref.version}`));
+    this.drainedInStore = new Set(deps.drained);
     this.store = deps.store;
     this.maxPayloadBytes = deps.maxPayloadBytes;
     this.logger = deps.logger;
@@ -137,7 +138,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
    */
   reserve(workflow: { name: string; version: string }): { workerId: string; leaseMs: number } | undefined {
     const key = `${workflow.name}@${workflow.version}`;
-    if (this.stopping || !this.drainKnown || !this.deps.workflows.has(key) || this.isDrained(key)) return undefined;
+    if (this.stopping || !this.deps.workflows.has(key) || this.isDrained(key)) return undefined;
     if (this.executions.size + this.reserved >= this.concurrency) return undefined;
     this.reserved += 1;
     return { workerId: this.workerId, leaseMs: this.leaseMs };
@@ -230,7 +231,6 @@ export class WorkerImpl implements Worker, ExecutionHost {
       const next = new Set(drained.map((d) => `${d.workflow}@${d.version}`));
       const undrained = [...this.drainedInStore].some((key) => !next.has(key));
       this.drainedInStore = next;
-      this.drainKnown = true;
       if (undrained) this.kick();
     } catch (error) {
       this.logger.log("warn", "could not read the drained versions; keeping the last known list", { workerId: this.workerId, error: serializeError(error) });

@@ -118,6 +118,8 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
       await engine.start(v1, { n: 1 }, { runId: "old-run" });
       await engine.start(v2, { n: 1 }, { runId: "new-run" });
       engine.startWorker({ pollInterval: 10 });
+      // Started while this engine's new worker has a free slot: not handed to it either.
+      await engine.start(v1, { n: 2 }, { runId: "old-run-2" });
       // Another process that has the old code and heard nothing but the store.
       const other = await engineOn(url, [v1, v2]);
       other.startWorker({ pollInterval: 10 });
@@ -128,9 +130,11 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
       expect(old.status).toBe("pending");
       expect((await engine.journal("old-run")).map((e) => e.kind)).toEqual(["run.created"]);
       expect(ledgerLines(ledger).filter((line) => line.endsWith(" old-run"))).toEqual([]);
+      expect((await engine.journal("old-run-2")).map((e) => e.kind)).toEqual(["run.created"]);
 
       expect(await engine.undrainVersion("deploy-wf", "1")).toBe(true);
       expect(await engine.result("old-run", { timeoutMs: 20_000 })).toBe("1:4");
+      expect(await engine.result("old-run-2", { timeoutMs: 20_000 })).toBe("1:6");
     });
 
     it("a worker started with drain skips that version even when the store has it undrained", async () => {
@@ -233,7 +237,7 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
       expect(ledgerLines(ledger)).toHaveLength(5);
     });
 
-    it("cairn versions, drain and replay against the store", async () => {
+    it("cairn versions, drain and undrain against the store", async () => {
       requireBuild();
       const url = await makeUrl();
       const ledger = join(tempDir(), "ledger.txt");
@@ -252,6 +256,27 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
       expect((await cli(["drain", "deploy-wf", "--store", url])).code).toBe(2);
       expect((await cli(["undrain", "deploy-wf@1", "--store", url])).code).toBe(0);
       expect(await engine.store.listDrainedVersions()).toEqual([]);
+    });
+
+    it("cairn replay: exit 0 when a committed journal replays, 1 with the divergence when an op was renamed", async () => {
+      requireBuild();
+      const url = await makeUrl();
+      const fixture = join(ROOT, "test/fixtures/journals/approval-escalated--po-2.json");
+      const clean = await cli(["replay", fixture, "--workflows", join(ROOT, "dist/examples/index.js"), "--store", url]);
+      expect(clean.code, clean.stderr).toBe(0);
+      expect(clean.stdout).toMatch(/^po-2 \(approval@1\): replays cleanly up to seq \d+ \(4 outcomes\); the code runs to its end\.$/m);
+      const json = JSON.parse((await cli(["replay", fixture, "--json", "--workflows", join(ROOT, "dist/examples/index.js"), "--store", url])).stdout);
+      expect(json).toMatchObject({ runId: "po-2", ok: true, stoppedAt: "completed" });
+
+      const renamed = await cli(["replay", fixture, "--workflows", DEPLOY_WORKFLOWS, "--store", url], { CAIRN_TEST_RENAMED: "1" });
+      expect(renamed.code).toBe(1);
+      expect(renamed.stdout).toContain('diverges at op "notify-approver#0"');
+      expect(renamed.stdout).toContain('issues "ping-approver#0" instead');
+      expect(renamed.stderr).toContain("NON_DETERMINISM");
+
+      const missing = await cli(["replay", "no-such-run", "--workflows", DEPLOY_WORKFLOWS, "--store", url]);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain("RUN_NOT_FOUND");
     });
   });
 }

@@ -145,6 +145,7 @@ describe.skipIf(!available)("postgres", () => {
       expect(tables.map((t) => t.table_name)).toEqual([
         "audit_log",
         "cairn_migrations",
+        "drained_versions",
         "human_requests",
         "inbox",
         "journal",
