@@ -1,6 +1,6 @@
 import { parseRunExport, type DrainedVersion, type ReplayReport, type RunExport, type VersionCount, type VersionSummary } from "../core/deploys.js";
 import { RunNotFoundError, WorkflowNotRegisteredError } from "../core/errors.js";
-import { RUN_STATUSES, TERMINAL_STATUSES, type RunStatus } from "../core/run.js";
+import { TERMINAL_STATUSES } from "../core/run.js";
 import type { Store } from "../core/store.js";
 import { dryReplay } from "./dry-replay.js";
 import type { Workflow } from "./workflow.js";
@@ -37,9 +37,6 @@ export function summarizeVersions(counts: readonly VersionCount[], drained: read
     a.workflow < b.workflow ? -1 : a.workflow > b.workflow ? 1 : a.version < b.version ? -1 : a.version > b.version ? 1 : 0,
   );
 }
-
-/** The statuses in lifecycle order, for tables. */
-export const VERSION_STATUS_ORDER: readonly RunStatus[] = RUN_STATUSES;
 
 /**
  * What `engine.replay` replays: a run export (or its parsed JSON) or a runId read from the store.

@@ -1,3 +1,4 @@
+import { RecoveryFailedError } from "../../core/errors.js";
 import { newEntry, type EntryData, type JournalEntry } from "../../core/journal.js";
 import { encode } from "../../core/serialize.js";
 import type { RunState } from "./run-state.js";
@@ -44,16 +45,10 @@ export function recoveryVerdict(
   const holder = run.leaseOwner ?? (claim ? (JSON.parse(claim.payload) as EntryData["run.claimed"]).workerId : "unknown");
   const how = run.leaseExpiresAt === null ? `worker ${holder} gave the run back after an error` : `the lease of worker ${holder} expired`;
   const lastFailure = `${how}, at seq ${run.lastSeq}`;
+  const error = new RecoveryFailedError(run.runId, failures, lastFailure);
   const data: EntryData["run.dead"] = {
     failures,
-    error: {
-      name: "RecoveryFailedError",
-      code: "RECOVERY_FAILED",
-      message:
-        `Run "${run.runId}" is dead: ${failures} attempts in a row ended without progress (last: ${lastFailure}). ` +
-        "Fix the cause (a step that crashes its worker, a bad deploy), then `cairn retry` the run.",
-      data: { failures, lastFailure, workerId: holder, lastSeq: run.lastSeq },
-    },
+    error: { name: error.name, code: error.code, message: error.message, data: { failures, lastFailure, workerId: holder, lastSeq: run.lastSeq } },
   };
   const entry = newEntry("run.dead", null, data);
   const epoch = run.leaseEpoch + 1;
