@@ -77,6 +77,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
   private readonly drainedHere: Set<string>;
   /** `name@version` drained in the store (`engine.drainVersion`), refreshed on every heartbeat. */
   private drainedInStore = new Set<string>();
+  private refreshing = false;
 
   constructor(
     private readonly deps: WorkerDeps,
@@ -96,7 +97,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
     this.logger = deps.logger;
     this.startedAt = this.clock();
     this.heartbeatTimer = setInterval(() => void this.heartbeatAll(), opts.heartbeatMs ?? Math.max(10, Math.floor(this.leaseMs / 3)));
-    this.loopDone = this.register().then(() => this.loop());
+    this.loopDone = Promise.all([this.register(), this.refreshDrained()]).then(() => this.loop());
   }
 
   get active(): number {
@@ -224,8 +225,13 @@ export class WorkerImpl implements Worker, ExecutionHost {
     return this.drainedHere.has(key) || this.drainedInStore.has(key);
   }
 
-  /** Reads the drained versions from the store (on start and every heartbeat; never per claim). */
+  /**
+   * Reads the drained versions from the store: before the first claim, then on every heartbeat beside
+   * (never before) the lease renewal, and never per claim. One read at a time.
+   */
   private async refreshDrained(): Promise<void> {
+    if (this.refreshing) return;
+    this.refreshing = true;
     try {
       const drained = await this.store.listDrainedVersions();
       const next = new Set(drained.map((d) => `${d.workflow}@${d.version}`));
@@ -234,12 +240,13 @@ export class WorkerImpl implements Worker, ExecutionHost {
       if (undrained) this.kick();
     } catch (error) {
       this.logger.log("warn", "could not read the drained versions; keeping the last known list", { workerId: this.workerId, error: serializeError(error) });
+    } finally {
+      this.refreshing = false;
     }
   }
 
   /** Announces this worker in the registry (`cairn workers`); failures only delay it to the next heartbeat. */
   private async register(): Promise<void> {
-    await this.refreshDrained();
     try {
       await this.store.upsertWorker({
         workerId: this.workerId,
@@ -366,6 +373,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
   }
 
   private async heartbeatAll(): Promise<void> {
+    void this.refreshDrained();
     await this.register();
     if (this.executions.size === 0) return;
     await this.renew([...this.executions.values()]);
