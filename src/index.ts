@@ -55,3 +55,16 @@ export { withPayloads, type PayloadOptions } from "./store/payloads/payload-stor
 export { aesGcmCodec, aesGcmCodecFromEnv, type AesGcmCodecOptions } from "./store/payloads/aes-gcm-codec.js";
 export { PayloadCorruptError, PayloadKeyMissingError } from "./core/payload-errors.js";
 export { DEFAULT_INLINE_LIMIT, type PayloadCodec } from "./core/payloads.js";
+export { dryReplay, type DryReplayRun } from "./engine/dry-replay.js";
+export {
+  JOURNAL_FILE_FORMAT,
+  parseJournalFile,
+  parseVersionRef,
+  journalFileSchema,
+  type DrainedVersion,
+  type ReplayDivergence,
+  type ReplayReport,
+  type JournalFile,
+  type VersionCount,
+  type VersionSummary,
+} from "./core/deploys.js";

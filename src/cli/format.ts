@@ -168,6 +168,10 @@ export function summarize(entry: JournalEntryView): string {
       const data = d as EntryData["resource.released"];
       return `attempt ${data.attempt}, by the ${data.by}`;
     }
+    case "run.dead": {
+      const data = d as EntryData["run.dead"];
+      return `dead after ${data.failures} attempts without progress: ${truncate(formatError(data.error), 100)}`;
+    }
     case "run.retried": {
       const steps = (d as EntryData["run.retried"]).failedSteps;
       return steps.length ? `failed steps run again: ${steps.join(", ")}` : "";

@@ -46,6 +46,7 @@ describe("CairnClient", () => {
     expect(page.nextAfter).toBe(3);
     expect((await cairn.listRuns({ status: ["completed"], workflow: "ask" })).runs.map((r) => r.runId)).toEqual(["c/1"]);
     expect((await cairn.listWorkers()).length).toBe(1);
+    expect(await cairn.listVersions()).toContainEqual(expect.objectContaining({ workflow: "ask", counts: { completed: 1 }, live: 0, drained: false }));
     expect((await cairn.listStuckRuns()).runs).toEqual([]);
 
     await cairn.startRun({ workflow: "paced", input: { steps: 1 }, runId: "c-2" });

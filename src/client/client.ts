@@ -5,6 +5,7 @@ import type {
   ApiJournalPage,
   ApiRun,
   ApiRunPage,
+  ApiVersion,
   ApiWorker,
   ForkBody,
   SendEventBody,
@@ -155,6 +156,12 @@ export class CairnClient {
   async answer(requestId: string, answer: AnswerBody): Promise<ApiHumanRequest> {
     const { request } = await this.request<{ request: ApiHumanRequest }>("POST", `/human-requests/${enc(requestId)}/answer`, { body: answer });
     return request;
+  }
+
+  /** `GET /versions`: runs per workflow version and status, with drained flags (see `cairn versions`). */
+  async listVersions(): Promise<ApiVersion[]> {
+    const page = await this.request<{ versions: ApiVersion[] }>("GET", "/versions");
+    return page.versions;
   }
 
   /** `GET /workers` */

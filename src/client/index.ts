@@ -13,6 +13,7 @@ export type {
   ApiJournalPage,
   ApiRun,
   ApiRunPage,
+  ApiVersion,
   ApiWorker,
   SendEventBody,
   StartRunBody,

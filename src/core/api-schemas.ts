@@ -389,3 +389,18 @@ export type ApiJournalPage = z.output<typeof journalPageSchema>;
 export type ApiHumanRequest = z.output<typeof apiHumanRequestSchema>;
 export type ApiWorker = z.output<typeof apiWorkerSchema>;
 export type ApiErrorBody = z.output<typeof errorResponseSchema>;
+
+/** One workflow version with its runs by status (`GET /versions`, `cairn versions`). */
+export const apiVersionSchema = z.object({
+  workflow: z.string(),
+  version: z.string(),
+  counts: z.record(runStatusSchema, z.number().int()).describe("Runs by status; statuses with none are left out."),
+  live: z.number().int().describe("Runs not finished (pending, running, suspended)."),
+  total: z.number().int(),
+  drained: z.boolean().describe("No worker claims its runs (`cairn drain`)."),
+  registered: z.boolean().describe("The server's engine has code for it."),
+});
+
+export const versionListSchema = z.object({ versions: z.array(apiVersionSchema) });
+
+export type ApiVersion = z.output<typeof apiVersionSchema>;

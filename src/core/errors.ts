@@ -43,6 +43,7 @@ export type ErrorCode =
   | "INVALID_SCHEDULE"
   | "SCHEDULE_NOT_FOUND"
   | "OUTBOX_MESSAGE_NOT_FOUND"
+  | "RECOVERY_FAILED"
   | "INTERNAL_ERROR";
 
 /** Base of every Cairn error: carries a stable {@link ErrorCode}. */
@@ -112,7 +113,7 @@ export class RunNotFailedError extends CairnError {
   ) {
     super(
       "RUN_NOT_FAILED",
-      `Cannot retry run "${runId}": it is ${status}, and only failed runs can be retried (and compensation_failed ones, whose unwinding then resumes).`,
+      `Cannot retry run "${runId}": it is ${status}, and only failed or dead runs can be retried (and compensation_failed ones, whose unwinding then resumes).`,
     );
   }
 }
@@ -126,6 +127,25 @@ export class RunNotFinishedError extends CairnError {
     super(
       "RUN_NOT_FINISHED",
       `Cannot export run "${runId}": it is ${status}, and only finished runs are exported. Wait for it to finish, or pass force (\`cairn export --force\`) to export it as it is now.`,
+    );
+  }
+}
+
+/**
+ * A run's recovery kept failing: its last `failures` attempts ended (worker crash, lease expiry,
+ * engine error) without journaling any progress, so it was moved to the `dead` status instead of
+ * being claimed again. `cairn retry` revives it.
+ */
+export class RecoveryFailedError extends CairnError {
+  constructor(
+    readonly runId: string,
+    readonly failures: number,
+    readonly lastFailure: string,
+  ) {
+    super(
+      "RECOVERY_FAILED",
+      `Run "${runId}" is dead: ${failures} attempts in a row ended without progress (last: ${lastFailure}). ` +
+        "Fix the cause (a step that crashes its worker, a bad deploy), then `cairn retry` the run.",
     );
   }
 }

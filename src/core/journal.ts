@@ -17,6 +17,11 @@ export interface EntryData {
   "run.cancelled": { reason?: string };
   "run.retried": { failedSteps: string[] };
   /**
+   * Dead-letter: the run's last `failures` attempts ended without progress (see `maxRecoveryAttempts`);
+   * it is not claimed again until retried. `error` says how the last attempt ended.
+   */
+  "run.dead": { failures: number; error: SerializedError };
+  /**
    * The last entry a fork copies (`engine.fork`): the entries before it are run `fromRunId`'s
    * seqs 2…`atSeq`, verbatim except the step result at `patchedSeq`, if any. The run is pending again.
    */

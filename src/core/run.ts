@@ -105,6 +105,15 @@ export function projectEntry(entry: NewEntry, now: number): RunPatch | null {
       const error = { name: "CancelledError", message: reason ? `Cancelled: ${reason}` : "Cancelled", code: "RUN_CANCELLED", data: { reason } };
       return { status: "cancelled", error: encode(error), wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: now };
     }
+    case "run.dead":
+      return {
+        status: "dead",
+        error: encode((entry.data as EntryData["run.dead"]).error),
+        wakeAt: null,
+        waitingFor: null,
+        releaseLease: true,
+        finishedAt: now,
+      };
     case "run.compensated":
     case "run.compensation_failed": {
       const data = entry.data as EntryData["run.compensated"];

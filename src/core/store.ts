@@ -1,4 +1,5 @@
 import type { QueueLimits, QueueStat, RunFlow } from "./flow-control.js";
+import type { DrainedVersion, VersionCount } from "./deploys.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "./journal.js";
 import type { ListOutboxQuery, OutboxClaimRequest, OutboxMessage, OutboxSettlement } from "./outbox.js";
 import type { RunRecord, RunStatus } from "./run.js";
@@ -170,6 +171,17 @@ export interface Store {
    * `graceMs` before `now` without being claimed. There should never be any.
    */
   listStuckRuns(now: number, graceMs: number, limit?: number): Promise<RunRecord[]>;
+
+  // ── safe deploys ──
+  /** How many runs there are of each (workflow, version, status) that has any: one grouped query. */
+  countVersions(): Promise<VersionCount[]>;
+  /**
+   * Marks a workflow version drained (no worker claims its runs) or undrains it. Idempotent; returns
+   * true when something changed.
+   */
+  setVersionDrained(workflow: string, version: string, drained: boolean, now: number): Promise<boolean>;
+  /** Every drained version, by workflow then version. Workers read it on their heartbeat. */
+  listDrainedVersions(): Promise<DrainedVersion[]>;
 
   // ── API tokens and the audit log ──
   /** Stores a new API token (only its hash). Throws if a token with this id exists. */
@@ -386,6 +398,12 @@ export interface ClaimRequest {
    * priority first, then oldest wake-up. Absent or empty: no queued run is claimed and no extra work is done.
    */
   queues?: QueueLimits[];
+  /**
+   * Dead-letter limit: a run re-claimed after this many consecutive attempts without progress
+   * (see `store/common/recovery.ts`) is moved to `dead` with a `run.dead` entry instead of being
+   * claimed. Unset: never. Only runs whose lease expired or was given back are checked.
+   */
+  maxRecoveryAttempts?: number;
 }
 
 /** Leases to extend. */

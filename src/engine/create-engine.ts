@@ -41,6 +41,8 @@ import { Committer } from "./committer.js";
 import { DispatcherImpl } from "./dispatcher.js";
 import type { Dispatcher, DispatcherOptions, OutboxHandler } from "./outbox.js";
 import { OutboxRegistry } from "./outbox-registry.js";
+import type { ReplayReport, JournalFile, VersionSummary } from "../core/deploys.js";
+import { replayRun, summarizeVersions } from "./deploys.js";
 import { isWorkflow } from "./define-workflow.js";
 import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
 import { planFork, type ForkOptions } from "./fork.js";
@@ -120,6 +122,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       );
     }
   }
+  if (options.maxRecoveryAttempts !== undefined) check(z.number().int().min(1).max(1000), options.maxRecoveryAttempts, "createEngine: maxRecoveryAttempts");
   const opened = typeof options.store === "object" && options.store !== null ? options.store : await openStore(options.store ?? defaultStoreUrl());
   const store = withPayloads(opened, { ...options.payloads, codec: options.payloads?.codec !== undefined ? options.payloads.codec : aesGcmCodecFromEnv() });
   const clock = new StoreClock(options.clock ?? Date.now, store);
@@ -141,6 +144,9 @@ class EngineImpl implements Engine {
   private readonly workers = new Set<WorkerImpl>();
   private readonly finished = new EventEmitter();
   private readonly maxPayloadBytes: number;
+  private readonly maxRecoveryAttempts: number | undefined;
+  /** Versions this engine drained or undrained last, so its new workers know before reading the store. */
+  private readonly drained = new Set<string>();
   private readonly logger;
   private closed = false;
   private readonly retention: RetentionPolicy | undefined;
@@ -170,6 +176,7 @@ class EngineImpl implements Engine {
     this.committer = new Committer(store, this.clock);
     this.creator = new RunCreator(store, this.clock);
     this.maxPayloadBytes = options.maxPayloadBytes ?? 4 * 1024 * 1024;
+    this.maxRecoveryAttempts = options.maxRecoveryAttempts;
     this.logger = options.logger ?? consoleLogger();
     this.finished.setMaxListeners(0);
     if (options.observer) this.observers.add(options.observer);
@@ -379,10 +386,11 @@ class EngineImpl implements Engine {
     check(RUN_ID, runId, "retry: runId");
     const journal = await this.store.readJournal(runId);
     const failedSteps = [...new Set(journal.filter((e) => e.kind === "step.failed" && decode<{ final: boolean }>(e.payload).final).map((e) => e.opKey!))];
-    // A compensation_failed run retries its failed compensation (and then the older ones), not its steps.
+    // A compensation_failed run retries its failed compensation (and then the older ones), not its steps;
+    // a dead run is claimed again with its recovery counter reset.
     const { run, applied } = await this.store.controlRun(
       runId,
-      ["failed", "compensation_failed"],
+      ["failed", "compensation_failed", "dead"],
       newEntry("run.retried", null, { failedSteps }),
       this.clock(),
     );
@@ -424,7 +432,7 @@ class EngineImpl implements Engine {
     for (;;) {
       const run = await this.requireRun(runId);
       if (run.status === "completed") return decode<O>(run.output);
-      if (run.status === "failed") throw new RunFailedError(runId, decode<SerializedError>(run.error));
+      if (run.status === "failed" || run.status === "dead") throw new RunFailedError(runId, decode<SerializedError>(run.error));
       if (run.status === "cancelled") throw new RunCancelledError(runId, (decode<SerializedError>(run.error)?.data as { reason?: string } | undefined)?.reason);
       if (run.status === "compensated") throw new RunCompensatedError(runId, decode<SerializedError>(run.error) ?? { name: "Error", message: "compensated" });
       if (run.status === "compensation_failed") {
@@ -505,6 +513,36 @@ class EngineImpl implements Engine {
     return runs.map(toRunInfo);
   }
 
+  async listVersions(): Promise<VersionSummary[]> {
+    const [counts, drained] = await Promise.all([this.store.countVersions(), this.store.listDrainedVersions()]);
+    return summarizeVersions(counts, drained, this.workflows.keys());
+  }
+
+  async drainVersion(workflow: string, version: string): Promise<boolean> {
+    return this.setDrained(workflow, version, true);
+  }
+
+  async undrainVersion(workflow: string, version: string): Promise<boolean> {
+    return this.setDrained(workflow, version, false);
+  }
+
+  private async setDrained(workflow: string, version: string, drained: boolean): Promise<boolean> {
+    this.ensureOpen();
+    check(z.string().min(1).max(200), workflow, "drainVersion: workflow");
+    check(z.string().min(1).max(200), version, "drainVersion: version");
+    const changed = await this.store.setVersionDrained(workflow, version, drained, this.clock());
+    if (drained) this.drained.add(`${workflow}@${version}`);
+    else this.drained.delete(`${workflow}@${version}`);
+    for (const worker of this.workers) worker.setDrained(workflow, version, drained);
+    return changed;
+  }
+
+  replay(source: string | JournalFile): Promise<ReplayReport> {
+    this.ensureOpen();
+    if (typeof source === "string") check(RUN_ID, source, "replay: runId");
+    return replayRun(source, this.store, this.workflows);
+  }
+
   startDispatcher(options?: DispatcherOptions): Dispatcher {
     this.ensureOpen();
     const dispatcher = new DispatcherImpl({ store: this.store, clock: this.clock, logger: this.logger, registry: this.outbox }, options);
@@ -546,6 +584,8 @@ class EngineImpl implements Engine {
         maxPayloadBytes: this.maxPayloadBytes,
         workflows: this.workflows,
         queues: this.queues,
+        drained: this.drained,
+        ...(this.maxRecoveryAttempts === undefined ? {} : { maxRecoveryAttempts: this.maxRecoveryAttempts }),
         emit: () => (this.observers.size > 0 ? this.emitEvent : undefined),
         onExecutionEnd: (runId, end, parentRunId) => {
           this.finished.emit(runId);

@@ -314,7 +314,7 @@ describe.each(STORE_KINDS)("engine on %s", (kind) => {
     expect(retried.status).toBe("pending");
     expect(await run.result({ timeoutMs: 5000 })).toBe("b-ok");
     expect(counts).toEqual({ a: 1, b: 3 });
-    await expect(engine.retry("f1")).rejects.toThrow(/only failed runs can be retried/);
+    await expect(engine.retry("f1")).rejects.toThrow(/only failed or dead runs can be retried/);
   });
 
   it("lists runs with filters and pagination, and rejects bad input with clear errors", async () => {

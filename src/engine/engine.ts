@@ -7,6 +7,7 @@ import type { HumanRequest, Store, WorkerRecord } from "../core/store.js";
 import type { ExportOptions, ImportOptions, PruneOptions, PruneResult, RetentionPolicy } from "../core/retention-schemas.js";
 import type { RunExport } from "../core/run-export.js";
 import type { ListOutboxQuery, OutboxMessage } from "../core/outbox.js";
+import type { ReplayReport, JournalFile, VersionSummary } from "../core/deploys.js";
 import type { ForkOptions } from "./fork.js";
 import type { Dispatcher, DispatcherOptions, OutboxHandler, OutboxOptions } from "./outbox.js";
 import type { EngineObserver } from "./observer.js";
@@ -61,6 +62,13 @@ export interface EngineOptions {
   queues?: Record<string, QueueOptions>;
   /** Outbox destinations (handlers, webhooks by topic) and retry settings for messages from `ctx.emit`; see `docs/operations/outbox.md`. */
   outbox?: OutboxOptions;
+  /**
+   * Dead-letter: a run whose last N attempts in a row ended without progress (its worker died or the
+   * engine abandoned it, and no outcome was journaled) is moved to `dead` instead of being claimed
+   * again; `engine.retry` revives it. Checked only when a run is re-claimed after such an attempt.
+   * Default: unset, runs are recovered forever. See docs/operations/deploys.md.
+   */
+  maxRecoveryAttempts?: number;
 }
 
 /** A sink for log records. */
@@ -150,6 +158,11 @@ export interface WorkerOptions {
    * and runs no query, while the engine has no outbox handler or webhook. `false` to run dispatchers apart.
    */
   dispatcher?: boolean | DispatcherOptions;
+  /**
+   * Workflow versions (`"research@1"`) this worker does not claim runs of, on top of those drained
+   * in the store with `engine.drainVersion` (`cairn worker --drain research@1`).
+   */
+  drain?: string[];
 }
 
 /** A running worker. */
@@ -184,9 +197,10 @@ export interface Engine {
    */
   cancel(runId: string, reason?: string): Promise<RunInfo>;
   /**
-   * Resumes a failed run from its journal; completed steps are not run again, failed ones are.
-   * A `compensation_failed` run resumes its unwinding: the failed compensation runs again (same
-   * idempotency key, fresh retries), then the older ones; completed compensations are not re-run.
+   * Resumes a failed or dead (dead-lettered) run from its journal; completed steps are not run again,
+   * failed ones are; a dead run's recovery counter starts over. A `compensation_failed` run resumes its
+   * unwinding: the failed compensation runs again (same idempotency key, fresh retries), then the older
+   * ones; completed compensations are not re-run.
    */
   retry(runId: string): Promise<RunInfo>;
   /**
@@ -231,6 +245,28 @@ export interface Engine {
   listOutbox(query?: ListOutboxQuery): Promise<OutboxMessage[]>;
   /** Re-queues a dead message (attempts start again). Throws OutboxMessageNotFoundError; `applied: false` when it was not dead. */
   retryOutboxMessage(messageId: string): Promise<{ message: OutboxMessage; applied: boolean }>;
+  /**
+   * Runs per workflow version and status (with drained and registered flags), so an operator sees
+   * which versions still have live runs before removing their code.
+   */
+  listVersions(): Promise<VersionSummary[]>;
+  /**
+   * Stops every worker (this engine's at once, others on their next heartbeat) from claiming runs of
+   * this workflow version. Its runs stay where they are, visible in `listVersions`, until the version
+   * is undrained, or they are cancelled. Returns false when it was already drained.
+   */
+  drainVersion(workflow: string, version: string): Promise<boolean>;
+  /** Lets workers claim runs of this version again. Returns false when it was not drained. */
+  undrainVersion(workflow: string, version: string): Promise<boolean>;
+  /**
+   * Replays a run's journal against the code registered now, executing nothing (no step runs, no
+   * timer, no write), and reports the first divergence, or how far it replays cleanly.
+   * `source`: a runId in this engine's store, or a run export (`{ format: "cairn.run/1", run, journal }`).
+   * @example
+   * const report = await engine.replay("thread-42");
+   * if (!report.ok) console.error(report.divergence?.message);
+   */
+  replay(source: string | JournalFile): Promise<ReplayReport>;
   /**
    * Adds an observer of this engine's events (steps of its workers, lease losses, human answers),
    * e.g. for metrics. Returns a function that removes it. Observers are called synchronously after

@@ -2,6 +2,7 @@ import type { QueueLimits } from "../core/flow-control.js";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { z } from "zod";
+import { versionRefSchema } from "../core/deploys.js";
 import { ValidationError } from "../core/errors.js";
 import { newEntry } from "../core/journal.js";
 import type { RunRecord } from "../core/run.js";
@@ -27,6 +28,10 @@ export interface WorkerDeps {
   queues: readonly QueueLimits[];
   /** Called when an execution ends (so `result()` waiters wake at once). */
   onExecutionEnd(runId: string, end: ExecutionEnd, parentRunId: string | null): void;
+  /** Versions (`name@version`) this engine drained, known before the worker first reads the store. */
+  drained?: Iterable<string>;
+  /** Dead-letter limit passed to claims (`createEngine({ maxRecoveryAttempts })`); undefined: off. */
+  maxRecoveryAttempts?: number;
   /** Hands engine events to observers; undefined while nobody observes, so unobserved workers track nothing. */
   emit(): ((event: EngineEvent) => void) | undefined;
 }
@@ -38,6 +43,7 @@ const optionsSchema = z
     leaseMs: z.number().int().min(100).max(3_600_000).default(30_000),
     heartbeatMs: z.number().int().min(10).optional(),
     workerId: z.string().min(1).max(200).optional(),
+    drain: z.array(versionRefSchema).max(1000).optional(),
   })
   .strict();
 
@@ -70,6 +76,11 @@ export class WorkerImpl implements Worker, ExecutionHost {
   /** Slots promised to runs this engine is creating already claimed for this worker (see {@link reserve}). */
   private reserved = 0;
   private reservationsSettled: (() => void) | null = null;
+  /** `name@version` this worker was told not to claim (`WorkerOptions.drain`). */
+  private readonly drainedHere: Set<string>;
+  /** `name@version` drained in the store (`engine.drainVersion`), refreshed on every heartbeat. */
+  private drainedInStore = new Set<string>();
+  private refreshing = false;
 
   constructor(
     private readonly deps: WorkerDeps,
@@ -82,12 +93,14 @@ export class WorkerImpl implements Worker, ExecutionHost {
     this.pollInterval = opts.pollInterval;
     this.leaseMs = opts.leaseMs;
     this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+    this.drainedHere = new Set((opts.drain ?? []).map((ref) => `${ref.workflow}@${ref.version}`));
+    this.drainedInStore = new Set(deps.drained);
     this.store = deps.store;
     this.maxPayloadBytes = deps.maxPayloadBytes;
     this.logger = deps.logger;
     this.startedAt = this.clock();
     this.heartbeatTimer = setInterval(() => void this.heartbeatAll(), opts.heartbeatMs ?? Math.max(10, Math.floor(this.leaseMs / 3)));
-    this.loopDone = this.register().then(() => this.loop());
+    this.loopDone = Promise.all([this.register(), this.refreshDrained()]).then(() => this.loop());
   }
 
   get active(): number {
@@ -128,7 +141,8 @@ export class WorkerImpl implements Worker, ExecutionHost {
    * run that workflow version. Every reservation must be settled with {@link adopt}.
    */
   reserve(workflow: { name: string; version: string }): { workerId: string; leaseMs: number } | undefined {
-    if (this.stopping || !this.deps.workflows.has(`${workflow.name}@${workflow.version}`)) return undefined;
+    const key = `${workflow.name}@${workflow.version}`;
+    if (this.stopping || !this.deps.workflows.has(key) || this.isDrained(key)) return undefined;
     if (this.executions.size + this.reserved >= this.concurrency) return undefined;
     this.reserved += 1;
     return { workerId: this.workerId, leaseMs: this.leaseMs };
@@ -199,6 +213,41 @@ export class WorkerImpl implements Worker, ExecutionHost {
     await this.store.removeWorker(this.workerId).catch(() => undefined);
   }
 
+  /**
+   * Stops (or resumes) claiming runs of a workflow version at once in this worker; other workers
+   * learn it from the store on their next heartbeat.
+   */
+  setDrained(workflow: string, version: string, drained: boolean): void {
+    const key = `${workflow}@${version}`;
+    if (drained) this.drainedInStore.add(key);
+    else this.drainedInStore.delete(key);
+    if (!drained) this.kick();
+  }
+
+  private isDrained(key: string): boolean {
+    return this.drainedHere.has(key) || this.drainedInStore.has(key);
+  }
+
+  /**
+   * Reads the drained versions from the store: before the first claim, then on every heartbeat beside
+   * (never before) the lease renewal, and never per claim. One read at a time.
+   */
+  private async refreshDrained(): Promise<void> {
+    if (this.refreshing) return;
+    this.refreshing = true;
+    try {
+      const drained = await this.store.listDrainedVersions();
+      const next = new Set(drained.map((d) => `${d.workflow}@${d.version}`));
+      const undrained = [...this.drainedInStore].some((key) => !next.has(key));
+      this.drainedInStore = next;
+      if (undrained) this.kick();
+    } catch (error) {
+      this.logger.log("warn", "could not read the drained versions; keeping the last known list", { workerId: this.workerId, error: serializeError(error) });
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
   /** Announces this worker in the registry (`cairn workers`); failures only delay it to the next heartbeat. */
   private async register(): Promise<void> {
     try {
@@ -222,7 +271,9 @@ export class WorkerImpl implements Worker, ExecutionHost {
       const free = this.concurrency - this.executions.size - this.reserved;
       const limit = Math.min(free, 64);
       let claimed: RunRecord[] = [];
-      if (limit > 0) {
+      const workflows = this.claimable();
+      if (workflows.length === 0) this.kicked = false; // everything drained: only the poll looks again
+      if (limit > 0 && workflows.length > 0) {
         try {
           this.kicked = false;
           const queues = this.deps.queues.length > 0 ? { queues: [...this.deps.queues] } : {};
@@ -231,8 +282,9 @@ export class WorkerImpl implements Worker, ExecutionHost {
             now: this.clock(),
             leaseMs: this.leaseMs,
             limit,
-            workflows: this.registered(),
+            workflows,
             ...queues,
+            ...(this.deps.maxRecoveryAttempts === undefined ? {} : { maxRecoveryAttempts: this.deps.maxRecoveryAttempts }),
           });
           failures = 0;
         } catch (error) {
@@ -265,6 +317,13 @@ export class WorkerImpl implements Worker, ExecutionHost {
 
   private registered(): { name: string; version: string }[] {
     return [...this.deps.workflows.values()].map((w) => ({ name: w.name, version: w.version }));
+  }
+
+  /** The registered versions that are not drained: what a claim asks for. */
+  private claimable(): { name: string; version: string }[] {
+    const all = this.registered();
+    if (this.drainedHere.size === 0 && this.drainedInStore.size === 0) return all;
+    return all.filter((w) => !this.isDrained(`${w.name}@${w.version}`));
   }
 
   private launch(run: RunRecord): void {
@@ -319,6 +378,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
   }
 
   private async heartbeatAll(): Promise<void> {
+    void this.refreshDrained();
     await this.register();
     if (this.executions.size === 0) return;
     await this.renew([...this.executions.values()]);

@@ -248,6 +248,14 @@ export const ROUTES: RouteDoc[] = [
   },
   {
     method: "get",
+    path: "/versions",
+    summary: "Runs per workflow version and status",
+    description: "Which versions still have live runs, and which are drained. See docs/operations/deploys.md.",
+    ok: [{ status: 200, description: "One entry per workflow version, by workflow then version.", schema: api.versionListSchema }],
+    errors: [503],
+  },
+  {
+    method: "get",
     path: "/queues",
     summary: "Flow-control queues",
     description:

@@ -13,6 +13,7 @@ interface WorkerCommandOptions extends StoreOptions, RetentionCommandOptions {
   leaseMs?: number;
   pollMs?: number;
   workerId?: string;
+  drain?: string[];
 }
 
 /** Registers `cairn worker`. */
@@ -27,7 +28,8 @@ export function registerWorkerCommand(program: Command): void {
     .option("--concurrency <n>", "runs held at once (default 16)", intArg(1, 10_000))
     .option("--lease-ms <ms>", "lease length in ms (default 30000)", intArg(100))
     .option("--poll-ms <ms>", "idle poll interval in ms (default 200)", intArg(1))
-    .option("--worker-id <id>", "this worker's id (default host:pid:random)", idArg("worker id"));
+    .option("--worker-id <id>", "this worker's id (default host:pid:random)", idArg("worker id"))
+    .option("--drain <version...>", "workflow versions not to claim runs of, e.g. research@1 (see also cairn drain)");
   storeOption(retentionOptions(worker)).action(runWorker);
 }
 
@@ -39,7 +41,7 @@ async function runWorker(options: WorkerCommandOptions): Promise<void> {
   const engine = await createEngine({ store: options.store, workflows, schedules, ...(retention ? { retention } : {}) });
   try {
     const worker = engine.startWorker(
-      defined({ concurrency: options.concurrency, leaseMs: options.leaseMs, pollInterval: options.pollMs, workerId: options.workerId }),
+      defined({ concurrency: options.concurrency, leaseMs: options.leaseMs, pollInterval: options.pollMs, workerId: options.workerId, drain: options.drain }),
     );
     print(`cairn worker ${worker.workerId} ready (store ${engine.store.url}, workflows ${describeWorkflows(workflows)})`);
     await shutdown;

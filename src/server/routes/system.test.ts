@@ -26,6 +26,18 @@ describe("system routes", () => {
     expect(((await down.json()) as any).error.code).toBe("STORE_UNAVAILABLE");
   });
 
+  it("GET /versions counts runs per workflow version and status, and shows drains", async () => {
+    const engine = await testEngine("sqlite", { workflows: TEST_WORKFLOWS });
+    await engine.start("paced", { steps: 1 }, { runId: "v-1" });
+    await engine.drainVersion("paced", "1");
+    const app = createServer(engine);
+    const res = await app.request("/versions");
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { versions: unknown[] };
+    expect(body.versions).toContainEqual({ workflow: "paced", version: "1", counts: { pending: 1 }, live: 1, total: 1, drained: true, registered: true });
+    expect(body.versions).toContainEqual(expect.objectContaining({ workflow: "ask", counts: {}, live: 0, drained: false, registered: true }));
+  });
+
   it("GET /openapi.json is OpenAPI 3.1 and describes every route the app serves", async () => {
     const engine = await testEngine("memory", { workflows: TEST_WORKFLOWS });
     const app = createServer(engine);

@@ -9,7 +9,7 @@ import { PROMETHEUS_CONTENT_TYPE } from "../metrics/prometheus.js";
 import { openApiDocument } from "../openapi.js";
 import { workerView } from "../wire.js";
 
-/** Registers workers, health, metrics and the OpenAPI description. */
+/** Registers workers, versions, health, metrics and the OpenAPI description. */
 export function registerSystemRoutes(app: Hono, engine: Engine): void {
   // Counting starts with the server, so the counters cover everything its engine did since.
   const metrics = new EngineMetrics(engine);
@@ -27,6 +27,7 @@ export function registerSystemRoutes(app: Hono, engine: Engine): void {
     if (principalOf(c).namespace !== null) throw new ForbiddenError("read", "Queue counts cover runs of every namespace: use a token without a namespace.");
     return json(c, { queues: await engine.queueStates() });
   });
+  app.get("/versions", async (c) => json(c, { versions: await engine.listVersions() }));
 
   // Touches the store, so a load balancer sees 503 when the database is gone.
   app.get("/health", async (c) => {

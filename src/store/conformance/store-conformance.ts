@@ -3,6 +3,7 @@ import { blobsSpec } from "./blobs-spec.js";
 import { commitSpec } from "./commit-spec.js";
 import { copySpec } from "./copy-spec.js";
 import { flowSpec } from "./flow-spec.js";
+import { deploysSpec } from "./deploys-spec.js";
 import { useStore, type StoreFactory } from "./harness.js";
 import { inboxSpec } from "./inbox-spec.js";
 import { leasesSpec } from "./leases-spec.js";
@@ -45,5 +46,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     sagaSpec(store);
     flowSpec(store);
     outboxSpec(store);
+    deploysSpec(store);
   });
 }

@@ -41,6 +41,8 @@ import type { ListOutboxQuery, OutboxClaimRequest, OutboxMessage, OutboxSettleme
 import { MemoryOutbox } from "./memory-outbox.js";
 import { MemoryTables } from "./memory-tables.js";
 import { BLOB_REF_PREFIX } from "../../core/payloads.js";
+import { recoveryVerdict } from "../common/recovery.js";
+import type { DrainedVersion, VersionCount } from "../../core/deploys.js";
 
 /**
  * The reference {@link Store}: plain maps in one process, nothing durable.
@@ -59,6 +61,8 @@ export class MemoryStore implements Store {
   private readonly schedules = new MemorySchedules();
   private readonly flow = new MemoryFlow();
   private readonly outbox = new MemoryOutbox(this.t);
+  private readonly drained = new Map<string, DrainedVersion>();
+  private readonly recoveryFailures = new Map<string, number>();
 
   /** Nothing to create. */
   async migrate(): Promise<void> {}
@@ -241,15 +245,61 @@ export class MemoryStore implements Store {
       const all = [...this.t.runs.values()];
       const due = all.filter((run) => isClaimable(run, request) && !this.flow.waitsForSlot(run));
       due.sort((a, b) => claimKey(a) - claimKey(b) || compareText(a.runId, b.runId));
-      const taken = due.slice(0, request.limit);
+      const taken: RunRecord[] = [];
+      for (const run of due.slice(0, request.limit)) {
+        if (run.status === "running" && request.maxRecoveryAttempts !== undefined) {
+          const journal = this.t.journal.get(run.runId) ?? [];
+          const from = journal.findLastIndex((entry) => entry.kind === "run.claimed");
+          const verdict = recoveryVerdict(
+            run,
+            journal.slice(Math.max(0, from)),
+            this.recoveryFailures.get(run.runId) ?? 0,
+            request.maxRecoveryAttempts,
+            request.now,
+          );
+          this.recoveryFailures.set(run.runId, verdict.failures);
+          if (verdict.dead) {
+            this.t.putRun({ ...run, ...verdict.dead.run });
+            this.t.append([verdict.dead.entry]);
+            continue;
+          }
+        }
+        taken.push(run);
+      }
       if (request.queues && request.queues.length > 0) taken.push(...this.flow.pick(all, request, request.limit - taken.length));
-      return taken.map((run) => {
+      return taken.flatMap((run) => {
         const claimed = claimRun(run, request);
         this.t.putRun(claimed.run);
         this.t.append([claimed.entry]);
-        return { ...claimed.run };
+        return [{ ...claimed.run }];
       });
     });
+  }
+
+  /** See {@link Store.countVersions}. */
+  async countVersions(): Promise<VersionCount[]> {
+    const counts = new Map<string, VersionCount>();
+    for (const run of this.t.runs.values()) {
+      const key = `${run.workflow}\u0000${run.version}\u0000${run.status}`;
+      const found = counts.get(key);
+      if (found) found.count += 1;
+      else counts.set(key, { workflow: run.workflow, version: run.version, status: run.status, count: 1 });
+    }
+    return [...counts.values()].sort((a, b) => compareText(a.workflow, b.workflow) || compareText(a.version, b.version) || compareText(a.status, b.status));
+  }
+
+  /** See {@link Store.setVersionDrained}. */
+  async setVersionDrained(workflow: string, version: string, drained: boolean, now: number): Promise<boolean> {
+    const key = `${workflow}@${version}`;
+    if (drained === this.drained.has(key)) return false;
+    if (drained) this.drained.set(key, { workflow, version, drainedAt: now });
+    else this.drained.delete(key);
+    return true;
+  }
+
+  /** See {@link Store.listDrainedVersions}. */
+  async listDrainedVersions(): Promise<DrainedVersion[]> {
+    return [...this.drained.values()].sort((a, b) => compareText(a.workflow, b.workflow) || compareText(a.version, b.version)).map((d) => ({ ...d }));
   }
 
   /** See {@link Store.renewLeases}. */

@@ -39,6 +39,7 @@ const PROJECTED: Partial<Record<EntryKind, { field: string; offload: boolean }>>
   "run.failed": { field: "error", offload: false },
   "run.compensated": { field: "error", offload: false },
   "run.compensation_failed": { field: "error", offload: false },
+  "run.dead": { field: "error", offload: false },
   "child.started": { field: "input", offload: true },
   "human.requested": { field: "context", offload: false },
   "human.answered": { field: "answer", offload: false },

@@ -146,6 +146,7 @@ describe.skipIf(!available)("postgres", () => {
         "audit_log",
         "blobs",
         "cairn_migrations",
+        "drained_versions",
         "human_requests",
         "inbox",
         "journal",

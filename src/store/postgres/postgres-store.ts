@@ -67,6 +67,7 @@ import {
   REMOVE_WORKER,
   RENEW_LEASES,
   STUCK_RUNS,
+  UPDATE_STATES,
   UPDATE_STATES_RETURNING,
   UPSERT_WORKER,
   listHumanQuery,
@@ -89,6 +90,18 @@ import {
 } from "./postgres-rows.js";
 import { CLAIM_OUTBOX, GET_OUTBOX, RETRY_OUTBOX, claimOutboxParams, listOutboxQuery, settleOutboxParams } from "./postgres-outbox.js";
 import { PgRunner, type Tx } from "./postgres-tx.js";
+import { recoveryVerdict } from "../common/recovery.js";
+import type { RunState } from "../common/run-state.js";
+import type { DrainedVersion, VersionCount } from "../../core/deploys.js";
+import {
+  COUNT_VERSIONS,
+  DRAIN_VERSION,
+  GET_RECOVERY_FAILURES,
+  LATEST_ATTEMPT,
+  LIST_DRAINED,
+  SET_RECOVERY_FAILURES,
+  UNDRAIN_VERSION,
+} from "./postgres-deploys.js";
 import { WakeListener } from "./postgres-wake.js";
 import { WriteSession } from "./postgres-write.js";
 import { DELETE_UNREFERENCED_BLOBS, READ_BLOBS, insertBlobs } from "./postgres-blobs.js";
@@ -393,14 +406,66 @@ export class PostgresStore implements Store {
       const found = await tx.query<StateRow & { claim_key: number }>(CLAIM_CANDIDATES, [names, versions, request.limit, tx.now]);
       const timed = { ...request, now: tx.now };
       const rows = found.map(({ claim_key: _, ...row }) => row);
-      if (request.queues && request.queues.length > 0) rows.push(...(await pickQueuedRuns(tx, timed, request.limit - rows.length)));
-      if (rows.length === 0) return [];
-      const claimed = rows.map((row) => claimRun(toState(row), timed));
+      let states = rows.map((row) => toState(row));
+      if (request.maxRecoveryAttempts !== undefined && states.some((state) => state.status === "running")) {
+        states = await this.checkRecoveries(tx, states, request.maxRecoveryAttempts, tx.now);
+      }
+      if (request.queues && request.queues.length > 0)
+        states.push(...(await pickQueuedRuns(tx, timed, request.limit - states.length)).map((row) => toState(row)));
+      if (states.length === 0) return [];
+      const claimed = states.map((state) => claimRun(state, timed));
       const updated = await tx.query<StateRow & { input: string }>(UPDATE_STATES_RETURNING, stateArrays(claimed.map((c) => c.run)));
       await tx.query(INSERT_ENTRIES, entryArrays(claimed.map((c) => c.entry)));
       const byId = new Map(updated.map((row) => [row.runId, toRun(row)]));
       return claimed.flatMap((c) => byId.get(c.run.runId) ?? []);
     });
+  }
+
+  /**
+   * The dead-letter check of runs re-claimed after an abnormal end (see common/recovery.ts): writes
+   * the dead ones' `run.dead` entries and returns the runs still to claim. Rows are locked by the claim.
+   */
+  private async checkRecoveries(tx: Tx, states: RunState[], max: number, now: number): Promise<RunState[]> {
+    const keep: RunState[] = [];
+    for (const state of states) {
+      if (state.status !== "running") {
+        keep.push(state);
+        continue;
+      }
+      const attempt = (await tx.query<EntryRow>(LATEST_ATTEMPT, [state.runId])).map(toEntry);
+      const [stored] = await tx.query<{ n: number }>(GET_RECOVERY_FAILURES, [state.runId]);
+      const verdict = recoveryVerdict(state, attempt, Number(stored?.n ?? 0), max, now);
+      await tx.query(SET_RECOVERY_FAILURES, [state.runId, verdict.failures]);
+      if (!verdict.dead) {
+        keep.push(state);
+        continue;
+      }
+      await tx.query(UPDATE_STATES, stateArrays([verdict.dead.run]));
+      await tx.query(INSERT_ENTRIES, entryArrays([verdict.dead.entry]));
+    }
+    return keep;
+  }
+
+  /** See {@link Store.countVersions}. */
+  async countVersions(): Promise<VersionCount[]> {
+    const rows = await this.query<VersionCount>(COUNT_VERSIONS);
+    return rows.map((row) => ({ workflow: row.workflow, version: row.version, status: row.status, count: Number(row.count) }));
+  }
+
+  /** See {@link Store.setVersionDrained}. */
+  async setVersionDrained(workflow: string, version: string, drained: boolean, now: number): Promise<boolean> {
+    return this.tx(now, async (tx) => {
+      const rows = drained
+        ? await tx.query(`${DRAIN_VERSION.text} RETURNING 1`, [workflow, version, tx.now])
+        : await tx.query(`${UNDRAIN_VERSION.text} RETURNING 1`, [workflow, version]);
+      return rows.length > 0;
+    });
+  }
+
+  /** See {@link Store.listDrainedVersions}. */
+  async listDrainedVersions(): Promise<DrainedVersion[]> {
+    const rows = await this.query<{ workflow: string; version: string; drainedAt: string | number }>(LIST_DRAINED);
+    return rows.map((row) => ({ workflow: row.workflow, version: row.version, drainedAt: Number(row.drainedAt) }));
   }
 
   /** See {@link Store.renewLeases}. In database-clock mode `request.now` is ignored. */

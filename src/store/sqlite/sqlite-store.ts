@@ -46,7 +46,10 @@ import { SqliteFlow } from "./sqlite-flow.js";
 import { SqliteOutbox } from "./sqlite-outbox.js";
 import { SqliteQueries, claimParams } from "./sqlite-queries.js";
 import { deleteRunRows, importRows, listPrunable, readRows } from "./sqlite-retention.js";
+import { recoveryVerdict } from "../common/recovery.js";
+import type { DrainedVersion, VersionCount } from "../../core/deploys.js";
 import {
+  ENTRY_COLUMNS,
   toEntry,
   toHuman,
   toRun,
@@ -302,15 +305,61 @@ export class SqliteStore implements Store {
     if (this.q.claim(request.workflows.length).get(...claimParams(request)) === undefined && !(queued && this.flow.anyDue(request))) return [];
     return this.immediate(() => {
       const found = this.q.claim(request.workflows.length).all(...claimParams(request)) as (StateRow & { claimKey: number })[];
-      const unqueued = found.map(({ claimKey: _, ...row }) => row);
+      const unqueued = found.flatMap(({ claimKey: _, ...row }) => {
+        const state = toState(row);
+        return state.status === "running" && request.maxRecoveryAttempts !== undefined && this.deadOnRecovery(state, request.maxRecoveryAttempts, request.now)
+          ? []
+          : [row];
+      });
       const rows = queued ? [...unqueued, ...this.flow.pick(request, request.limit - unqueued.length)] : unqueued;
-      return rows.map((row) => {
+      return rows.flatMap((row) => {
         const claimed = claimRun(toState(row), request);
         this.q.updateState.run(stateParams(claimed.run));
         this.insertEntries([claimed.entry]);
-        return this.mustLoadRun(row.runId);
+        return [this.mustLoadRun(row.runId)];
       });
     });
+  }
+
+  /** The dead-letter check of a run re-claimed after an abnormal end (see common/recovery.ts); true when it is now dead. */
+  private deadOnRecovery(run: RunState, max: number, now: number): boolean {
+    const attempt = this.q
+      .prepared(
+        `SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = @id
+           AND seq >= COALESCE((SELECT MAX(seq) FROM journal WHERE run_id = @id AND kind = 'run.claimed'), 0) ORDER BY seq`,
+      )
+      .all({ id: run.runId }) as EntryRow[];
+    const stored = this.q.prepared("SELECT recovery_failures AS n FROM runs WHERE run_id = ?").get(run.runId) as { n: number };
+    const verdict = recoveryVerdict(run, attempt.map(toEntry), stored.n, max, now);
+    this.q.prepared("UPDATE runs SET recovery_failures = ? WHERE run_id = ?").run(verdict.failures, run.runId);
+    if (!verdict.dead) return false;
+    this.q.updateState.run(stateParams(verdict.dead.run));
+    this.insertEntries([verdict.dead.entry]);
+    return true;
+  }
+
+  /** See {@link Store.countVersions}. */
+  async countVersions(): Promise<VersionCount[]> {
+    const rows = this.q
+      .prepared("SELECT workflow, version, status, COUNT(*) AS count FROM runs GROUP BY workflow, version, status ORDER BY workflow, version, status")
+      .all() as VersionCount[];
+    return rows.map((row) => ({ workflow: row.workflow, version: row.version, status: row.status, count: Number(row.count) }));
+  }
+
+  /** See {@link Store.setVersionDrained}. */
+  async setVersionDrained(workflow: string, version: string, drained: boolean, now: number): Promise<boolean> {
+    const statement = drained
+      ? this.q.prepared("INSERT INTO drained_versions (workflow, version, drained_at) VALUES (?, ?, ?) ON CONFLICT (workflow, version) DO NOTHING")
+      : this.q.prepared("DELETE FROM drained_versions WHERE workflow = ? AND version = ?");
+    return (drained ? statement.run(workflow, version, now) : statement.run(workflow, version)).changes > 0;
+  }
+
+  /** See {@link Store.listDrainedVersions}. */
+  async listDrainedVersions(): Promise<DrainedVersion[]> {
+    const rows = this.q
+      .prepared("SELECT workflow, version, drained_at AS drainedAt FROM drained_versions ORDER BY workflow, version")
+      .all() as DrainedVersion[];
+    return rows.map((row) => ({ workflow: row.workflow, version: row.version, drainedAt: Number(row.drainedAt) }));
   }
 
   /** See {@link Store.renewLeases}. */

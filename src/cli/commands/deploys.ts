@@ -1,0 +1,127 @@
+import { existsSync, readFileSync } from "node:fs";
+import { InvalidArgumentError, type Command } from "commander";
+import { versionRefSchema, type ReplayReport, type JournalFile, type VersionSummary } from "../../core/deploys.js";
+import { NonDeterminismError } from "../../core/errors.js";
+import { readJournalFile } from "../../engine/deploys.js";
+import { RUN_STATUSES } from "../../core/run.js";
+import { recordAudit } from "../audit.js";
+import { UsageError } from "../errors.js";
+import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
+import { table } from "../format.js";
+import { resolveWorkflows } from "../load-workflows.js";
+
+interface ReplayOptions extends StoreOptions, JsonOptions {
+  workflows?: string[];
+}
+
+/** Registers `cairn versions`, `cairn drain`, `cairn undrain` and `cairn replay` (safe deploys). */
+export function registerDeployCommands(program: Command): void {
+  const versions = program
+    .command("versions")
+    .description("runs per workflow version and status: which versions still have live runs, which are drained")
+    .addHelpText("after", `\nExample:\n  ${CLI} versions`);
+  storeOption(jsonOption(versions)).action(listVersions);
+
+  const drain = program
+    .command("drain")
+    .description("stop every worker from claiming runs of a workflow version (its runs stay where they are)")
+    .argument("<version>", "the workflow version, <workflow>@<version>, e.g. research@1", versionArg)
+    .addHelpText("after", `\nExample:\n  ${CLI} drain research@1`);
+  storeOption(jsonOption(drain)).action((ref: VersionRef, options: StoreOptions & JsonOptions) => setDrained(ref, true, options));
+
+  const undrain = program
+    .command("undrain")
+    .description("let workers claim runs of a drained workflow version again")
+    .argument("<version>", "the workflow version, <workflow>@<version>", versionArg);
+  storeOption(jsonOption(undrain)).action((ref: VersionRef, options: StoreOptions & JsonOptions) => setDrained(ref, false, options));
+
+  const replay = program
+    .command("replay")
+    .description("replay a run's journal against the current code without executing anything; exits 1 on a divergence")
+    .argument("<source>", "a run export file (cairn.run/1 JSON) or a run id in the store")
+    .option("--workflows <module...>", "ES module(s) exporting the workflows to check (default: the examples)")
+    .addHelpText("after", `\nExamples:\n  ${CLI} replay test/fixtures/journals/research.json --workflows dist/my-workflows.js\n  ${CLI} replay thread-42`);
+  storeOption(jsonOption(replay)).action(replayCommand);
+}
+
+type VersionRef = { workflow: string; version: string };
+
+function versionArg(value: string): VersionRef {
+  const parsed = versionRefSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new InvalidArgumentError(`${parsed.error.issues[0]?.message ?? "invalid version"}. Pass <workflow>@<version>, e.g. research@1 (see ${CLI} versions).`);
+}
+
+async function listVersions(options: StoreOptions & JsonOptions): Promise<void> {
+  await withEngine(options, [], async (engine) => {
+    const versions = await engine.listVersions();
+    if (options.json) return printJson(versions);
+    if (versions.length === 0) return print("No runs yet.");
+    print(...versionTable(versions));
+  });
+}
+
+/** The `cairn versions` table: one row per version, one column per status that any version has. */
+export function versionTable(versions: readonly VersionSummary[]): string[] {
+  const statuses = RUN_STATUSES.filter((status) => versions.some((v) => (v.counts[status] ?? 0) > 0));
+  return table(versions, [
+    { header: "WORKFLOW", cell: (v) => v.workflow },
+    { header: "VERSION", cell: (v) => v.version },
+    { header: "LIVE", cell: (v) => String(v.live) },
+    ...statuses.map((status) => ({ header: status.toUpperCase(), cell: (v: VersionSummary) => String(v.counts[status] ?? 0) })),
+    { header: "STATE", cell: (v) => (v.drained ? "drained" : "") },
+  ]);
+}
+
+async function setDrained(ref: VersionRef, drained: boolean, options: StoreOptions & JsonOptions): Promise<void> {
+  await withEngine(options, [], async (engine) => {
+    const changed = drained ? await engine.drainVersion(ref.workflow, ref.version) : await engine.undrainVersion(ref.workflow, ref.version);
+    if (changed) await recordAudit(engine.store, drained ? "version.drain" : "version.undrain", `${ref.workflow}@${ref.version}`, null);
+    if (options.json) return printJson({ ...ref, drained, changed });
+    const name = `${ref.workflow}@${ref.version}`;
+    if (!changed) return print(`${name} was already ${drained ? "drained" : "not drained"}; nothing changed.`);
+    print(
+      drained
+        ? `${name} drained: workers stop claiming its runs within a heartbeat. Its runs stay where they are (see ${CLI} versions).`
+        : `${name} undrained: workers that run it claim its runs again.`,
+    );
+  });
+}
+
+async function replayCommand(source: string, options: ReplayOptions): Promise<void> {
+  const workflows = await resolveWorkflows(options.workflows);
+  const fromFile = existsSync(source);
+  let exported: JournalFile | undefined;
+  if (fromFile) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(source, "utf8"));
+    } catch (error) {
+      throw new UsageError(
+        `${source} is not a JSON file (${(error as Error).message}); pass a file from cairn export, a journal file (cairn.run/1) or a run id.`,
+      );
+    }
+    exported = readJournalFile(parsed, source);
+  }
+  const report = await withEngine(options, workflows, (engine) => engine.replay(exported ?? source));
+  if (options.json) printJson(report);
+  else print(...describeReport(report));
+  if (report.divergence) throw new NonDeterminismError(report.divergence.opKey, report.divergence.expected, report.divergence.actual);
+}
+
+/** A replay report in words. */
+export function describeReport(report: ReplayReport): string[] {
+  const run = `${report.runId} (${report.workflow}@${report.version})`;
+  if (report.divergence) {
+    const d = report.divergence;
+    const before = report.deliveredOutcomes === 0 ? "before any outcome" : `after ${report.deliveredOutcomes} outcomes, up to seq ${report.replayedSeq}`;
+    return [`${run}: diverges at op "${d.opKey}" (${before})`, `  journal: ${d.expected}`, `  code:    ${d.actual}`];
+  }
+  const where =
+    report.stoppedAt === "completed"
+      ? "the code runs to its end"
+      : report.frontier
+        ? `the code then waits on "${report.frontier}", which has no journaled outcome`
+        : "the code then waits on ops with no journaled outcome";
+  return [`${run}: replays cleanly up to seq ${report.replayedSeq} (${report.deliveredOutcomes} outcomes); ${where}.`];
+}

@@ -1,0 +1,76 @@
+import { RecoveryFailedError } from "../../core/errors.js";
+import { newEntry, type EntryData, type JournalEntry } from "../../core/journal.js";
+import { encode } from "../../core/serialize.js";
+import type { RunState } from "./run-state.js";
+
+/**
+ * Dead-letter bookkeeping, shared by every store. It runs only when a worker claims a run whose
+ * previous attempt did not end cleanly (status `running`: its lease expired, or the worker gave it
+ * back after an engine error) and the claim asks for `maxRecoveryAttempts`: the normal claim and
+ * commit paths never come here.
+ */
+
+/** Entries a recovery writes by itself, which therefore do not prove progress. */
+const NOT_PROGRESS = new Set<string>(["step.started", "step.reconciled", "run.claimed", "run.released"]);
+
+/** What a re-claim of a run whose last attempt ended abnormally decides. */
+export interface RecoveryVerdict {
+  /** Consecutive attempts without progress, the one that just ended included (0 if it made progress). */
+  failures: number;
+  /** Set when `failures` reached the limit: the row and `run.dead` entry to write instead of claiming. */
+  dead: { run: RunState; entry: JournalEntry } | null;
+}
+
+/**
+ * Decides whether `run` (status `running`, about to be re-claimed) is claimed again or is dead.
+ * `attempt` is the journal from the latest `run.claimed` entry on (the attempt that just ended);
+ * `stored` is the run's `recovery_failures` column. Progress is any entry of an op other than a
+ * step intent or a reconciliation (an outcome, a timer or wait armed, a value recorded, a question asked).
+ * The counter continues only across attempts that were themselves recoveries (claimed from `running`),
+ * so a clean suspension, a retry or a fresh start resets it.
+ */
+export function recoveryVerdict(
+  run: RunState,
+  attempt: readonly Pick<JournalEntry, "seq" | "kind" | "opKey" | "payload">[],
+  stored: number,
+  max: number,
+  now: number,
+): RecoveryVerdict {
+  const claim = attempt[0]?.kind === "run.claimed" ? attempt[0] : undefined;
+  const progressed = attempt.some((entry) => entry.opKey !== null && !NOT_PROGRESS.has(entry.kind));
+  if (progressed) return { failures: 0, dead: null };
+  const claimedFrom = claim ? (JSON.parse(claim.payload) as EntryData["run.claimed"]).from : "pending";
+  const failures = (claimedFrom === "running" ? stored : 0) + 1;
+  if (failures < max) return { failures, dead: null };
+  const holder = run.leaseOwner ?? (claim ? (JSON.parse(claim.payload) as EntryData["run.claimed"]).workerId : "unknown");
+  const how = run.leaseExpiresAt === null ? `worker ${holder} gave the run back after an error` : `the lease of worker ${holder} expired`;
+  const lastFailure = `${how}, at seq ${run.lastSeq}`;
+  const error = new RecoveryFailedError(run.runId, failures, lastFailure);
+  const data: EntryData["run.dead"] = {
+    failures,
+    error: { name: error.name, code: error.code, message: error.message, data: { failures, lastFailure, workerId: holder, lastSeq: run.lastSeq } },
+  };
+  const entry = newEntry("run.dead", null, data);
+  const epoch = run.leaseEpoch + 1;
+  const seq = run.lastSeq + 1;
+  return {
+    failures,
+    dead: {
+      run: {
+        ...run,
+        status: "dead",
+        error: encode(data.error),
+        wakeAt: null,
+        waitingFor: null,
+        wakePending: false,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        leaseEpoch: epoch,
+        lastSeq: seq,
+        updatedAt: now,
+        finishedAt: now,
+      },
+      entry: { runId: run.runId, seq, kind: entry.kind, opKey: null, payload: entry.payload, epoch, at: now },
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseJournalFile, type JournalFile } from "../src/core/deploys.js";
+import { defineWorkflow } from "../src/engine/define-workflow.js";
+import { dryReplay } from "../src/engine/dry-replay.js";
+import type { Workflow } from "../src/engine/workflow.js";
+import { workflows } from "../examples/index.js";
+import { approval } from "../examples/approval.js";
+import { recordFixtures } from "./support/record-fixtures.js";
+
+// Replay compatibility is pinned: journals recorded from the examples are committed, and the current
+// code must replay every one of them. A change that breaks replay of older runs fails here.
+const DIR = resolve("test/fixtures/journals");
+
+if (process.env.CAIRN_RECORD_FIXTURES === "1") {
+  it("records the fixtures", async () => {
+    for (const file of readdirSync(DIR)) if (file.endsWith(".json")) rmSync(join(DIR, file));
+    const written = await recordFixtures(DIR);
+    expect(written.length).toBeGreaterThan(4);
+  }, 120_000);
+}
+
+function load(file: string): JournalFile {
+  return parseJournalFile(JSON.parse(readFileSync(join(DIR, file), "utf8")), file);
+}
+
+const registered = new Map<string, Workflow<any, any>>(workflows.map((w) => [`${w.name}@${w.version}`, w]));
+const files = readdirSync(DIR)
+  .filter((file) => file.endsWith(".json"))
+  .sort();
+
+describe("committed journals replay against the current code", () => {
+  it("covers every example", () => {
+    const names = new Set(files.map((file) => load(file).run.workflow));
+    expect([...names].sort()).toEqual(["approval", "code-migration", "code-migrator", "research", "researcher"]);
+    expect(files.some((file) => file.startsWith("demo-crash--"))).toBe(true);
+  });
+
+  it.each(files)("%s replays cleanly to its last entry", async (file) => {
+    const exported = load(file);
+    const workflow = registered.get(`${exported.run.workflow}@${exported.run.version}`);
+    expect(workflow, `${exported.run.workflow}@${exported.run.version} is registered`).toBeDefined();
+    const report = await dryReplay(workflow!, exported.run, exported.journal);
+    expect(report.divergence).toBeUndefined();
+    expect(report).toMatchObject({ ok: true, stoppedAt: "completed", replayedSeq: exported.journal.at(-1)!.seq });
+    expect(report.deliveredOutcomes).toBeGreaterThan(0);
+  });
+
+  it("the demo's journal holds a recovery (the worker died mid-search)", () => {
+    const demo = files.filter((file) => file.startsWith("demo-crash--")).map(load);
+    const kinds = demo.flatMap((run) => run.journal.map((entry) => entry.kind));
+    expect(kinds).toContain("run.released");
+  });
+});
+
+describe("a changed workflow is reported as a divergence", () => {
+  /** The approval example with its "notify-approver" step renamed: same name, same version. */
+  const renamed = defineWorkflow({
+    name: approval.name,
+    version: approval.version,
+    run(ctx, input: Parameters<typeof approval.run>[1]) {
+      const changed = Object.create(ctx) as typeof ctx;
+      changed.step = ((name: string, fn: never, options: never) =>
+        ctx.step(name === "notify-approver" ? "ping-approver" : name, fn, options)) as typeof ctx.step;
+      return approval.run(changed, input);
+    },
+  });
+
+  it("names the renamed op's journaled key and what the code does instead", async () => {
+    const file = files.find((f) => f.startsWith("approval-escalated--"))!;
+    const exported = load(file);
+    const report = await dryReplay(renamed, exported.run, exported.journal);
+    expect(report.ok).toBe(false);
+    expect(report.stoppedAt).toBe("diverged");
+    expect(report.divergence).toMatchObject({ opKey: "notify-approver#0", actual: 'issues "ping-approver#0" instead and never reaches it' });
+    expect(report.divergence!.expected).toMatch(/^step\.completed at seq \d+$/);
+    expect(report.divergence!.message).toContain("Non-determinism");
+    expect(report.deliveredOutcomes).toBe(0);
+  });
+
+  it("reports another op kind at a journaled key", async () => {
+    const exported = load(files.find((f) => f.startsWith("approval-escalated--"))!);
+    const sleeper = defineWorkflow({
+      name: approval.name,
+      version: approval.version,
+      async run(ctx) {
+        await ctx.sleep("notify-approver", 10);
+      },
+    });
+    const report = await dryReplay(sleeper, exported.run, exported.journal);
+    expect(report.divergence).toMatchObject({ opKey: "notify-approver#0", actual: "issues a sleep with that key" });
+    expect(report.divergence!.expected).toMatch(/^a step \(step\.started at seq \d+\)$/);
+  });
+});
