@@ -206,6 +206,7 @@ class EngineImpl implements Engine {
     const page = await this.store.listRuns({
       status: statuses,
       workflow: options.workflow,
+      ...(options.runIdPrefix === undefined ? {} : { runIdPrefix: check(z.string().max(1000), options.runIdPrefix, "listRuns: runIdPrefix") }),
       createdAfter: options.createdAfter === undefined ? undefined : +options.createdAfter,
       createdBefore: options.createdBefore === undefined ? undefined : +options.createdBefore,
       limit,

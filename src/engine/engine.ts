@@ -84,6 +84,8 @@ export interface JournalEntryView {
 export interface ListRunsOptions {
   status?: RunStatus | RunStatus[];
   workflow?: string;
+  /** Only runs whose id starts with this text (e.g. `"tenant-a/"`), filtered by the store's query. */
+  runIdPrefix?: string;
   createdAfter?: Date | number;
   createdBefore?: Date | number;
   limit?: number;
