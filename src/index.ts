@@ -14,6 +14,8 @@ export type { ForkOptions, ForkPatch } from "./engine/fork.js";
 export * from "./core/errors.js";
 export { toMs, formatMs, type Duration, type DurationUnit } from "./core/duration.js";
 export { encode, decode, serializeError, type SerializedError } from "./core/serialize.js";
+export { secret, isSecret, Secret, MIN_SECRET_LENGTH } from "./core/secret.js";
+export { REDACTED } from "./core/redact.js";
 export type { EntryKind, EntryData, JournalEntry, WaitDescriptor, HumanAnswer, OpKind } from "./core/journal.js";
 export { RUN_STATUSES, isTerminal, type RunStatus, type RunRecord } from "./core/run.js";
 export type * from "./core/store.js";

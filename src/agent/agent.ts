@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ValidationError, isCairnError } from "../core/errors.js";
+import { secret } from "../core/secret.js";
 import { defineWorkflow } from "../engine/define-workflow.js";
 import type { RetryPolicy, Workflow, WorkflowContext } from "../engine/workflow.js";
 import {
@@ -171,7 +172,7 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
             "model",
             async ({ signal }) => {
               const response = await current.generate({ ...request, signal });
-              return { ...response, costMicros: costOf(current.modelId, response.usage, costOptions) };
+              return markSecretCalls({ ...response, costMicros: costOf(current.modelId, response.usage, costOptions) }, tools);
             },
             {
               retry: definition.retry ?? { maxAttempts: 4, initialDelay: "2s" },
@@ -320,7 +321,7 @@ async function runToolCallInner(
       name: `approve-${suffix}`,
       question: policy.question?.(args) ?? `Allow ${tool.name} with ${JSON.stringify(args).slice(0, 500)}?`,
       options: ["approve", "reject", "edit"],
-      context: { tool: tool.name, toolCallId: call.id, arguments: args, argumentsHash: hash },
+      context: { tool: tool.name, toolCallId: call.id, arguments: tool.secret ? secret(args) : args, argumentsHash: hash },
       ...(policy.timeout === undefined ? {} : { timeout: policy.timeout }),
       onTimeout: policy.onTimeout === "fail" ? "fail" : { option: policy.onTimeout ?? "reject" },
     });
@@ -377,7 +378,7 @@ async function runToolCallInner(
           argumentsHash: argumentsHash(args),
           ...(approvedBy === null ? {} : { approvedBy }),
         },
-        searchText: (output: unknown) => `${tool.name} ${JSON.stringify(args)} → ${formatOutput(tool, output)}`,
+        ...(tool.secret ? { secret: true } : { searchText: (output: unknown) => `${tool.name} ${JSON.stringify(args)} → ${formatOutput(tool, output)}` }),
         ...(tool.retry === undefined ? {} : { retry: tool.retry }),
         ...(tool.timeout === undefined ? {} : { timeout: tool.timeout }),
         ...(tool.reconcile ? { reconcile: () => tool.reconcile!(args, idempotencyKey) } : {}),
@@ -390,4 +391,18 @@ async function runToolCallInner(
     if (!isCairnError(failure, "STEP_FAILED")) throw failure;
     return error(`${tool.name} failed: ${(failure as Error).message}`);
   }
+}
+
+/**
+ * The model's calls of secret tools, with their arguments marked `secret()` in the journaled response
+ * (the agent gets them back plain), so every view of the run redacts them from the start.
+ */
+function markSecretCalls(call: ModelCall, tools: Map<string, Tool>): ModelCall {
+  const isSecret = (name: string) => tools.get(name)?.secret === true;
+  if (!call.toolCalls.some((toolCall) => isSecret(toolCall.name))) return call;
+  const mark = <B extends { type: string }>(block: B): B =>
+    block.type === "tool_use" && isSecret((block as unknown as ToolUseBlock).name)
+      ? ({ ...block, input: secret((block as unknown as ToolUseBlock).input) } as B)
+      : block;
+  return { ...call, content: call.content.map(mark), toolCalls: call.toolCalls.map(mark) };
 }

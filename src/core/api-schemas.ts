@@ -54,6 +54,10 @@ export const sendEventBody = z
     type: eventTypeSchema,
     payload: z.unknown().optional(),
     eventId: eventIdSchema.optional().describe("Idempotency key: a second event with the same id is a no-op. Default: generated."),
+    secret: z
+      .boolean()
+      .optional()
+      .describe('The payload is a secret: the run gets it, every view of the run (journal, stream, run output) shows "[redacted]" instead.'),
   })
   .strict();
 

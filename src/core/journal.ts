@@ -42,7 +42,8 @@ export interface EntryData {
   /** A journaled `now()`, `random()` or `uuid()`. */
   "value.recorded": { value: unknown };
   /** A question for a person: from `ctx.askHuman`, or "did this happen?" about an unsafe step. */
-  "human.requested": { requestId: string; question: string; options: string[]; timeoutAt: number | null; context?: unknown; input?: unknown };
+  /** `secret`: answers are secret (`askHuman({ secret: true })`); views redact their value and message. */
+  "human.requested": { requestId: string; question: string; options: string[]; timeoutAt: number | null; context?: unknown; input?: unknown; secret?: true };
   /** The answer, consumed from the inbox. `reply: true` when it is the outcome of a `ctx.askHuman`. */
   "human.answered": { requestId: string; answer: HumanAnswer; inboxId: number; reply?: boolean };
   /** A `ctx.askHuman` expired unanswered and escalated as declared: failed, cancelled the run, or chose `option`. */

@@ -146,6 +146,12 @@ export interface AskHumanRequest {
   input?: z.ZodType<unknown>;
   /** Op name; default "ask". The request id is `<runId>:<op key>`. */
   name?: string;
+  /**
+   * The answer is a secret (a one-time code, a password): the run gets it, but views of the run (the
+   * API, the stream, `cairn inbox`, the dashboard) show its `value` and `message` as `"[redacted]"`,
+   * and redact their text wherever it shows up later. For secrets in the `context`, wrap them in `secret()`.
+   */
+  secret?: boolean;
 }
 
 /** A person's answer to `ctx.askHuman` (or the escalation chosen when it timed out). */

@@ -67,7 +67,10 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     const { id } = parse(runIdParam, c.req.param(), "path");
     requireVisible(c, id);
     const body = parse(sendEventBody, await readJson(c, options.bodyLimitBytes), "body");
-    const result = await engine.sendEvent(id, body.type, body.payload ?? null, body.eventId === undefined ? {} : { eventId: body.eventId });
+    const result = await engine.sendEvent(id, body.type, body.payload ?? null, {
+      ...(body.eventId === undefined ? {} : { eventId: body.eventId }),
+      ...(body.secret ? { secret: true } : {}),
+    });
     if (!result.duplicate) await audit(c, engine.store, "run.event", id, { type: body.type, eventId: result.eventId });
     return json(c, result, result.duplicate ? 200 : 202);
   });
