@@ -221,6 +221,10 @@ export const apiRunSchema = z.object({
   createdAt: timestamp,
   updatedAt: timestamp,
   finishedAt: timestamp.nullable(),
+  forkedFrom: z
+    .object({ runId: z.string(), atSeq: z.number().int(), version: z.string().optional() })
+    .optional()
+    .describe("Set on a fork: the run and seq it was forked from, and the version that run had when it differs from this one's."),
 });
 
 /** `POST /runs` */

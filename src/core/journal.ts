@@ -19,8 +19,9 @@ export interface EntryData {
   /**
    * The last entry a fork copies (`engine.fork`): the entries before it are run `fromRunId`'s
    * seqs 2…`atSeq`, verbatim except the step result at `patchedSeq`, if any. The run is pending again.
+   * `fromVersion`: the original's workflow version, when the fork runs under another (the current code).
    */
-  "run.forked": { fromRunId: string; atSeq: number; patchedSeq?: number };
+  "run.forked": { fromRunId: string; atSeq: number; patchedSeq?: number; fromVersion?: string };
   /** A step's intent; `intent` is what the caller asked to journal with it (e.g. a tool call's argument hash). */
   "step.started": { attempt: number; recovered?: boolean; intent?: unknown };
   /**

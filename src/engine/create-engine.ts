@@ -212,7 +212,10 @@ class EngineImpl implements Engine {
 
   /** A run row as views show it: secrets redacted (see core/redact.ts). */
   private async view(run: RunRecord): Promise<RunInfo> {
-    return toRunInfo(run, await this.secrets.of(run.runId));
+    const facts = await this.secrets.of(run.runId);
+    const info = toRunInfo(run, facts);
+    if (facts.forkedFrom) info.forkedFrom = facts.forkedFrom;
+    return info;
   }
 
   async listRuns(options: ListRunsOptions = {}): Promise<{ runs: RunInfo[]; nextCursor?: string }> {
@@ -289,9 +292,11 @@ class EngineImpl implements Engine {
     const journal = await this.store.readJournal(runId, { limit: parsed.atSeq });
     const patch = parsed.patch ? { seq: parsed.patch.seq, result: parsed.patch.result ?? null } : undefined;
     const readAfter = (seq: number) => this.store.readJournal(runId, { afterSeq: seq });
-    const plan = await planFork(source, journal, readAfter, { atSeq: parsed.atSeq, ...(patch ? { patch } : {}) }, this.clock(), this.maxPayloadBytes);
+    // The fork continues under current code: the version this engine runs for the workflow now.
+    const version = this.currentVersion(source.workflow) ?? source.version;
+    const plan = await planFork(source, journal, readAfter, { atSeq: parsed.atSeq, version, ...(patch ? { patch } : {}) }, this.clock(), this.maxPayloadBytes);
     const forkId = parsed.runId ?? randomUUID();
-    const newRun = { runId: forkId, workflow: source.workflow, version: source.version, input: source.input };
+    const newRun = { runId: forkId, workflow: source.workflow, version, input: source.input };
     const { run, created } = await this.store.createRunWithJournal(newRun, plan.copies, this.clock());
     if (!created) await this.checkSameFork(run, plan.forked, plan.copies);
     else this.kickWorkers();
@@ -457,6 +462,13 @@ class EngineImpl implements Engine {
 
   private kickWorkers(): void {
     for (const worker of this.workers) worker.kick();
+  }
+
+  /** The version of a workflow that `start(name)` would use (the last registered), if registered here. */
+  private currentVersion(name: string): string | undefined {
+    let version: string | undefined;
+    for (const candidate of this.workflows.values()) if (candidate.name === name) version = candidate.version;
+    return version;
   }
 
   private resolveWorkflow(workflow: Workflow<any, any> | string): Workflow<any, any> {

@@ -68,6 +68,8 @@ export interface RunInfo {
   createdAt: Date;
   updatedAt: Date;
   finishedAt: Date | null;
+  /** Set on a fork (`engine.fork`): the run and seq it was forked from, and that run's version when it differs. */
+  forkedFrom?: { runId: string; atSeq: number; version?: string };
 }
 
 /** A journal entry as the API shows it (payload decoded). */
