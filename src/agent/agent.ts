@@ -17,7 +17,7 @@ import {
   type ResolvedBudget,
 } from "./budget.js";
 import { MEMORY_TOOLS, memoryToolSpecs, resolveMemory, runMemoryTool, type Memory, type MemoryCall, type MemoryOptions } from "./memory.js";
-import { diffManifests, makeManifest, ManifestChangedError, type AgentManifest, type ManifestChange } from "./manifest.js";
+import { diffManifests, makeManifest, ManifestChangedError, type AgentManifest, type BudgetLimits, type ManifestChange } from "./manifest.js";
 import { compactIfNeeded, resolveContext, type ContextOptions } from "./context.js";
 import { costOf, type CostOptions } from "./model/cost.js";
 import { estimateCost, estimateTokens } from "./model/estimate.js";
@@ -133,10 +133,11 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
     async run(ctx, input) {
       // The manifest is journaled first; a resume under a different definition must be accepted explicitly.
       const manifest = makeManifest(name, definition.version ?? "1", definition.system, specs, getModel().modelId);
-      const recorded = await ctx.step("manifest", () => manifest);
+      const runBudget = tighten(budget, input?.limits);
+      // The limits ride along for views (spend against limit); diffManifests does not compare them.
+      const recorded = await ctx.step("manifest", () => ({ ...manifest, budget: budgetLimits(runBudget) }));
       const changes = diffManifests(recorded, manifest);
       if (changes.length > 0 && !definition.migrate?.(changes, recorded, manifest)) throw new ManifestChangedError(ctx.runId, changes);
-      const runBudget = tighten(budget, input?.limits);
       const initial: AgentState = {
         messages: initialMessages(name, input),
         totals: emptyTotals(),
@@ -245,6 +246,18 @@ async function approveTier(ctx: WorkflowContext, budget: ResolvedBudget, state: 
     approved = tier + 1;
   }
   return approved === state.approvedTiers ? state : { ...state, approvedTiers: approved };
+}
+
+/** The limits of a budget, as the manifest journals them. */
+function budgetLimits(budget: ResolvedBudget): BudgetLimits {
+  return {
+    maxCostMicros: budget.maxCostMicros,
+    maxTokens: Object.fromEntries(Object.entries(budget.maxTokens).filter(([, value]) => typeof value === "number")) as Record<string, number>,
+    maxSteps: budget.maxSteps,
+    maxToolCalls: budget.maxToolCalls,
+    maxWallTimeMs: budget.maxWallTimeMs,
+    tiersMicros: [...budget.tiersMicros],
+  };
 }
 
 /** The tighter of an agent's budget and the limits its parent passed down. */

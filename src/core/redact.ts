@@ -128,7 +128,7 @@ function walk(value: unknown, visit: (text: string) => void, depth = 0): void {
   if (typeof value === "string") visit(value);
   else if (typeof value === "number" || typeof value === "bigint") visit(String(value));
   else if (Array.isArray(value)) for (const item of value) walk(item, visit, depth + 1);
-  else if (value instanceof Map) for (const [k, v] of value) (walk(k, visit, depth + 1), walk(v, visit, depth + 1));
+  else if (value instanceof Map) for (const item of [...value.keys(), ...value.values()]) walk(item, visit, depth + 1);
   else if (value instanceof Set) for (const item of value) walk(item, visit, depth + 1);
   else if (value !== null && typeof value === "object" && !(value instanceof Date)) for (const item of Object.values(value)) walk(item, visit, depth + 1);
 }
