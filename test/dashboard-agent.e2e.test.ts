@@ -150,7 +150,7 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("dashboard agent vie
     expect(await gauge("tool-calls").textContent()).toContain("2 / 5 (40%)");
     const width = await gauge("cost")
       .locator(".gauge-fill")
-      .evaluate((el) => (el as HTMLElement).style.width);
+      .evaluate((el) => (el as unknown as { style: { width: string } }).style.width);
     expect(width).toBe("75%");
 
     // The plan tree: both nodes done, the second after the first, with their results.
