@@ -16,17 +16,20 @@ const PAGE = 500;
  *
  * Each entry is `event: entry`, `id: <seq>`, `data: <entry JSON>`. When the run is terminal and its
  * last entry was sent, `event: end` (data `{ status, lastSeq }`) closes the stream. New entries are
- * found by polling the journal every `streamPollMs` (the engine has no cross-process change feed;
- * the journal is the source of truth, so polling it cannot skip or repeat an entry).
+ * found at once when this process's workers commit them (the engine's `committed` events), and by
+ * polling the journal every `streamPollMs` for entries other processes write (the engine has no
+ * cross-process change feed; the journal is the source of truth, so reading it cannot skip or
+ * repeat an entry, however it was woken).
  */
 export function registerStreamRoute(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
+  const wakers = new StreamWakers(engine, options.closing.signal);
   app.get("/runs/:id/stream", async (c) => {
     const { id } = parse(runIdParam, c.req.param(), "path");
     requireVisible(c, id);
     const query = parse(streamQuery, queryOf(c), "query");
     const after = lastEventId(c) ?? query.after ?? 0;
     await engine.getRun(id); // 404 as JSON before the stream opens
-    return streamSSE(c, (stream) => follow(stream, engine, id, after, options));
+    return streamSSE(c, (stream) => follow(stream, engine, id, after, options, wakers));
   });
 }
 
@@ -39,7 +42,55 @@ function lastEventId(c: Context): number | undefined {
   return Number(header.trim());
 }
 
-async function follow(stream: SSEStreamingApi, engine: Engine, runId: string, after: number, options: ResolvedServerOptions): Promise<void> {
+/**
+ * Wakes the streams of a run when this process's workers commit its entries (the engine's
+ * `committed` events), so a stream sends them at once; polling stays the fallback for entries other
+ * processes write. One engine observer for all streams, added with the first and removed when the server closes.
+ */
+class StreamWakers {
+  private readonly waiting = new Map<string, Set<() => void>>();
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly engine: Engine,
+    closing: AbortSignal,
+  ) {
+    closing.addEventListener("abort", () => this.stop(), { once: true });
+  }
+
+  /** Calls `wake` once at the next commit of `runId`'s entries here; returns a function that cancels it. */
+  onCommit(runId: string, wake: () => void): () => void {
+    this.unsubscribe ??= this.engine.observe((event) => {
+      if (event.type !== "committed") return;
+      const wakes = this.waiting.get(event.runId);
+      if (!wakes) return;
+      this.waiting.delete(event.runId);
+      for (const fn of wakes) fn();
+    });
+    let wakes = this.waiting.get(runId);
+    if (!wakes) this.waiting.set(runId, (wakes = new Set()));
+    wakes.add(wake);
+    return () => {
+      const set = this.waiting.get(runId);
+      set?.delete(wake);
+      if (set?.size === 0) this.waiting.delete(runId);
+    };
+  }
+
+  private stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+  }
+}
+
+async function follow(
+  stream: SSEStreamingApi,
+  engine: Engine,
+  runId: string,
+  after: number,
+  options: ResolvedServerOptions,
+  wakers: StreamWakers,
+): Promise<void> {
   let lastSeq = after;
   let wake: (() => void) | undefined;
   let aborted = false;
@@ -77,11 +128,14 @@ async function follow(stream: SSEStreamingApi, engine: Engine, runId: string, af
         lastWrite = Date.now();
       }
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.streamPollMs);
-        wake = () => {
+        const timer = setTimeout(done, options.streamPollMs);
+        const cancel = wakers.onCommit(runId, done);
+        function done() {
           clearTimeout(timer);
+          cancel();
           resolve();
-        };
+        }
+        wake = done;
       });
     }
   } catch (error) {
