@@ -171,8 +171,9 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
 
           const call = await turnCtx.step<ModelCall>(
             "model",
-            async ({ signal }) => {
-              const response = await current.generate({ ...request, signal });
+            async ({ signal, progress }) => {
+              // Partial text goes to live views as it comes (never journaled): the response is the truth.
+              const response = await current.generate({ ...request, signal, onTextDelta: (text) => progress({ kind: "text", text }) });
               return markSecretCalls({ ...response, costMicros: costOf(current.modelId, response.usage, costOptions) }, tools);
             },
             {

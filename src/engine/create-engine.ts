@@ -233,6 +233,10 @@ class EngineImpl implements Engine {
     return { runs: await Promise.all(page.runs.map((run) => this.view(run))), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
+  async redact<T>(runId: string, value: T): Promise<T> {
+    return (await this.secrets.of(check(RUN_ID, runId, "redact: runId"))).value(value);
+  }
+
   async journal(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntryView[]> {
     await this.requireRun(runId);
     const entries = await this.store.readJournal(runId, options);

@@ -135,6 +135,8 @@ export interface Engine {
   /** The run as views show it: values marked secret, and any later copy of their text, are `"[redacted]"`. */
   getRun(runId: string): Promise<RunInfo>;
   listRuns(options?: ListRunsOptions): Promise<{ runs: RunInfo[]; nextCursor?: string }>;
+  /** `value` with the run's secrets redacted, as its views show them (e.g. live model output before it is journaled). */
+  redact<T>(runId: string, value: T): Promise<T>;
   /** The run's journal as views show it: secrets redacted like {@link Engine.getRun}. */
   journal(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<JournalEntryView[]>;
   /** Cancels a live run: its running step's signal is aborted and it ends `cancelled`. */

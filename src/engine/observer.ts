@@ -54,6 +54,18 @@ export type EngineEvent =
       entries: number;
     }
   | {
+      /**
+       * Ephemeral progress of a running step attempt (`StepInfo.progress`), e.g. a model's partial
+       * text: `{ kind: "text", text }` from the agent's model calls. Not journaled, not durable.
+       */
+      type: "step-progress";
+      runId: string;
+      workflow: string;
+      opKey: string;
+      attempt: number;
+      data: unknown;
+    }
+  | {
       /** A human request was answered through this engine; `waitMs` since it was asked. */
       type: "human-answered";
       runId: string;

@@ -160,6 +160,11 @@ export class WorkerImpl implements Worker, ExecutionHost {
     }, delay + 1);
   }
 
+  progress(runId: string, opKey: string, attempt: number, data: unknown): void {
+    const emit = this.deps.emit();
+    if (emit) emit({ type: "step-progress", runId, workflow: this.workflowOf.get(runId) ?? "", opKey, attempt, data });
+  }
+
   heartbeat(runId: string): void {
     const execution = this.executions.get(runId);
     if (execution) void this.renew([execution]);

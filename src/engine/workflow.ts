@@ -16,6 +16,12 @@ export interface StepInfo {
   signal: AbortSignal;
   /** Tells the engine the step is alive: renews the run's lease now. */
   heartbeat(): void;
+  /**
+   * Publishes ephemeral progress of this attempt (e.g. a model's partial text) to this engine's
+   * observers as a `step-progress` event, which the server's stream forwards as `event: delta`.
+   * Never journaled (the step's result is the source of truth); dropped when nobody observes.
+   */
+  progress(data: unknown): void;
 }
 
 /** How a step's side effect behaves if it may have happened before a crash (DESIGN §3.4). */
