@@ -59,6 +59,15 @@ const researcher = defineAgent({
   budget: { maxCostUsd: 0.1, maxTokens: { total: 10_000 }, maxSteps: 10, maxToolCalls: 5 },
 });
 
+/** Answers word by word (150 ms apart), only once the test opens the gate. */
+let openGate!: () => void;
+const gate = new Promise<void>((resolve) => (openGate = resolve));
+const LIVE_TEXT = "Streaming one word at a time until the journal takes over.";
+const streamer = defineAgent({
+  name: "streamer",
+  model: () => new ScriptedModel([async () => (await gate, { content: LIVE_TEXT })], { deltaDelayMs: 150 }),
+});
+
 describe.skipIf(!haveChromium && process.env.CI !== "true")("dashboard agent views in a browser", () => {
   let dir: string;
   let engine: Engine;
@@ -73,7 +82,7 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("dashboard agent vie
     if (!dashboardDir) throw new Error("The dashboard is not built: run `npm run build` (npm test does) so dist/dashboard/ exists.");
     dir = mkdtempSync(join(tmpdir(), "cairn-dashboard-agent-"));
     mkdirSync(ARTIFACTS, { recursive: true });
-    engine = await createEngine({ store: `sqlite:${join(dir, "cairn.db")}`, workflows: [researcher], logger: silentLogger });
+    engine = await createEngine({ store: `sqlite:${join(dir, "cairn.db")}`, workflows: [researcher, streamer], logger: silentLogger });
     engine.startWorker({ pollInterval: 10 });
     server = await serve(engine, { host: "127.0.0.1", port: 0, streamPollMs: 20, dashboardDir });
     browser = await chromium.launch({
@@ -171,5 +180,25 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("dashboard agent vie
     await expect.poll(() => cost.getAttribute("aria-valuemax")).toBe("80000");
     expect(await cost.getAttribute("class")).toContain("gauge-near");
     expect(await cost.textContent()).toContain("(94%)");
+  });
+
+  it("shows a model call's text live as it streams, then the journaled turn replaces it", async () => {
+    await engine.start(streamer, { prompt: "Stream please." }, { runId: "agent-live" });
+    const page = await open("/ui/runs/agent-live");
+    await expect.poll(() => page.locator('[data-kind="run.created"]').count()).toBe(1);
+    openGate();
+    const live = page.locator('[aria-label="live model output"]');
+    // Partial text: some words shown, not yet all of them.
+    await expect
+      .poll(async () => {
+        const text = (await live.count()) > 0 ? ((await live.locator(".msg-text").textContent()) ?? "") : "";
+        return text.startsWith("Streaming one") && text.length < LIVE_TEXT.length;
+      })
+      .toBe(true);
+    expect(await live.getAttribute("data-live-op")).toBe("turn#0/0/model#0");
+    // Then the journaled model step: the live box goes, the transcript has the whole text.
+    await expect.poll(() => page.locator("header [data-status]").getAttribute("data-status"), { timeout: 15_000 }).toBe("completed");
+    await expect.poll(() => live.count()).toBe(0);
+    await expect.poll(() => page.locator('ol[aria-label="transcript"] > li').last().textContent()).toContain(LIVE_TEXT);
   });
 });
