@@ -45,6 +45,8 @@ export {
 } from "./core/flow-control.js";
 export type { QueueState } from "./engine/queue-state.js";
 export { encode, decode, serializeError, type SerializedError } from "./core/serialize.js";
+export { secret, isSecret, Secret, MIN_SECRET_LENGTH } from "./core/secret.js";
+export { REDACTED } from "./core/redact.js";
 export type { EntryKind, EntryData, JournalEntry, WaitDescriptor, HumanAnswer, OpKind } from "./core/journal.js";
 export { RUN_STATUSES, isTerminal, type RunStatus, type RunRecord } from "./core/run.js";
 export type * from "./core/store.js";

@@ -79,6 +79,34 @@ function readTotals(value: unknown): AgentTotals | undefined {
   };
 }
 
+/** The run's budget limits, as the agent journals them with its manifest (src/agent/manifest.ts). */
+export interface BudgetLimits {
+  maxCostMicros: number | null;
+  maxTokens: Record<string, number>;
+  maxSteps: number | null;
+  maxToolCalls: number | null;
+  maxWallTimeMs: number | null;
+  tiersMicros: number[];
+}
+
+/** The limits in the agent's journaled manifest (`manifest#0`), when it recorded them. */
+export function budgetLimits(entries: readonly ApiJournalEntry[]): BudgetLimits | undefined {
+  const entry = entries.find((e) => e.kind === "step.completed" && e.opKey === "manifest#0");
+  const budget = (entry?.data as { result?: { budget?: Partial<BudgetLimits> } } | undefined)?.result?.budget;
+  if (!budget || typeof budget !== "object") return undefined;
+  const limit = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : null);
+  const maxTokens: Record<string, number> = {};
+  for (const [kind, value] of Object.entries(budget.maxTokens ?? {})) if (typeof value === "number") maxTokens[kind] = value;
+  return {
+    maxCostMicros: limit(budget.maxCostMicros),
+    maxTokens,
+    maxSteps: limit(budget.maxSteps),
+    maxToolCalls: limit(budget.maxToolCalls),
+    maxWallTimeMs: limit(budget.maxWallTimeMs),
+    tiersMicros: Array.isArray(budget.tiersMicros) ? budget.tiersMicros.filter((t): t is number => typeof t === "number") : [],
+  };
+}
+
 export interface AgentView {
   /** The conversation as of the newest loop state, then the model calls and tool results journaled after it. */
   messages: Message[];
@@ -86,6 +114,8 @@ export interface AgentView {
   totals: AgentTotals;
   /** Where the totals come from. */
   totalsFrom: "loop state" | "journal";
+  /** The budget's limits, when the agent journaled them. */
+  limits?: BudgetLimits;
 }
 
 /**
@@ -162,9 +192,45 @@ export function agentView(entries: readonly ApiJournalEntry[]): AgentView {
       toolCalls: stateTotals.toolCalls + after.toolCalls,
     };
     for (const key of Object.keys(totals.usage) as (keyof Usage)[]) totals.usage[key] += after.usage[key];
-    return { messages: [...messages, ...tail], totals, totalsFrom: "loop state" };
+    return withLimits({ messages: [...messages, ...tail], totals, totalsFrom: "loop state" }, entries);
   }
-  return { messages: [...messages, ...tail], totals: fold, totalsFrom: "journal" };
+  return withLimits({ messages: [...messages, ...tail], totals: fold, totalsFrom: "journal" }, entries);
+}
+
+function withLimits(view: AgentView, entries: readonly ApiJournalEntry[]): AgentView {
+  const limits = budgetLimits(entries);
+  return limits ? { ...view, limits } : view;
+}
+
+/** One gauge of spend against a limit. */
+export interface Gauge {
+  key: string;
+  label: string;
+  spent: number;
+  limit: number;
+}
+
+/** Spend against each limit the budget sets (cost, tokens, model calls, tool calls). */
+export function budgetGauges(view: AgentView): Gauge[] {
+  const limits = view.limits;
+  if (!limits) return [];
+  const { usage } = view.totals;
+  const gauges: Gauge[] = [];
+  if (limits.maxCostMicros !== null) gauges.push({ key: "cost", label: "cost", spent: view.totals.costMicros, limit: limits.maxCostMicros });
+  const tokens: Record<string, number> = {
+    input: usage.inputTokens,
+    output: usage.outputTokens,
+    cacheRead: usage.cacheReadTokens,
+    cacheWrite: usage.cacheWriteTokens,
+    reasoning: usage.reasoningTokens,
+    total: usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.reasoningTokens,
+  };
+  for (const [kind, limit] of Object.entries(limits.maxTokens)) {
+    if (kind in tokens) gauges.push({ key: `tokens-${kind}`, label: `${kind} tokens`, spent: tokens[kind]!, limit });
+  }
+  if (limits.maxSteps !== null) gauges.push({ key: "steps", label: "model calls", spent: view.totals.steps, limit: limits.maxSteps });
+  if (limits.maxToolCalls !== null) gauges.push({ key: "tool-calls", label: "tool calls", spent: view.totals.toolCalls, limit: limits.maxToolCalls });
+  return gauges;
 }
 
 // ── plans (a reader of what src/agent/plan-view.ts rebuilds) ──────────────────

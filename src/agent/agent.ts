@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ValidationError, isCairnError } from "../core/errors.js";
+import { secret } from "../core/secret.js";
 import { defineWorkflow } from "../engine/define-workflow.js";
 import type { RetryPolicy, Workflow, WorkflowContext } from "../engine/workflow.js";
 import {
@@ -16,7 +17,7 @@ import {
   type ResolvedBudget,
 } from "./budget.js";
 import { MEMORY_TOOLS, memoryToolSpecs, resolveMemory, runMemoryTool, type Memory, type MemoryCall, type MemoryOptions } from "./memory.js";
-import { diffManifests, makeManifest, ManifestChangedError, type AgentManifest, type ManifestChange } from "./manifest.js";
+import { diffManifests, makeManifest, ManifestChangedError, type AgentManifest, type BudgetLimits, type ManifestChange } from "./manifest.js";
 import { compactIfNeeded, resolveContext, type ContextOptions } from "./context.js";
 import { costOf, type CostOptions } from "./model/cost.js";
 import { estimateCost, estimateTokens } from "./model/estimate.js";
@@ -132,10 +133,11 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
     async run(ctx, input) {
       // The manifest is journaled first; a resume under a different definition must be accepted explicitly.
       const manifest = makeManifest(name, definition.version ?? "1", definition.system, specs, getModel().modelId);
-      const recorded = await ctx.step("manifest", () => manifest);
+      const runBudget = tighten(budget, input?.limits);
+      // The limits ride along for views (spend against limit); diffManifests does not compare them.
+      const recorded = await ctx.step("manifest", () => ({ ...manifest, budget: budgetLimits(runBudget) }));
       const changes = diffManifests(recorded, manifest);
       if (changes.length > 0 && !definition.migrate?.(changes, recorded, manifest)) throw new ManifestChangedError(ctx.runId, changes);
-      const runBudget = tighten(budget, input?.limits);
       const initial: AgentState = {
         messages: initialMessages(name, input),
         totals: emptyTotals(),
@@ -169,9 +171,10 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
 
           const call = await turnCtx.step<ModelCall>(
             "model",
-            async ({ signal }) => {
-              const response = await current.generate({ ...request, signal });
-              return { ...response, costMicros: costOf(current.modelId, response.usage, costOptions) };
+            async ({ signal, progress }) => {
+              // Partial text goes to live views as it comes (never journaled): the response is the truth.
+              const response = await current.generate({ ...request, signal, onTextDelta: (text) => progress({ kind: "text", text }) });
+              return markSecretCalls({ ...response, costMicros: costOf(current.modelId, response.usage, costOptions) }, tools);
             },
             {
               retry: definition.retry ?? { maxAttempts: 4, initialDelay: "2s" },
@@ -244,6 +247,18 @@ async function approveTier(ctx: WorkflowContext, budget: ResolvedBudget, state: 
     approved = tier + 1;
   }
   return approved === state.approvedTiers ? state : { ...state, approvedTiers: approved };
+}
+
+/** The limits of a budget, as the manifest journals them. */
+function budgetLimits(budget: ResolvedBudget): BudgetLimits {
+  return {
+    maxCostMicros: budget.maxCostMicros,
+    maxTokens: Object.fromEntries(Object.entries(budget.maxTokens).filter(([, value]) => typeof value === "number")) as Record<string, number>,
+    maxSteps: budget.maxSteps,
+    maxToolCalls: budget.maxToolCalls,
+    maxWallTimeMs: budget.maxWallTimeMs,
+    tiersMicros: [...budget.tiersMicros],
+  };
 }
 
 /** The tighter of an agent's budget and the limits its parent passed down. */
@@ -320,7 +335,7 @@ async function runToolCallInner(
       name: `approve-${suffix}`,
       question: policy.question?.(args) ?? `Allow ${tool.name} with ${JSON.stringify(args).slice(0, 500)}?`,
       options: ["approve", "reject", "edit"],
-      context: { tool: tool.name, toolCallId: call.id, arguments: args, argumentsHash: hash },
+      context: { tool: tool.name, toolCallId: call.id, arguments: tool.secret ? secret(args) : args, argumentsHash: hash },
       ...(policy.timeout === undefined ? {} : { timeout: policy.timeout }),
       onTimeout: policy.onTimeout === "fail" ? "fail" : { option: policy.onTimeout ?? "reject" },
     });
@@ -377,7 +392,7 @@ async function runToolCallInner(
           argumentsHash: argumentsHash(args),
           ...(approvedBy === null ? {} : { approvedBy }),
         },
-        searchText: (output: unknown) => `${tool.name} ${JSON.stringify(args)} → ${formatOutput(tool, output)}`,
+        ...(tool.secret ? { secret: true } : { searchText: (output: unknown) => `${tool.name} ${JSON.stringify(args)} → ${formatOutput(tool, output)}` }),
         ...(tool.retry === undefined ? {} : { retry: tool.retry }),
         ...(tool.timeout === undefined ? {} : { timeout: tool.timeout }),
         ...(tool.reconcile ? { reconcile: () => tool.reconcile!(args, idempotencyKey) } : {}),
@@ -390,4 +405,18 @@ async function runToolCallInner(
     if (!isCairnError(failure, "STEP_FAILED")) throw failure;
     return error(`${tool.name} failed: ${(failure as Error).message}`);
   }
+}
+
+/**
+ * The model's calls of secret tools, with their arguments marked `secret()` in the journaled response
+ * (the agent gets them back plain), so every view of the run redacts them from the start.
+ */
+function markSecretCalls(call: ModelCall, tools: Map<string, Tool>): ModelCall {
+  const isSecret = (name: string) => tools.get(name)?.secret === true;
+  if (!call.toolCalls.some((toolCall) => isSecret(toolCall.name))) return call;
+  const mark = <B extends { type: string }>(block: B): B =>
+    block.type === "tool_use" && isSecret((block as unknown as ToolUseBlock).name)
+      ? ({ ...block, input: secret((block as unknown as ToolUseBlock).input) } as B)
+      : block;
+  return { ...call, content: call.content.map(mark), toolCalls: call.toolCalls.map(mark) };
 }

@@ -38,7 +38,7 @@ export {
   type McpRequestOptions,
 } from "./mcp.js";
 export { cutIndex, renderForSummary, type ContextOptions } from "./context.js";
-export { diffManifests, makeManifest, ManifestChangedError, type AgentManifest, type ManifestChange } from "./manifest.js";
+export { diffManifests, makeManifest, ManifestChangedError, type AgentManifest, type BudgetLimits, type ManifestChange } from "./manifest.js";
 export { defineThread, sendToThread, type ThreadMessage, type ThreadState } from "./thread.js";
 export { MEMORY_TOOLS, type Memory, type MemoryOptions } from "./memory.js";
 export {

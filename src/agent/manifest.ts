@@ -17,6 +17,24 @@ export interface AgentManifest {
   tools: Record<string, string>;
   model: string;
   priceTable: string;
+  /**
+   * The run's budget limits (the agent's, tightened by limits a parent passed down), journaled with
+   * the manifest so views can show spend against them (the dashboard's budget gauge). Informational:
+   * not compared on resume. Absent in runs started before it was recorded.
+   */
+  budget?: BudgetLimits;
+}
+
+/** Budget limits as journaled in the manifest; null where the budget sets none. */
+export interface BudgetLimits {
+  maxCostMicros: number | null;
+  /** Token ceilings by kind (`input`, `output`, `cacheRead`, `cacheWrite`, `reasoning`, `total`), where set. */
+  maxTokens: Record<string, number>;
+  maxSteps: number | null;
+  maxToolCalls: number | null;
+  maxWallTimeMs: number | null;
+  /** Cost tiers that need a person's approval, in micro-dollars. */
+  tiersMicros: number[];
 }
 
 /** One difference between two manifests. */

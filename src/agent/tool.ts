@@ -83,6 +83,12 @@ export interface ToolDefinition<I, O> {
    * ValidationError it throws goes back to the model as the call's error.
    */
   workflow?: (input: I, context: WorkflowToolContext) => Promise<O>;
+  /**
+   * The call's arguments and output are secrets (credentials, personal data): the journal keeps them
+   * for replay, but every view of the run (API, stream, CLI, dashboard transcript) shows `"[redacted]"`
+   * for them and for any later copy of their text (see `secret()`).
+   */
+  secret?: boolean;
 }
 
 /** A tool made by {@link defineTool}. */

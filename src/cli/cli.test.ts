@@ -441,7 +441,9 @@ describe("tokens and the audit log", () => {
         `  async run(ctx) {`,
         `    const key = await ctx.step("key", () => "sk-live-123456", { secret: true });`,
         `    await ctx.step("plain", () => "visible-value");`,
-        `    await ctx.waitForEvent("go");`,
+        `    const go = await ctx.waitForEvent("go");`,
+        `    await ctx.step("copy", () => "copied " + go.pw);`,
+        `    await ctx.waitForEvent("end");`,
         `    return key.length;`,
         `  },`,
         `});`,
@@ -461,6 +463,15 @@ describe("tokens and the audit log", () => {
       expect(json.stdout).toContain("visible-value");
       const text = await cli("show", "sec-1", "--store", auditStore);
       expect(text.stdout).not.toContain("sk-live-123456");
+      // A secret event: the run uses it, show redacts it and its copy in a later step.
+      expect((await cli("send", "sec-1", "go", '{"pw":"cli-secret-9876"}', "--secret", "--event-id", "g-1", "--store", auditStore)).code).toBe(0);
+      await eventually("the secret event consumed", async () => {
+        const shown = await cli("show", "sec-1", "--json", "--store", auditStore);
+        return shown.stdout.includes("copied [redacted]") ? true : undefined;
+      });
+      const shown = await cli("show", "sec-1", "--json", "--store", auditStore);
+      expect(shown.stdout).not.toContain("cli-secret-9876");
+      expect((await cli("show", "sec-1", "--store", auditStore)).stdout).not.toContain("cli-secret-9876");
       expect((await cli("send", "sec-1", "nudge", "--event-id", "n-1", "--store", auditStore)).code).toBe(0);
       expect((await cli("cancel", "sec-1", "--reason", "done", "--store", auditStore)).code).toBe(0);
     } finally {
@@ -469,6 +480,7 @@ describe("tokens and the audit log", () => {
     const audit = JSON.parse((await cli("audit", "--json", "--store", auditStore)).stdout) as { actor: string; action: string; target: string; detail: any }[];
     expect(audit.map((e) => [e.action, e.target])).toEqual([
       ["run.cancel", "sec-1"],
+      ["run.event", "sec-1"],
       ["run.event", "sec-1"],
       ["run.start", "sec-1"],
     ]);

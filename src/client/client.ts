@@ -52,6 +52,19 @@ export interface StreamOptions {
   maxReconnectDelayMs?: number;
   /** Called before each reconnection, with the seq it resumes after and the reason. */
   onReconnect?: (info: { after: number; attempt: number; reason: unknown }) => void;
+  /**
+   * Called with live progress of a running step (`event: delta`), e.g. an agent's model output as
+   * `{ opKey, attempt, data: { kind: "text", text } }`. Ephemeral: deltas missed while disconnected
+   * are not resent, and the step's journal entry, when it comes, is the source of truth.
+   */
+  onDelta?: (delta: StreamDelta) => void;
+}
+
+/** Live, non-journaled progress of a step, as the stream sends it (`event: delta`, no id). */
+export interface StreamDelta {
+  opKey: string;
+  attempt: number;
+  data: unknown;
 }
 
 /** How a stream ended. `status` is set when the run finished; absent when the stream was aborted. */
@@ -219,6 +232,8 @@ export class CairnClient {
               lastSeq = entry.seq;
               attempt = 0;
               yield entry;
+            } else if (event.event === "delta") {
+              options.onDelta?.(JSON.parse(event.data) as StreamDelta);
             } else if (event.event === "end") {
               const end = JSON.parse(event.data) as { status: RunStatus; lastSeq: number };
               if (end.lastSeq <= lastSeq) return { lastSeq, status: end.status };

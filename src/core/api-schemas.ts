@@ -58,6 +58,10 @@ export const sendEventBody = z
     type: eventTypeSchema,
     payload: z.unknown().optional(),
     eventId: eventIdSchema.optional().describe("Idempotency key: a second event with the same id is a no-op. Default: generated."),
+    secret: z
+      .boolean()
+      .optional()
+      .describe('The payload is a secret: the run gets it, every view of the run (journal, stream, run output) shows "[redacted]" instead.'),
   })
   .strict();
 
@@ -221,6 +225,10 @@ export const apiRunSchema = z.object({
   createdAt: timestamp,
   updatedAt: timestamp,
   finishedAt: timestamp.nullable(),
+  forkedFrom: z
+    .object({ runId: z.string(), atSeq: z.number().int(), version: z.string().optional() })
+    .optional()
+    .describe("Set on a fork: the run and seq it was forked from, and the version that run had when it differs from this one's."),
 });
 
 /** `POST /runs` */

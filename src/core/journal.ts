@@ -24,8 +24,9 @@ export interface EntryData {
   /**
    * The last entry a fork copies (`engine.fork`): the entries before it are run `fromRunId`'s
    * seqs 2…`atSeq`, verbatim except the step result at `patchedSeq`, if any. The run is pending again.
+   * `fromVersion`: the original's workflow version, when the fork runs under another (the current code).
    */
-  "run.forked": { fromRunId: string; atSeq: number; patchedSeq?: number };
+  "run.forked": { fromRunId: string; atSeq: number; patchedSeq?: number; fromVersion?: string };
   /** A debounced start (flow control): the run, not started yet, now starts at `startAt` with this input. */
   "run.debounced": { input: unknown; startAt: number };
   /** A step's intent; `intent` is what the caller asked to journal with it (e.g. a tool call's argument hash). */
@@ -61,7 +62,8 @@ export interface EntryData {
   /** A `ctx.emit`: the message (its outbox row is inserted in the same transaction as this entry). */
   "outbox.emitted": { topic: string; payload: unknown; messageId: string };
   /** A question for a person: from `ctx.askHuman`, or "did this happen?" about an unsafe step. */
-  "human.requested": { requestId: string; question: string; options: string[]; timeoutAt: number | null; context?: unknown; input?: unknown };
+  /** `secret`: answers are secret (`askHuman({ secret: true })`); views redact their value and message. */
+  "human.requested": { requestId: string; question: string; options: string[]; timeoutAt: number | null; context?: unknown; input?: unknown; secret?: true };
   /** The answer, consumed from the inbox. `reply: true` when it is the outcome of a `ctx.askHuman`. */
   "human.answered": { requestId: string; answer: HumanAnswer; inboxId: number; reply?: boolean };
   /** A `ctx.askHuman` expired unanswered and escalated as declared: failed, cancelled the run, or chose `option`. */

@@ -4,6 +4,8 @@
  * objects `{ "$cairn": tag, v }` so they round-trip exactly.
  */
 
+import { Secret } from "./secret.js";
+
 const TAG = "$cairn";
 
 /** The shape errors take in the journal. */
@@ -28,7 +30,7 @@ function needsTagging(value: unknown): boolean {
     case "number":
       return !Number.isFinite(value);
     case "object":
-      return value instanceof Date || value instanceof Map || value instanceof Set;
+      return value instanceof Date || value instanceof Map || value instanceof Set || value instanceof Secret;
     default:
       return false;
   }
@@ -42,13 +44,24 @@ function replacer(this: Record<string, unknown>, key: string, value: unknown): u
   if (typeof raw === "number" && !Number.isFinite(raw)) return { [TAG]: "num", v: String(raw) };
   if (raw instanceof Map) return { [TAG]: "map", v: [...raw.entries()] };
   if (raw instanceof Set) return { [TAG]: "set", v: [...raw.values()] };
+  if (raw instanceof Secret) return { [TAG]: "secret", v: raw.value };
   return value;
+}
+
+/** A reviver that turns secret tags into what `onSecret` makes of the value (by default the plain value). */
+function makeReviver(onSecret: (value: unknown) => unknown) {
+  return (key: string, value: unknown): unknown => {
+    if (value !== null && typeof value === "object" && (value as Record<string, unknown>)[TAG] === "secret") return onSecret((value as { v?: unknown }).v);
+    return reviver(key, value);
+  };
 }
 
 function reviver(_key: string, value: unknown): unknown {
   if (value === null || typeof value !== "object" || !(TAG in value)) return value;
   const tagged = value as { [TAG]: string; v?: unknown };
   switch (tagged[TAG]) {
+    case "secret":
+      return tagged.v;
     case "date":
       return new Date(tagged.v as number);
     case "undef":
@@ -79,6 +92,25 @@ export function encode(value: unknown): string {
 export function decode<T = unknown>(text: string | null | undefined): T {
   if (text === "" || text === null || text === undefined) return undefined as T;
   return (text.includes(TAG) ? JSON.parse(text, reviver) : JSON.parse(text)) as T;
+}
+
+/**
+ * Decodes like {@link decode}, but a value marked `secret()` becomes what `onSecret` makes of it:
+ * `(v) => new Secret(v)` keeps the mark (so re-encoding keeps the tag), a view replaces it.
+ */
+export function decodeSecrets<T = unknown>(text: string | null | undefined, onSecret: (value: unknown) => unknown): T {
+  if (text === "" || text === null || text === undefined) return undefined as T;
+  return (text.includes(TAG) ? JSON.parse(text, makeReviver(onSecret)) : JSON.parse(text)) as T;
+}
+
+/** Decodes keeping `secret()` marks, so the value encodes again with its tags. */
+export function decodeKeepingSecrets<T = unknown>(text: string | null | undefined): T {
+  return decodeSecrets<T>(text, (value) => new Secret(value));
+}
+
+/** True when an encoded payload holds a value marked `secret()`. */
+export function hasSecretTag(text: string): boolean {
+  return text.includes(`"${TAG}":"secret"`);
 }
 
 /** Turns any thrown value into a {@link SerializedError}. */

@@ -343,6 +343,12 @@ export interface ListRunsQuery {
   status?: RunStatus[];
   workflow?: string;
   parentRunId?: string;
+  /**
+   * Only runs whose id starts with this text (case-sensitive, no wildcards: `%` and `_` are plain
+   * characters). A namespaced API token lists runs with `runIdPrefix: "<namespace>/"`, filtered in
+   * the query so a page is never short.
+   */
+  runIdPrefix?: string;
   createdAfter?: number;
   createdBefore?: number;
   /** Default 50, at most 1000. */

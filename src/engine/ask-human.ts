@@ -2,7 +2,7 @@ import { z } from "zod";
 import { toMs } from "../core/duration.js";
 import { RunCancelledError, TimeoutError, ValidationError } from "../core/errors.js";
 import { newEntry, type EntryData, type HumanAnswer } from "../core/journal.js";
-import { decode, encode } from "../core/serialize.js";
+import { decode, decodeKeepingSecrets, encode } from "../core/serialize.js";
 import { crashPoint } from "./crash-points.js";
 import type { OpExecution, Outcome } from "./execution-types.js";
 import type { AskHumanRequest, HumanEscalation, HumanReply } from "./workflow.js";
@@ -19,6 +19,8 @@ export interface CheckedAskHuman {
   escalation: HumanEscalation;
   extendMs: number;
   extensions: number;
+  /** Answers are secret (`askHuman({ secret: true })`). */
+  secret: boolean;
 }
 
 /** Validates `ctx.askHuman`'s argument; throws ValidationError naming what is wrong. */
@@ -71,6 +73,7 @@ export function checkAskHuman(request: AskHumanRequest): CheckedAskHuman {
     escalation,
     extendMs,
     extensions,
+    secret: request.secret === true,
   };
 }
 
@@ -136,7 +139,9 @@ export async function runAskHuman(execution: OpExecution, key: string, request: 
   if (!requested) {
     timeoutAt = request.timeoutMs === undefined ? null : host.clock() + request.timeoutMs;
     const data: EntryData["human.requested"] = { requestId, question: request.question, options: request.options, timeoutAt };
-    if (request.context !== undefined) data.context = decode(encode(request.context));
+    // decodeKeepingSecrets: a context with secret() values keeps their marks, so views redact them.
+    if (request.context !== undefined) data.context = decodeKeepingSecrets(encode(request.context));
+    if (request.secret) data.secret = true;
     if (request.input !== undefined) data.input = request.input;
     await execution.write([newEntry("human.requested", key, data)]);
   }

@@ -16,7 +16,7 @@ import {
   WorkflowNotRegisteredError,
   isCairnError,
 } from "../core/errors.js";
-import { redactEntryData } from "../core/redact.js";
+import { REDACTED, type RunSecrets } from "../core/redact.js";
 import { newEntry, type EntryData, type HumanAnswer, type WaitDescriptor } from "../core/journal.js";
 import { isTerminal, type RunRecord } from "../core/run.js";
 import {
@@ -30,7 +30,7 @@ import {
   runStatusSchema as statusSchema,
 } from "../core/schemas.js";
 import { forkBody } from "../core/api-schemas.js";
-import { decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
+import { decode, decodeSecrets, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
 import { debounceSchema, parseQueues, resolveFlow, type QueueLimits } from "../core/flow-control.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
@@ -59,6 +59,8 @@ import type { Schedule, ScheduleInfo, ScheduleOptions } from "./schedule.js";
 import { ScheduleService } from "./schedule-service.js";
 import { queueStates, type QueueState } from "./queue-state.js";
 import { WorkerImpl } from "./worker.js";
+import { SecretViews } from "./secret-views.js";
+import { secret } from "../core/secret.js";
 import type { Workflow } from "./workflow.js";
 
 /** An answer must fit its request: one of its options, or its recovery actions. */
@@ -151,6 +153,8 @@ class EngineImpl implements Engine {
   private closed = false;
   private readonly retention: RetentionPolicy | undefined;
   private readonly observers = new Set<EngineObserver>();
+  /** Redaction of run views (rows, journal, human requests); never touched by workers. */
+  private readonly secrets: SecretViews;
   /** Bound once; undefined while nobody observes. */
   private readonly emitEvent = (event: EngineEvent): void => {
     for (const observer of this.observers) {
@@ -175,6 +179,7 @@ class EngineImpl implements Engine {
     this.calibrateTimer?.unref();
     this.committer = new Committer(store, this.clock);
     this.creator = new RunCreator(store, this.clock);
+    this.secrets = new SecretViews(store);
     this.maxPayloadBytes = options.maxPayloadBytes ?? 4 * 1024 * 1024;
     this.maxRecoveryAttempts = options.maxRecoveryAttempts;
     this.logger = options.logger ?? consoleLogger();
@@ -299,14 +304,19 @@ class EngineImpl implements Engine {
     return this.makeHandle<O>(check(RUN_ID, runId, "handle: runId"), false);
   }
 
-  async sendEvent(runId: string, type: string, payload?: unknown, options: { eventId?: string } = {}): Promise<{ eventId: string; duplicate: boolean }> {
+  async sendEvent(
+    runId: string,
+    type: string,
+    payload?: unknown,
+    options: { eventId?: string; secret?: boolean } = {},
+  ): Promise<{ eventId: string; duplicate: boolean }> {
     this.ensureOpen();
     check(RUN_ID, runId, "sendEvent: runId");
     check(eventTypeSchema, type, "sendEvent: type");
     const eventId = options.eventId === undefined ? randomUUID() : check(eventIdSchema, options.eventId, "sendEvent: eventId");
     let encoded: string;
     try {
-      encoded = encode(payload);
+      encoded = encode(options.secret ? secret(payload) : payload);
     } catch (error) {
       throw new ValidationError(`sendEvent: payload cannot be stored: ${(error as Error).message}`);
     }
@@ -316,7 +326,15 @@ class EngineImpl implements Engine {
   }
 
   async getRun(runId: string): Promise<RunInfo> {
-    return toRunInfo(await this.requireRun(runId));
+    return this.view(await this.requireRun(runId));
+  }
+
+  /** A run row as views show it: secrets redacted (see core/redact.ts). */
+  private async view(run: RunRecord): Promise<RunInfo> {
+    const facts = await this.secrets.of(run.runId);
+    const info = toRunInfo(run, facts);
+    if (facts.forkedFrom) info.forkedFrom = facts.forkedFrom;
+    return info;
   }
 
   async listRuns(options: ListRunsOptions = {}): Promise<{ runs: RunInfo[]; nextCursor?: string }> {
@@ -325,22 +343,29 @@ class EngineImpl implements Engine {
     const page = await this.store.listRuns({
       status: statuses,
       workflow: options.workflow,
+      ...(options.runIdPrefix === undefined ? {} : { runIdPrefix: check(z.string().max(1000), options.runIdPrefix, "listRuns: runIdPrefix") }),
       createdAfter: options.createdAfter === undefined ? undefined : +options.createdAfter,
       createdBefore: options.createdBefore === undefined ? undefined : +options.createdBefore,
       limit,
       cursor: options.cursor,
     });
-    return { runs: page.runs.map(toRunInfo), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    return { runs: await Promise.all(page.runs.map((run) => this.view(run))), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  }
+
+  async redact<T>(runId: string, value: T): Promise<T> {
+    return (await this.secrets.of(check(RUN_ID, runId, "redact: runId"))).value(value);
   }
 
   async journal(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntryView[]> {
     await this.requireRun(runId);
     const entries = await this.store.readJournal(runId, options);
+    // Read after the entries, so the run's secrets include every one of them.
+    const secrets = await this.secrets.of(runId);
     return entries.map((e) => ({
       seq: e.seq,
       kind: e.kind,
       opKey: e.opKey,
-      data: redactEntryData(e.kind, decode(e.payload)),
+      data: secrets.entryData(e.kind, e.payload),
       epoch: e.epoch,
       at: new Date(e.at),
     }));
@@ -365,7 +390,7 @@ class EngineImpl implements Engine {
     await this.cancelChildren(runId, reason);
     if (run.status === "pending") this.kickWorkers();
     else this.finished.emit(runId);
-    return toRunInfo(run);
+    return this.view(run);
   }
 
   private async cancelChildren(runId: string, reason: string | undefined): Promise<void> {
@@ -396,7 +421,7 @@ class EngineImpl implements Engine {
     );
     if (!applied) throw new RunNotFailedError(runId, run.status);
     this.kickWorkers();
-    return toRunInfo(run);
+    return this.view(run);
   }
 
   async fork<O = unknown>(runId: string, options: ForkOptions): Promise<RunHandle<O>> {
@@ -407,9 +432,11 @@ class EngineImpl implements Engine {
     const journal = await this.store.readJournal(runId, { limit: parsed.atSeq });
     const patch = parsed.patch ? { seq: parsed.patch.seq, result: parsed.patch.result ?? null } : undefined;
     const readAfter = (seq: number) => this.store.readJournal(runId, { afterSeq: seq });
-    const plan = await planFork(source, journal, readAfter, { atSeq: parsed.atSeq, ...(patch ? { patch } : {}) }, this.clock(), this.maxPayloadBytes);
+    // The fork continues under current code: the version this engine runs for the workflow now.
+    const version = this.currentVersion(source.workflow) ?? source.version;
+    const plan = await planFork(source, journal, readAfter, { atSeq: parsed.atSeq, version, ...(patch ? { patch } : {}) }, this.clock(), this.maxPayloadBytes);
     const forkId = parsed.runId ?? randomUUID();
-    const newRun = { runId: forkId, workflow: source.workflow, version: source.version, input: source.input };
+    const newRun = { runId: forkId, workflow: source.workflow, version, input: source.input };
     const { run, created } = await this.store.createRunWithJournal(newRun, plan.copies, this.clock());
     if (!created) await this.checkSameFork(run, plan.forked, plan.copies);
     else this.kickWorkers();
@@ -495,8 +522,30 @@ class EngineImpl implements Engine {
     }
   }
 
-  listHumanRequests(options: { status?: "pending" | "answered"; runId?: string } = {}) {
-    return this.store.listHumanRequests(options);
+  async listHumanRequests(options: { status?: "pending" | "answered"; runId?: string } = {}): Promise<HumanRequest[]> {
+    const requests = await this.store.listHumanRequests(options);
+    return Promise.all(requests.map((request) => this.humanView(request)));
+  }
+
+  async getHumanRequest(requestId: string): Promise<HumanRequest | undefined> {
+    const request = await this.store.getHumanRequest(check(requestIdSchema, requestId, "getHumanRequest: requestId"));
+    return request && this.humanView(request);
+  }
+
+  /** A human request as views show it: its question, context and (for a secret request) answer redacted. */
+  private async humanView(request: HumanRequest): Promise<HumanRequest> {
+    const secrets = await this.secrets.of(request.runId);
+    if (!secrets.empty || request.context?.includes("$cairn") || request.answer?.includes("$cairn")) {
+      const answer = request.answer === null ? null : secrets.decode<HumanAnswer>(request.answer);
+      const view: HumanRequest = {
+        ...request,
+        question: secrets.value(request.question),
+        answer: answer === null ? null : encode(secrets.isSecretRequest(request.requestId) ? secrets.answer(answer) : answer),
+      };
+      if (request.context !== undefined) view.context = encode(secrets.decode(request.context));
+      return view;
+    }
+    return request;
   }
 
   async queueStates(): Promise<QueueState[]> {
@@ -510,7 +559,7 @@ class EngineImpl implements Engine {
 
   async listStuckRuns(options: { graceMs?: number; limit?: number } = {}): Promise<RunInfo[]> {
     const runs = await this.store.listStuckRuns(this.clock(), options.graceMs ?? 60_000, options.limit ?? 100);
-    return runs.map(toRunInfo);
+    return Promise.all(runs.map((run) => this.view(run)));
   }
 
   async listVersions(): Promise<VersionSummary[]> {
@@ -636,6 +685,13 @@ class EngineImpl implements Engine {
     for (const dispatcher of this.dispatchers) dispatcher.kick();
   }
 
+  /** The version of a workflow that `start(name)` would use (the last registered), if registered here. */
+  private currentVersion(name: string): string | undefined {
+    let version: string | undefined;
+    for (const candidate of this.workflows.values()) if (candidate.name === name) version = candidate.version;
+    return version;
+  }
+
   private resolveWorkflow(workflow: Workflow<any, any> | string): Workflow<any, any> {
     if (typeof workflow === "string") {
       let found: Workflow<any, any> | undefined;
@@ -664,13 +720,15 @@ class EngineImpl implements Engine {
   }
 }
 
-function toRunInfo(run: RunRecord): RunInfo {
+/** A run row as the API shows it: payloads decoded with `secrets` redacted (values marked `secret()` always are). */
+function toRunInfo(run: RunRecord, secrets?: RunSecrets): RunInfo {
+  const decodeView = <T>(text: string | null): T => (secrets ? secrets.decode<T>(text) : decodeSecrets<T>(text, () => REDACTED));
   const info: RunInfo = {
     runId: run.runId,
     workflow: run.workflow,
     version: run.version,
     status: run.status,
-    input: decode(run.input),
+    input: decodeView(run.input),
     parentRunId: run.parentRunId,
     wakeAt: run.wakeAt === null ? null : new Date(run.wakeAt),
     waitingFor: run.waitingFor ? decode<WaitDescriptor[]>(run.waitingFor) : [],
@@ -682,8 +740,8 @@ function toRunInfo(run: RunRecord): RunInfo {
     updatedAt: new Date(run.updatedAt),
     finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt),
   };
-  if (run.output !== null) info.output = decode(run.output);
-  if (run.error !== null) info.error = decode<SerializedError>(run.error);
+  if (run.output !== null) info.output = decodeView(run.output);
+  if (run.error !== null) info.error = decodeView<SerializedError>(run.error);
   if (isTerminal(run.status)) info.waitingFor = [];
   return info;
 }

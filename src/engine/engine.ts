@@ -119,6 +119,8 @@ export interface RunInfo {
   createdAt: Date;
   updatedAt: Date;
   finishedAt: Date | null;
+  /** Set on a fork (`engine.fork`): the run and seq it was forked from, and that run's version when it differs. */
+  forkedFrom?: { runId: string; atSeq: number; version?: string };
 }
 
 /** A journal entry as the API shows it (payload decoded). */
@@ -135,6 +137,8 @@ export interface JournalEntryView {
 export interface ListRunsOptions {
   status?: RunStatus | RunStatus[];
   workflow?: string;
+  /** Only runs whose id starts with this text (e.g. `"tenant-a/"`), filtered by the store's query. */
+  runIdPrefix?: string;
   createdAfter?: Date | number;
   createdBefore?: Date | number;
   limit?: number;
@@ -184,10 +188,17 @@ export interface Engine {
   start<I, O>(workflow: Workflow<I, O> | string, input: I, options?: StartOptions): Promise<RunHandle<O>>;
   /** A handle on an existing run. */
   handle<O = unknown>(runId: string): RunHandle<O>;
-  /** Delivers an event (buffered until a wait consumes it; idempotent by eventId). */
-  sendEvent(runId: string, type: string, payload?: unknown, options?: { eventId?: string }): Promise<{ eventId: string; duplicate: boolean }>;
+  /**
+   * Delivers an event (buffered until a wait consumes it; idempotent by eventId). With `secret: true`
+   * the payload is a secret (like `secret(payload)`): the run gets it, its views show `"[redacted]"`.
+   */
+  sendEvent(runId: string, type: string, payload?: unknown, options?: { eventId?: string; secret?: boolean }): Promise<{ eventId: string; duplicate: boolean }>;
+  /** The run as views show it: values marked secret, and any later copy of their text, are `"[redacted]"`. */
   getRun(runId: string): Promise<RunInfo>;
   listRuns(options?: ListRunsOptions): Promise<{ runs: RunInfo[]; nextCursor?: string }>;
+  /** `value` with the run's secrets redacted, as its views show them (e.g. live model output before it is journaled). */
+  redact<T>(runId: string, value: T): Promise<T>;
+  /** The run's journal as views show it: secrets redacted like {@link Engine.getRun}. */
   journal(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<JournalEntryView[]>;
   /**
    * Cancels a live run: its running step's signal is aborted and it ends `cancelled`. A run that
@@ -218,7 +229,10 @@ export interface Engine {
   result<O = unknown>(runId: string, options?: { timeoutMs?: number }): Promise<O>;
   /** Answers a human request (e.g. "did this happen?" for an `unsafe` step). */
   respondToHuman(requestId: string, answer: HumanAnswer): Promise<{ answer: HumanAnswer; duplicate: boolean }>;
+  /** Human requests, as views show them: secrets in the question, context and secret answers redacted. */
   listHumanRequests(options?: { status?: "pending" | "answered"; runId?: string }): Promise<HumanRequest[]>;
+  /** One human request, redacted like {@link Engine.listHumanRequests}; undefined when unknown. */
+  getHumanRequest(requestId: string): Promise<HumanRequest | undefined>;
   /** Workers that heartbeated within `staleAfterMs` (default 60 s). */
   listWorkers(options?: { staleAfterMs?: number }): Promise<WorkerRecord[]>;
   /** Flow control: every queue with unfinished runs or declared on this engine, with its limits and running / waiting / suspended counts, in total and per key. */

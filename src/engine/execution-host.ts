@@ -12,6 +12,8 @@ export interface ExecutionHost {
   commit(write: RunWrite): Promise<CommitResult>;
   /** Renew this run's lease now (a step called `heartbeat()`). */
   heartbeat(runId: string): void;
+  /** Ephemeral progress of a step attempt, for observers (a step called `progress()`). */
+  progress(runId: string, opKey: string, attempt: number, data: unknown): void;
   /** New runnable work may exist (a child was started): poll soon. */
   kick(): void;
   /** A suspended run wants to wake at this time: poll then. */

@@ -22,7 +22,7 @@ import {
   type WaitDescriptor,
 } from "../core/journal.js";
 import type { RunRecord } from "../core/run.js";
-import { decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
+import { decode, decodeKeepingSecrets, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import { checkAskHuman, replyOutcome, runAskHuman } from "./ask-human.js";
 import { crashPoint } from "./crash-points.js";
 import { checkEmit, emitEntry, emitMismatch, type EmitOptions, type EmittedMessage } from "./emit.js";
@@ -756,7 +756,8 @@ export class Execution implements OpExecution {
       const event = await this.takeEvent(type);
       if (event) {
         crashPoint("before-consume", key);
-        const payload = decode(event.payload);
+        // Keeps a secret payload's mark in the journal, so views of the entry redact it.
+        const payload = decodeKeepingSecrets(event.payload);
         this.commitOutcome(
           key,
           [newEntry("event.received", key, { type, eventId: event.eventId, payload, inboxId: event.id })],

@@ -23,6 +23,13 @@ export interface ForkOptions {
   runId?: string;
 }
 
+/** What {@link planFork} takes: the fork's options, and the workflow version the fork runs under. */
+export interface ForkPlanOptions extends Omit<ForkOptions, "patch"> {
+  patch?: ForkPatch;
+  /** The version the fork is pinned to (the engine's current one for the workflow); default: the source's. */
+  version?: string;
+}
+
 /** An edited step outcome for {@link ForkOptions.patch}. */
 export interface ForkPatch {
   /** Seq of a `step.completed` entry of the original run, at or before `atSeq`. */
@@ -68,7 +75,7 @@ export async function planFork(
   source: RunRecord,
   journal: readonly JournalEntry[],
   readAfter: (seq: number) => Promise<JournalEntry[]>,
-  options: ForkOptions,
+  options: ForkPlanOptions,
   now: number,
   maxPayloadBytes: number,
 ): Promise<ForkPlan> {
@@ -108,6 +115,7 @@ export async function planFork(
     at: entry.at,
   }));
   const forked: EntryData["run.forked"] = patched ? { fromRunId: runId, atSeq, patchedSeq: patched.seq } : { fromRunId: runId, atSeq };
+  if (options.version !== undefined && options.version !== source.version) forked.fromVersion = source.version;
   const marker = newEntry("run.forked", null, forked);
   copies.push({ kind: marker.kind, opKey: null, payload: marker.payload, epoch: Math.max(0, ...copies.map((c) => c.epoch)), at: now });
   return { copies, forked };

@@ -43,6 +43,29 @@ export type EngineEvent =
       workerId: string;
     }
   | {
+      /**
+       * A worker of this engine committed journal entries of a run: they are durable and readable now.
+       * Lets same-process readers (the server's streams) wake at once instead of at their next poll.
+       */
+      type: "committed";
+      runId: string;
+      workflow: string;
+      /** How many entries the commit appended. */
+      entries: number;
+    }
+  | {
+      /**
+       * Ephemeral progress of a running step attempt (`StepInfo.progress`), e.g. a model's partial
+       * text: `{ kind: "text", text }` from the agent's model calls. Not journaled, not durable.
+       */
+      type: "step-progress";
+      runId: string;
+      workflow: string;
+      opKey: string;
+      attempt: number;
+      data: unknown;
+    }
+  | {
       /** A human request was answered through this engine; `waitMs` since it was asked. */
       type: "human-answered";
       runId: string;

@@ -157,7 +157,14 @@ async function runAttempt<T>(
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   try {
-    const info: StepInfo = { idempotencyKey, attempt, signal, heartbeat: () => execution.hostRef.heartbeat(execution.runId) };
+    const host = execution.hostRef;
+    const info: StepInfo = {
+      idempotencyKey,
+      attempt,
+      signal,
+      heartbeat: () => host.heartbeat(execution.runId),
+      progress: (data) => host.progress(execution.runId, key, attempt, data),
+    };
     const racers: Promise<unknown>[] = [Promise.resolve().then(() => fn(info))];
     if (controller && timeoutMs !== undefined) {
       racers.push(

@@ -117,7 +117,9 @@ export class WorkerImpl implements Worker, ExecutionHost {
     return committed.then((result) => {
       const emit = this.deps.emit();
       if (emit && result.ok) {
-        for (const event of this.steps.onCommitted(write.runId, this.workflowOf.get(write.runId) ?? "", write.entries, this.clock())) emit(event);
+        const workflow = this.workflowOf.get(write.runId) ?? "";
+        for (const event of this.steps.onCommitted(write.runId, workflow, write.entries, this.clock())) emit(event);
+        emit({ type: "committed", runId: write.runId, workflow, entries: write.entries.length });
       } else if (!result.ok && result.reason === "lease-lost") {
         this.reportLeaseLost(write.runId);
       }
@@ -173,6 +175,11 @@ export class WorkerImpl implements Worker, ExecutionHost {
       this.wakeTimerAt = Infinity;
       this.kick();
     }, delay + 1);
+  }
+
+  progress(runId: string, opKey: string, attempt: number, data: unknown): void {
+    const emit = this.deps.emit();
+    if (emit) emit({ type: "step-progress", runId, workflow: this.workflowOf.get(runId) ?? "", opKey, attempt, data });
   }
 
   heartbeat(runId: string): void {

@@ -17,6 +17,12 @@ export interface StepInfo {
   signal: AbortSignal;
   /** Tells the engine the step is alive: renews the run's lease now. */
   heartbeat(): void;
+  /**
+   * Publishes ephemeral progress of this attempt (e.g. a model's partial text) to this engine's
+   * observers as a `step-progress` event, which the server's stream forwards as `event: delta`.
+   * Never journaled (the step's result is the source of truth); dropped when nobody observes.
+   */
+  progress(data: unknown): void;
 }
 
 /** How a step's side effect behaves if it may have happened before a crash (DESIGN §3.4). */
@@ -177,6 +183,12 @@ export interface AskHumanRequest {
   input?: z.ZodType<unknown>;
   /** Op name; default "ask". The request id is `<runId>:<op key>`. */
   name?: string;
+  /**
+   * The answer is a secret (a one-time code, a password): the run gets it, but views of the run (the
+   * API, the stream, `cairn inbox`, the dashboard) show its `value` and `message` as `"[redacted]"`,
+   * and redact their text wherever it shows up later. For secrets in the `context`, wrap them in `secret()`.
+   */
+  secret?: boolean;
 }
 
 /** A person's answer to `ctx.askHuman` (or the escalation chosen when it timed out). */

@@ -104,6 +104,27 @@ describe("token auth", () => {
     expect(await status(engine, "b/other")).not.toBe("cancelled");
   });
 
+  it("a namespaced token pages through its runs in full pages among many interleaved foreign runs", async () => {
+    const { engine, tokens, call } = await setup();
+    const ours: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      for (let j = 0; j < 8; j++) await engine.start("paced", { steps: 0 }, { runId: `b/${i}-${j}` });
+      await engine.start("paced", { steps: 0 }, { runId: `a/${i}` });
+      await engine.start("paced", { steps: 0 }, { runId: `a_${i}` }); // not in namespace "a"
+      ours.push(`a/${i}`);
+    }
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await call(tokens.teamA, "GET", `/runs?limit=5${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(page.status).toBe(200);
+      if (page.body.nextCursor) expect(page.body.runs).toHaveLength(5);
+      seen.push(...page.body.runs.map((r: any) => r.runId));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(seen.sort()).toEqual(ours.sort());
+  });
+
   it("every privileged action lands in the audit log with actor, action, target and time", async () => {
     const { engine, tokens, call } = await setup();
     const before = Date.now();

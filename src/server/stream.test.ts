@@ -159,4 +159,26 @@ describe("GET /runs/:id/stream", () => {
     expect(events.map((e) => e.event)).toEqual(["entry", "entry", "end"]);
     expect(seqs(events)).toEqual([total - 1, total]);
   });
+
+  it("wakes at once when this process's worker commits, without waiting for the next poll", async () => {
+    const store = `sqlite:${join(tempDir(), "cairn.db")}`;
+    const engine = await openEngine(store);
+    // A poll interval far beyond the test's time: only a push can deliver the new entries in time.
+    const server = await testServer(engine, { streamPollMs: 120_000, keepAliveMs: 120_000 });
+    await engine.start("paced", { steps: 2 }, { runId: "push" });
+    await waitFor(async () => (await engine.getRun("push")).status === "suspended");
+    const before = (await engine.getRun("push")).entries;
+    let sent = false;
+    const started = Date.now();
+    const events = await readEvents(`${server.url}/runs/push/stream`, {}, (events) => {
+      if (!sent && seqs(events).at(-1) === before) {
+        sent = true;
+        void engine.sendEvent("push", "go");
+      }
+      return events.some((e) => e.event === "entry" && (JSON.parse(e.data) as { kind: string }).kind === "event.received");
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(seqs(events)).toEqual(Array.from({ length: seqs(events).length }, (_, i) => i + 1));
+    expect(seqs(events).length).toBeGreaterThan(before);
+  });
 });

@@ -1,6 +1,6 @@
 import type { ApiJournalEntry } from "cairn/client";
 import { useMemo } from "react";
-import { agentView, isAgentRun, planViews, type Block, type Message, type PlanView } from "../agent-view";
+import { agentView, budgetGauges, isAgentRun, planViews, type Block, type Gauge, type Message, type PlanView } from "../agent-view";
 import { usd } from "../format";
 import { JsonView } from "./json-view";
 
@@ -25,6 +25,7 @@ export function AgentPanel({ entries }: { entries: ApiJournalEntry[] }) {
             <Total label="reasoning">{agent.totals.usage.reasoningTokens}</Total>
           </div>
           <p className="muted">Totals from the {agent.totalsFrom}.</p>
+          <GaugeList gauges={budgetGauges(agent)} />
           <h2>Transcript</h2>
           <ol className="transcript" aria-label="transcript">
             {agent.messages.map((message, i) => (
@@ -39,6 +40,42 @@ export function AgentPanel({ entries }: { entries: ApiJournalEntry[] }) {
       {plans.map((plan) => (
         <Plan key={plan.opKey} plan={plan} />
       ))}
+    </div>
+  );
+}
+
+/** Spend against each limit of the run's budget, as bars that turn amber past 80 % and red at the limit. */
+function GaugeList({ gauges }: { gauges: Gauge[] }) {
+  if (gauges.length === 0) return <p className="muted">No budget limits recorded for this run.</p>;
+  return (
+    <div className="gauges" aria-label="budget gauge">
+      {gauges.map((gauge) => {
+        const ratio = gauge.limit > 0 ? gauge.spent / gauge.limit : 1;
+        const level = ratio >= 1 ? "over" : ratio >= 0.8 ? "near" : "ok";
+        const show = (n: number) => (gauge.key === "cost" ? usd(n) : n.toLocaleString("en-US"));
+        return (
+          <div
+            key={gauge.key}
+            className={`gauge gauge-${level}`}
+            data-gauge={gauge.key}
+            role="meter"
+            aria-label={`${gauge.label} against its limit`}
+            aria-valuemin={0}
+            aria-valuemax={gauge.limit}
+            aria-valuenow={gauge.spent}
+          >
+            <div className="gauge-head">
+              <span>{gauge.label}</span>
+              <span className="gauge-text">
+                {show(gauge.spent)} / {show(gauge.limit)} ({Math.round(ratio * 100)}%)
+              </span>
+            </div>
+            <div className="gauge-track">
+              <div className="gauge-fill" style={{ width: `${Math.min(100, ratio * 100)}%` }} />
+            </div>
+          </div>
+        );
+      })}
     </div>
   );
 }

@@ -18,7 +18,7 @@ const TERMINAL = ["completed", "failed", "cancelled", "compensated", "compensati
 export function RunPage({ runId }: { runId: string }) {
   const run = usePolling(() => api.getRun(runId), 2000, [runId]);
   const requests = usePolling(() => api.listHumanRequests({ runId, status: "pending" }), 2000, [runId]);
-  const { entries, live, error: streamError } = useLiveJournal(runId, run.data);
+  const { entries, live, error: streamError, partial } = useLiveJournal(runId, run.data);
   const spend = useMemo(() => spendOf(entries), [entries]);
 
   // A new entry usually means a new state: refresh the run and its questions at once.
@@ -113,6 +113,14 @@ export function RunPage({ runId }: { runId: string }) {
           )}
         </div>
       )}
+      {partial && (
+        <div className="live-output" data-live-op={partial.opKey} aria-label="live model output">
+          <h3>
+            Live output <span className="muted mono">{partial.opKey}</span>
+          </h3>
+          <div className="msg-text">{partial.text}</div>
+        </div>
+      )}
       <AgentPanel entries={entries} />
       <h2>
         Journal <span className={`live ${live ? "on" : ""}`}>{live ? "● live" : r && TERMINAL.includes(r.status) ? "finished" : "reconnecting…"}</span>
@@ -142,6 +150,8 @@ function useLiveJournal(runId: string, run: ApiRun | undefined) {
   const [error, setError] = useState<Error>();
   const [generation, setGeneration] = useState(0);
   const lastSeq = useRef(0);
+  // A running model call's text so far (stream deltas, not journaled): shown until its step's entry comes.
+  const [partial, setPartial] = useState<{ opKey: string; text: string }>();
 
   useEffect(() => {
     setEntries([]);
@@ -159,7 +169,15 @@ function useLiveJournal(runId: string, run: ApiRun | undefined) {
         after: lastSeq.current,
         signal: abort.signal,
         onReconnect: () => setLive(false),
+        onDelta: (delta) => {
+          const data = delta.data as { kind?: string; text?: unknown } | null;
+          if (data?.kind !== "text" || typeof data.text !== "string") return;
+          const text = data.text;
+          setPartial((previous) => (previous?.opKey === delta.opKey ? { opKey: delta.opKey, text: previous.text + text } : { opKey: delta.opKey, text }));
+        },
         onEntry: (entry) => {
+          if (entry.kind === "step.completed" || entry.kind === "step.failed")
+            setPartial((previous) => (previous?.opKey === entry.opKey ? undefined : previous));
           lastSeq.current = entry.seq;
           buffer.push(entry);
           setLive(true);
@@ -189,7 +207,7 @@ function useLiveJournal(runId: string, run: ApiRun | undefined) {
     if (run && !live && !TERMINAL.includes(run.status) && run.entries > lastSeq.current) setGeneration((n) => n + 1);
   }, [run, live]);
 
-  return { entries, live, error };
+  return { entries, live, error, partial };
 }
 
 function RunActions({ run, onDone }: { run: ApiRun; onDone: () => void }) {

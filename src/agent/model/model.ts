@@ -33,6 +33,12 @@ export interface ModelRequest {
   temperature?: number;
   /** Aborts the HTTP request. Not journaled. */
   signal?: AbortSignal;
+  /**
+   * Called with each piece of the response's text as the model produces it, for live display. Not
+   * journaled: the response `generate` resolves with is the source of truth. Adapters that do not
+   * stream ignore it; {@link ScriptedModel} calls it with its text word by word.
+   */
+  onTextDelta?: (text: string) => void;
 }
 
 /** What a model returned. Plain JSON: it is journaled as the model step's result. */

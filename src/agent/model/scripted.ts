@@ -43,6 +43,11 @@ export interface ScriptedModelOptions {
   cursor?: "assistant-turns" | "calls";
   /** Reject requests that are not valid transcripts (see `transcriptProblems`). Default true. */
   validate?: boolean;
+  /**
+   * With `request.onTextDelta`, the reply's text is sent to it word by word before `generate`
+   * resolves (like a streaming provider); this many milliseconds pass between pieces. Default 0.
+   */
+  deltaDelayMs?: number;
 }
 
 /**
@@ -68,12 +73,14 @@ export class ScriptedModel implements Model {
   private readonly turns: ScriptedTurn[];
   private readonly cursor: "assistant-turns" | "calls";
   private readonly validate: boolean;
+  private readonly deltaDelayMs: number;
 
   constructor(turns: ScriptedTurn[], options: ScriptedModelOptions = {}) {
     this.turns = [...turns];
     this.modelId = options.modelId ?? "scripted";
     this.cursor = options.cursor ?? "assistant-turns";
     this.validate = options.validate ?? true;
+    this.deltaDelayMs = options.deltaDelayMs ?? 0;
   }
 
   /** How many calls this instance has answered. */
@@ -90,7 +97,7 @@ export class ScriptedModel implements Model {
   async generate(request: ModelRequest): Promise<ModelResponse> {
     checkRequest(request);
     const index = this.cursor === "calls" ? this.requests.length : request.messages.filter((m) => m.role === "assistant").length;
-    const { signal: _signal, ...json } = request;
+    const { signal: _signal, onTextDelta, ...json } = request;
     this.requests.push(structuredClone(json));
     if (this.validate) {
       const problems = transcriptProblems(request.messages);
@@ -121,7 +128,21 @@ export class ScriptedModel implements Model {
       }
       reply = turn;
     }
-    return this.respond(request, reply, index);
+    const response = this.respond(request, reply, index);
+    if (onTextDelta) await this.stream(response, onTextDelta, request.signal);
+    return response;
+  }
+
+  /** Sends the response's text to `onTextDelta` in pieces (each word with the space after it). */
+  private async stream(response: ModelResponse, onTextDelta: (text: string) => void, signal: AbortSignal | undefined): Promise<void> {
+    for (const block of response.content) {
+      if (block.type !== "text") continue;
+      for (const piece of block.text.match(/\S+\s*|\s+/g) ?? []) {
+        signal?.throwIfAborted();
+        onTextDelta(piece);
+        if (this.deltaDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.deltaDelayMs));
+      }
+    }
   }
 
   private respond(request: ModelRequest, reply: ScriptedReply, index: number): ModelResponse {

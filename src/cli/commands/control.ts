@@ -6,6 +6,7 @@ import { CLI, jsonOption, print, printJson, shellQuote, storeOption, withEngine,
 
 interface SendOptions extends StoreOptions, JsonOptions {
   eventId?: string;
+  secret?: boolean;
 }
 
 interface CancelOptions extends StoreOptions, JsonOptions {
@@ -28,6 +29,7 @@ export function registerControlCommands(program: Command): void {
     .argument("<type>", "the event type the run waits for, e.g. review", idArg("event type"))
     .argument("[payload]", `the event's JSON payload, e.g. '{"approved":true}'`, jsonArg)
     .option("--event-id <id>", "idempotency key: sending the same id again is a no-op", idArg("event id"))
+    .option("--secret", "the payload is a secret: the run gets it, every view of the run shows [redacted]")
     .addHelpText("after", `\nExample:\n  ${CLI} send research-1 review '{"approved":true}' --event-id review-1`);
   storeOption(jsonOption(send)).action(sendEvent);
 
@@ -58,7 +60,10 @@ export function registerControlCommands(program: Command): void {
 
 async function sendEvent(runId: string, type: string, payload: unknown, options: SendOptions): Promise<void> {
   await withEngine(options, [], async (engine) => {
-    const sent = await engine.sendEvent(runId, type, payload, options.eventId === undefined ? undefined : { eventId: options.eventId });
+    const sent = await engine.sendEvent(runId, type, payload, {
+      ...(options.eventId === undefined ? {} : { eventId: options.eventId }),
+      ...(options.secret ? { secret: true } : {}),
+    });
     if (!sent.duplicate) await recordAudit(engine.store, "run.event", runId, { type, eventId: sent.eventId });
     if (options.json) return printJson({ runId, type, ...sent });
     print(

@@ -25,7 +25,7 @@ export function registerHumanRequestRoutes(app: Hono, engine: Engine, options: R
     const existing = await engine.store.getHumanRequest(id);
     if (existing && !canSee(principalOf(c), existing.runId)) throw new HumanRequestNotFoundError(id);
     const { duplicate } = await engine.respondToHuman(id, answer);
-    const request = await engine.store.getHumanRequest(id);
+    const request = await engine.getHumanRequest(id);
     if (!request) throw new HumanRequestNotFoundError(id);
     if (!duplicate) {
       await audit(c, engine.store, "human.answer", id, {

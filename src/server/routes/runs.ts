@@ -10,8 +10,7 @@ import {
   startRunBody,
   stuckRunsQuery,
 } from "../../core/api-schemas.js";
-import type { Engine, RunInfo } from "../../engine/engine.js";
-import type { z } from "zod";
+import type { Engine } from "../../engine/engine.js";
 import { json, parse, queryOf, readJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
 import { audit } from "../auth/audit.js";
@@ -43,8 +42,8 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
   app.get("/runs", async (c) => {
     const query = parse(listRunsQuery, queryOf(c), "query");
     const { namespace } = principalOf(c);
-    if (namespace === null) return json(c, await engine.listRuns(query));
-    return json(c, await listInNamespace(engine, query, namespace));
+    // A namespaced token sees only its namespace: filtered in the store's query, so pages stay full.
+    return json(c, await engine.listRuns(namespace === null ? query : { ...query, runIdPrefix: `${namespace}/` }));
   });
 
   // Before /runs/:id, so "stuck" is not taken for a run id.
@@ -74,7 +73,10 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     const { id } = parse(runIdParam, c.req.param(), "path");
     requireVisible(c, id);
     const body = parse(sendEventBody, await readJson(c, options.bodyLimitBytes), "body");
-    const result = await engine.sendEvent(id, body.type, body.payload ?? null, body.eventId === undefined ? {} : { eventId: body.eventId });
+    const result = await engine.sendEvent(id, body.type, body.payload ?? null, {
+      ...(body.eventId === undefined ? {} : { eventId: body.eventId }),
+      ...(body.secret ? { secret: true } : {}),
+    });
     if (!result.duplicate) await audit(c, engine.store, "run.event", id, { type: body.type, eventId: result.eventId });
     return json(c, result, result.duplicate ? 200 : 202);
   });
@@ -111,22 +113,4 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     if (handle.created) await audit(c, engine.store, "run.fork", handle.runId, { from: id, atSeq: body.atSeq, patched: body.patch?.seq ?? null });
     return json(c, { created: handle.created, run }, handle.created ? 201 : 200);
   });
-}
-
-/**
- * `GET /runs` for a namespaced token: pages of all runs, filtered to the namespace, until the page is
- * full. Correct (the cursor is the store's), but it reads the runs of other namespaces on the way.
- */
-async function listInNamespace(engine: Engine, query: z.output<typeof listRunsQuery>, namespace: string) {
-  const limit = query.limit ?? 50;
-  const prefix = `${namespace}/`;
-  const runs: RunInfo[] = [];
-  let cursor = query.cursor;
-  for (;;) {
-    const page = await engine.listRuns({ ...query, limit: Math.min(1000, limit - runs.length), cursor });
-    runs.push(...page.runs.filter((run) => run.runId.startsWith(prefix)));
-    cursor = page.nextCursor;
-    if (cursor === undefined) return { runs };
-    if (runs.length >= limit) return { runs, nextCursor: cursor };
-  }
 }

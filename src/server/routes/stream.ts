@@ -14,19 +14,25 @@ const PAGE = 500;
  * `GET /runs/:id/stream`: the run's journal as Server-Sent Events, read from the store, so a
  * reconnect (here or on another server process) resumes exactly after the client's last seq.
  *
- * Each entry is `event: entry`, `id: <seq>`, `data: <entry JSON>`. When the run is terminal and its
+ * Each entry is `event: entry`, `id: <seq>`, `data: <entry JSON>`. Live progress of a step that this
+ * process's worker runs (an agent's model output, word by word) is `event: delta` with data
+ * `{ opKey, attempt, data }` and **no id**: it is ephemeral, may be missed, and is superseded by the
+ * step's journaled outcome, which is the source of truth. When the run is terminal and its
  * last entry was sent, `event: end` (data `{ status, lastSeq }`) closes the stream. New entries are
- * found by polling the journal every `streamPollMs` (the engine has no cross-process change feed;
- * the journal is the source of truth, so polling it cannot skip or repeat an entry).
+ * found at once when this process's workers commit them (the engine's `committed` events), and by
+ * polling the journal every `streamPollMs` for entries other processes write (the engine has no
+ * cross-process change feed; the journal is the source of truth, so reading it cannot skip or
+ * repeat an entry, however it was woken).
  */
 export function registerStreamRoute(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
+  const wakers = new StreamWakers(engine, options.closing.signal);
   app.get("/runs/:id/stream", async (c) => {
     const { id } = parse(runIdParam, c.req.param(), "path");
     requireVisible(c, id);
     const query = parse(streamQuery, queryOf(c), "query");
     const after = lastEventId(c) ?? query.after ?? 0;
     await engine.getRun(id); // 404 as JSON before the stream opens
-    return streamSSE(c, (stream) => follow(stream, engine, id, after, options));
+    return streamSSE(c, (stream) => follow(stream, engine, id, after, options, wakers));
   });
 }
 
@@ -39,7 +45,83 @@ function lastEventId(c: Context): number | undefined {
   return Number(header.trim());
 }
 
-async function follow(stream: SSEStreamingApi, engine: Engine, runId: string, after: number, options: ResolvedServerOptions): Promise<void> {
+/**
+ * Wakes the streams of a run when this process's workers commit its entries (the engine's
+ * `committed` events), so a stream sends them at once; polling stays the fallback for entries other
+ * processes write. One engine observer for all streams, added with the first and removed when the server closes.
+ */
+/** Live progress of a step, as `event: delta` sends it. */
+interface Delta {
+  opKey: string;
+  attempt: number;
+  data: unknown;
+}
+
+class StreamWakers {
+  private readonly waiting = new Map<string, Set<() => void>>();
+  private readonly progress = new Map<string, Set<(delta: Delta) => void>>();
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly engine: Engine,
+    closing: AbortSignal,
+  ) {
+    closing.addEventListener("abort", () => this.stop(), { once: true });
+  }
+
+  /** Calls `wake` once at the next commit of `runId`'s entries here; returns a function that cancels it. */
+  onCommit(runId: string, wake: () => void): () => void {
+    this.subscribe();
+    let wakes = this.waiting.get(runId);
+    if (!wakes) this.waiting.set(runId, (wakes = new Set()));
+    wakes.add(wake);
+    return () => {
+      const set = this.waiting.get(runId);
+      set?.delete(wake);
+      if (set?.size === 0) this.waiting.delete(runId);
+    };
+  }
+
+  /** Calls `listener` with every step-progress of `runId` here until the returned function is called. */
+  onProgress(runId: string, listener: (delta: Delta) => void): () => void {
+    this.subscribe();
+    let listeners = this.progress.get(runId);
+    if (!listeners) this.progress.set(runId, (listeners = new Set()));
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.progress.get(runId) === listeners) this.progress.delete(runId);
+    };
+  }
+
+  private subscribe(): void {
+    this.unsubscribe ??= this.engine.observe((event) => {
+      if (event.type === "step-progress") {
+        for (const listener of this.progress.get(event.runId) ?? []) listener({ opKey: event.opKey, attempt: event.attempt, data: event.data });
+        return;
+      }
+      if (event.type !== "committed") return;
+      const wakes = this.waiting.get(event.runId);
+      if (!wakes) return;
+      this.waiting.delete(event.runId);
+      for (const fn of wakes) fn();
+    });
+  }
+
+  private stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+  }
+}
+
+async function follow(
+  stream: SSEStreamingApi,
+  engine: Engine,
+  runId: string,
+  after: number,
+  options: ResolvedServerOptions,
+  wakers: StreamWakers,
+): Promise<void> {
   let lastSeq = after;
   let wake: (() => void) | undefined;
   let aborted = false;
@@ -51,10 +133,27 @@ async function follow(stream: SSEStreamingApi, engine: Engine, runId: string, af
   const onClose = () => stream.abort();
   stopOnClose.addEventListener("abort", onClose, { once: true });
   let lastWrite = Date.now();
+  // Live progress (a model's partial text) of steps this process runs: sent without an id, so
+  // Last-Event-ID keeps naming journal seqs; dropped once the step's outcome was sent.
+  let deltas: Delta[] = [];
+  const finished = new Set<string>();
+  const stopDeltas = wakers.onProgress(runId, (delta) => {
+    deltas.push(delta);
+    wake?.();
+  });
   try {
     await stream.write(`retry: ${options.streamRetryMs}\n\n`);
     while (!aborted) {
       // The run row first: every entry up to run.entries is then in the journal read that follows.
+      if (deltas.length > 0) {
+        const batch = deltas;
+        deltas = [];
+        for (const delta of await engine.redact(runId, batch)) {
+          if (aborted) return;
+          if (!finished.has(delta.opKey)) await stream.writeSSE({ event: "delta", data: toJson(delta) });
+        }
+        lastWrite = Date.now();
+      }
       const run = await engine.getRun(runId);
       let sent = 0;
       for (;;) {
@@ -63,6 +162,8 @@ async function follow(stream: SSEStreamingApi, engine: Engine, runId: string, af
           if (aborted) return;
           await stream.writeSSE({ event: "entry", id: String(entry.seq), data: toJson(entry) });
           lastSeq = entry.seq;
+          if (entry.opKey !== null && (entry.kind === "step.completed" || (entry.kind === "step.failed" && (entry.data as { final?: boolean }).final)))
+            finished.add(entry.opKey);
           sent++;
         }
         if (entries.length < PAGE) break;
@@ -72,16 +173,20 @@ async function follow(stream: SSEStreamingApi, engine: Engine, runId: string, af
         await stream.writeSSE({ event: "end", data: toJson({ status: run.status, lastSeq }) });
         return;
       }
+      if (deltas.length > 0) continue; // arrived while writing: send them before waiting
       if (Date.now() - lastWrite >= options.keepAliveMs) {
         await stream.write(": keep-alive\n\n");
         lastWrite = Date.now();
       }
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.streamPollMs);
-        wake = () => {
+        const timer = setTimeout(done, options.streamPollMs);
+        const cancel = wakers.onCommit(runId, done);
+        function done() {
           clearTimeout(timer);
+          cancel();
           resolve();
-        };
+        }
+        wake = done;
       });
     }
   } catch (error) {
@@ -91,6 +196,7 @@ async function follow(stream: SSEStreamingApi, engine: Engine, runId: string, af
     // No id: the client's Last-Event-ID stays at the last entry it got, and it reconnects from there.
     await stream.writeSSE({ event: "error", data: toJson({ error: { code, message } }) });
   } finally {
+    stopDeltas();
     stopOnClose.removeEventListener("abort", onClose);
   }
 }

@@ -1,7 +1,7 @@
 import { ValidationError } from "../../core/errors.js";
 import { newEntry, type EntryData, type JournalEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord } from "../../core/run.js";
-import { decode } from "../../core/serialize.js";
+import { decode, decodeKeepingSecrets } from "../../core/serialize.js";
 import type { ClaimRequest, CommitResult, CopiedEntry, NewRun } from "../../core/store.js";
 
 /**
@@ -101,7 +101,7 @@ export function copiedRun(run: NewRun, copies: readonly CopiedEntry[], now: numb
 export function runCreatedEntry(run: NewRun, now: number): JournalEntry {
   let input: unknown;
   try {
-    input = decode(run.input);
+    input = decodeKeepingSecrets(run.input); // an input marked secret() stays marked in its entry
   } catch (error) {
     throw new ValidationError(
       `The input of run "${run.runId}" is not an encoded payload (${(error as Error).message}); encode it with encode() from core/serialize.`,

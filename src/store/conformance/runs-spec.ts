@@ -226,6 +226,38 @@ export function runsSpec(store: () => Store): void {
       expect((await store().listRuns({ workflow: "kid", limit: 5, cursor: first.nextCursor })).runs.map((run) => run.runId)).toEqual(["k2", "k1"]);
     });
 
+    it("filters by run id prefix in the query: full pages among interleaved foreign runs, % and _ as text", async () => {
+      // 30 runs of namespace "a/" interleaved with 90 foreign ones, some that a LIKE or a
+      // case-insensitive compare would take for ours.
+      const foreign = (i: number) => [`b/${i}`, `A/${i}`, i % 2 === 0 ? `a_${i}` : `a%${i}`];
+      for (let i = 0; i < 30; i++) {
+        for (const id of foreign(i)) await store().createRun(newRun(id), T0 + i * 4);
+        await store().createRun(newRun(`a/${String(i).padStart(2, "0")}`), T0 + i * 4 + 1);
+      }
+      await store().createRun(newRun("a"), T0 + 500);
+      await store().createRun(newRun("a/\u{1F600}"), T0 + 501);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page: Awaited<ReturnType<Store["listRuns"]>> = await store().listRuns({ runIdPrefix: "a/", limit: 7, cursor });
+        if (page.nextCursor) expect(page.runs).toHaveLength(7);
+        seen.push(...page.runs.map((run) => run.runId));
+        cursor = page.nextCursor;
+      } while (cursor);
+      const ours = ["a/\u{1F600}", ...Array.from({ length: 30 }, (_, i) => `a/${String(29 - i).padStart(2, "0")}`)];
+      expect(seen).toEqual(ours);
+      expect((await store().listRuns({ runIdPrefix: "a%", limit: 100 })).runs.map((run) => run.runId)).toHaveLength(15);
+      expect((await store().listRuns({ runIdPrefix: "a_1", limit: 100 })).runs.map((run) => run.runId).sort()).toEqual([
+        "a_10",
+        "a_12",
+        "a_14",
+        "a_16",
+        "a_18",
+      ]);
+      expect((await store().listRuns({ runIdPrefix: "a/\u{1F600}" })).runs.map((run) => run.runId)).toEqual(["a/\u{1F600}"]);
+      expect((await store().listRuns({ runIdPrefix: "a/2", workflow: "wf", limit: 3 })).runs.map((run) => run.runId)).toEqual(["a/29", "a/28", "a/27"]);
+    });
+
     it("returns 50 runs by default and caps large limits instead of failing", async () => {
       for (let i = 0; i < 55; i++) await store().createRun(newRun(`r${String(i).padStart(2, "0")}`), T0 + i);
       const page = await store().listRuns({});

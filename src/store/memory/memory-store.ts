@@ -175,6 +175,7 @@ export class MemoryStore implements Store {
         (!statuses || statuses.has(run.status)) &&
         (query.workflow === undefined || run.workflow === query.workflow) &&
         (query.parentRunId === undefined || run.parentRunId === query.parentRunId) &&
+        (query.runIdPrefix === undefined || run.runId.startsWith(query.runIdPrefix)) &&
         (query.createdAfter === undefined || run.createdAt > query.createdAfter) &&
         (query.createdBefore === undefined || run.createdAt < query.createdBefore) &&
         (!after || run.createdAt < after.createdAt || (run.createdAt === after.createdAt && compareText(run.runId, after.runId) < 0)),

@@ -249,6 +249,8 @@ export function listRunsQuery(
   if (statuses.length > 0) where.push(`status = ANY(${param(statuses)}::text[])`);
   if (query.workflow !== undefined) where.push(`workflow = ${param(query.workflow)}`);
   if (query.parentRunId !== undefined) where.push(`parent_run_id = ${param(query.parentRunId)}`);
+  // starts_with compares code points whatever the column's collation, and treats % and _ as text.
+  if (query.runIdPrefix !== undefined && query.runIdPrefix !== "") where.push(`starts_with(run_id, ${param(query.runIdPrefix)})`);
   if (query.createdAfter !== undefined) where.push(`created_at > ${param(query.createdAfter)}`);
   if (query.createdBefore !== undefined) where.push(`created_at < ${param(query.createdBefore)}`);
   if (cursor) where.push(`(created_at, run_id) < (${param(cursor.createdAt)}, ${param(cursor.runId)})`);

@@ -181,6 +181,11 @@ export class SqliteQueries {
       where.push("parent_run_id = ?");
       params.push(query.parentRunId);
     }
+    if (query.runIdPrefix !== undefined && query.runIdPrefix !== "") {
+      // substr counts characters; `>=` lets SQLite start from the prefix in the run_id index.
+      where.push("run_id >= ? AND substr(run_id, 1, ?) = ?");
+      params.push(query.runIdPrefix, [...query.runIdPrefix].length, query.runIdPrefix);
+    }
     if (query.createdAfter !== undefined) {
       where.push("created_at > ?");
       params.push(query.createdAfter);

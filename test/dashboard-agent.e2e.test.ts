@@ -1,0 +1,204 @@
+// The dashboard's agent views in a real browser (Debian's Chromium, driven by playwright-core) against
+// a real server on a SQLite file running a real agent (ScriptedModel, tools, a plan, a budget): the
+// transcript, the budget panel with its gauge against the limits, and the plan tree.
+// Screenshots go to test-artifacts/dashboard/.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineAgent, type AgentResult } from "../src/agent/agent.js";
+import { ScriptedModel } from "../src/agent/model/scripted.js";
+import { planTool } from "../src/agent/plan-tool.js";
+import { defineTool } from "../src/agent/tool.js";
+import { createEngine } from "../src/engine/create-engine.js";
+import type { Engine } from "../src/engine/engine.js";
+import { silentLogger } from "../src/engine/logger.js";
+import { builtDashboardDir } from "../src/server/dashboard.js";
+import { serve, type RunningServer } from "../src/server/serve.js";
+
+const CHROMIUM = process.env.CAIRN_CHROMIUM ?? "/usr/bin/chromium";
+const ARTIFACTS = join(import.meta.dirname, "..", "test-artifacts", "dashboard");
+const haveChromium = existsSync(CHROMIUM);
+
+const lookup = defineTool({
+  name: "lookup",
+  description: "Looks a word up.",
+  input: z.object({ q: z.string() }),
+  effect: "idempotent",
+  run: ({ q }) => `result for ${q}`,
+});
+
+const call = (id: string, name: string, input: unknown) => ({ type: "tool_use" as const, id, name, input: input as never });
+const usage = { inputTokens: 1000, outputTokens: 500 };
+
+/** Three priced model calls: create and run a plan, call a tool, answer. */
+const researcher = defineAgent({
+  name: "researcher",
+  model: () =>
+    new ScriptedModel([
+      {
+        content: [
+          call("c1", "plan", {
+            action: "create",
+            nodes: [
+              { id: "first", tool: "lookup", input: { q: "alpha" } },
+              { id: "second", deps: ["first"], tool: "lookup", input: { q: "beta" } },
+            ],
+          }),
+        ],
+        usage,
+      },
+      { content: [{ type: "text", text: "One more look." }, call("c2", "lookup", { q: "gamma" })], usage },
+      { content: "All done: alpha, beta, gamma.", usage },
+    ]),
+  tools: [planTool({ tools: [lookup] }), lookup],
+  prices: { scripted: { input: 10, output: 30 } }, // USD per million tokens: $0.025 a call
+  maxTokens: 500,
+  budget: { maxCostUsd: 0.1, maxTokens: { total: 10_000 }, maxSteps: 10, maxToolCalls: 5 },
+});
+
+/** Answers word by word (150 ms apart), only once the test opens the gate. */
+let openGate!: () => void;
+const gate = new Promise<void>((resolve) => (openGate = resolve));
+const LIVE_TEXT = "Streaming one word at a time until the journal takes over.";
+const streamer = defineAgent({
+  name: "streamer",
+  model: () => new ScriptedModel([async () => (await gate, { content: LIVE_TEXT })], { deltaDelayMs: 150 }),
+});
+
+describe.skipIf(!haveChromium && process.env.CI !== "true")("dashboard agent views in a browser", () => {
+  let dir: string;
+  let engine: Engine;
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page | undefined;
+  let pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    if (!haveChromium) throw new Error(`Chromium is not at ${CHROMIUM} (set CAIRN_CHROMIUM, or apt-get install -y chromium).`);
+    const dashboardDir = builtDashboardDir();
+    if (!dashboardDir) throw new Error("The dashboard is not built: run `npm run build` (npm test does) so dist/dashboard/ exists.");
+    dir = mkdtempSync(join(tmpdir(), "cairn-dashboard-agent-"));
+    mkdirSync(ARTIFACTS, { recursive: true });
+    engine = await createEngine({ store: `sqlite:${join(dir, "cairn.db")}`, workflows: [researcher, streamer], logger: silentLogger });
+    engine.startWorker({ pollInterval: 10 });
+    server = await serve(engine, { host: "127.0.0.1", port: 0, streamPollMs: 20, dashboardDir });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await engine?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  afterEach(async (context) => {
+    if (page) {
+      await page
+        .screenshot({ path: join(ARTIFACTS, `agent-${context.task.name.replace(/[^a-z0-9]+/gi, "-").slice(0, 80)}.png`), fullPage: true })
+        .catch(() => undefined);
+      await page.close();
+      page = undefined;
+    }
+    expect(pageErrors, "errors thrown in the page").toEqual([]);
+  });
+
+  async function open(path: string): Promise<Page> {
+    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    pageErrors = [];
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+    await page.goto(`${server.url}${path}`);
+    return page;
+  }
+
+  it("shows an agent run's transcript, its budget against the limits, and its plan tree", async () => {
+    const run = await engine.start(researcher, { prompt: "Look up alpha, beta and gamma." }, { runId: "agent-1" });
+    const result = (await run.result({ timeoutMs: 20_000 })) as AgentResult;
+    expect(result.text).toBe("All done: alpha, beta, gamma.");
+    expect(result.totals).toMatchObject({ steps: 3, costMicros: 75_000, toolCalls: 2 });
+
+    const page = await open("/ui/runs/agent-1");
+    await expect.poll(() => page.locator("header [data-status]").getAttribute("data-status")).toBe("completed");
+
+    // The transcript: the prompt, three model turns and the tool results between them, in order.
+    const transcript = page.locator('ol[aria-label="transcript"] > li');
+    await expect
+      .poll(() => transcript.evaluateAll((items) => items.map((item) => item.getAttribute("data-role"))))
+      .toEqual(["user", "assistant", "tool", "assistant", "tool", "assistant"]);
+    expect(await transcript.nth(0).textContent()).toContain("Look up alpha, beta and gamma.");
+    expect(await page.locator('[data-tool-call="c1"]').textContent()).toContain("plan");
+    expect(await page.locator('[data-tool-call="c2"]').textContent()).toContain("lookup");
+    expect(await page.locator('[data-tool-call="c2"]').textContent()).toContain("gamma");
+    expect(await page.locator('[data-tool-result="c2"]').textContent()).toContain("result for gamma");
+    expect(await transcript.nth(3).textContent()).toContain("One more look.");
+    expect(await transcript.nth(5).textContent()).toContain("All done: alpha, beta, gamma.");
+
+    // The budget panel: totals folded from the journal.
+    const budget = page.locator('[aria-label="budget"]');
+    const fact = (label: string) => budget.locator(".fact", { hasText: label }).locator(".fact-value").textContent();
+    expect(await fact("cost")).toBe("$0.07"); // 75 000 micro-dollars, shown to the cent
+    expect(await fact("model calls")).toBe("3");
+    expect(await fact("tool calls")).toBe("2");
+    expect(await fact("input tokens")).toBe("3000");
+    expect(await fact("output tokens")).toBe("1500");
+
+    // The gauge: spend against each limit the budget set, from the limits journaled with the manifest.
+    const gauge = (key: string) => page.locator(`[aria-label="budget gauge"] [data-gauge="${key}"]`);
+    expect(await gauge("cost").getAttribute("aria-valuenow")).toBe("75000");
+    expect(await gauge("cost").getAttribute("aria-valuemax")).toBe("100000");
+    expect(await gauge("cost").textContent()).toContain("$0.07 / $0.10 (75%)");
+    expect(await gauge("cost").getAttribute("class")).toContain("gauge-ok");
+    expect(await gauge("tokens-total").textContent()).toContain("4,500 / 10,000 (45%)");
+    expect(await gauge("steps").textContent()).toContain("3 / 10 (30%)");
+    expect(await gauge("tool-calls").textContent()).toContain("2 / 5 (40%)");
+    const width = await gauge("cost")
+      .locator(".gauge-fill")
+      .evaluate((el) => (el as unknown as { style: { width: string } }).style.width);
+    expect(width).toBe("75%");
+
+    // The plan tree: both nodes done, the second after the first, with their results.
+    const plan = page.locator('[data-plan="agent"]');
+    await expect.poll(() => plan.count()).toBe(1);
+    expect(await plan.locator('[data-node="first"]').getAttribute("data-node-status")).toBe("done");
+    expect(await plan.locator('[data-node="second"]').getAttribute("data-node-status")).toBe("done");
+    expect(await plan.locator('[data-node="second"]').textContent()).toContain("after first");
+    expect(await plan.locator('[data-node="first"]').textContent()).toContain("result for alpha");
+  });
+
+  it("colours the gauge when spend nears the limit: a tighter budget passed down by a parent", async () => {
+    // limits.maxCostMicros tightens the agent's own $0.10 to $0.08: three calls spend $0.075, 94 %.
+    const run = await engine.start(researcher, { prompt: "Again.", limits: { maxCostMicros: 80_000 } }, { runId: "agent-2" });
+    await run.result({ timeoutMs: 20_000 });
+    const page = await open("/ui/runs/agent-2");
+    const cost = page.locator('[aria-label="budget gauge"] [data-gauge="cost"]');
+    await expect.poll(() => cost.getAttribute("aria-valuemax")).toBe("80000");
+    expect(await cost.getAttribute("class")).toContain("gauge-near");
+    expect(await cost.textContent()).toContain("(94%)");
+  });
+
+  it("shows a model call's text live as it streams, then the journaled turn replaces it", async () => {
+    await engine.start(streamer, { prompt: "Stream please." }, { runId: "agent-live" });
+    const page = await open("/ui/runs/agent-live");
+    await expect.poll(() => page.locator('[data-kind="run.created"]').count()).toBe(1);
+    openGate();
+    const live = page.locator('[aria-label="live model output"]');
+    // Partial text: some words shown, not yet all of them.
+    await expect
+      .poll(async () => {
+        const text = (await live.count()) > 0 ? ((await live.locator(".msg-text").textContent()) ?? "") : "";
+        return text.startsWith("Streaming one") && text.length < LIVE_TEXT.length;
+      })
+      .toBe(true);
+    expect(await live.getAttribute("data-live-op")).toBe("turn#0/0/model#0");
+    // Then the journaled model step: the live box goes, the transcript has the whole text.
+    await expect.poll(() => page.locator("header [data-status]").getAttribute("data-status"), { timeout: 15_000 }).toBe("completed");
+    await expect.poll(() => live.count()).toBe(0);
+    await expect.poll(() => page.locator('ol[aria-label="transcript"] > li').last().textContent()).toContain(LIVE_TEXT);
+  });
+});
