@@ -1,33 +1,13 @@
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import pg from "pg";
-import { onCleanup, tempDir } from "./engines.js";
+import { tempDir } from "./engines.js";
+import { freshPgUrl, pgReachable } from "./pg-schema.js";
 
 /** The durable stores engine-level feature tests run on: real SQLite files and real PostgreSQL schemas. */
 export const DURABLE_STORES = ["sqlite", "postgres"] as const;
 export type DurableStore = (typeof DURABLE_STORES)[number];
 
-const PG_URL = process.env.CAIRN_TEST_PG_URL || "postgres://postgres@127.0.0.1:5432/test";
-
-function inCi(): boolean {
-  const ci = process.env.CI;
-  return ci !== undefined && ci !== "" && ci !== "false" && ci !== "0";
-}
-
 /** True when the test PostgreSQL answers; under CI=true an unreachable server throws (PG tests must run there). */
-export async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch (error) {
-    await client.end().catch(() => undefined);
-    if (inCi()) throw new Error(`PostgreSQL is required under CI=true but ${PG_URL} is unreachable: ${(error as Error).message}`);
-    console.warn(`Skipping PostgreSQL cases: ${PG_URL} is unreachable (${(error as Error).message}). Set CAIRN_TEST_PG_URL to run them.`);
-    return false;
-  }
-}
+export const postgresReachable = pgReachable;
 
 /**
  * A store URL isolated to this test: a fresh SQLite file, or a fresh PostgreSQL schema dropped
@@ -35,14 +15,7 @@ export async function postgresReachable(): Promise<boolean> {
  */
 export function durableStoreUrl(kind: DurableStore): string {
   if (kind === "sqlite") return `sqlite:${join(tempDir(), "cairn.db")}`;
-  const schema = `cairn_test_${randomBytes(6).toString("hex")}`;
-  const url = new URL(PG_URL);
-  url.searchParams.set("schema", schema);
+  const url = new URL(freshPgUrl());
   url.searchParams.set("allowWeakDurability", "1");
-  onCleanup(async () => {
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => client.end());
-  });
   return url.toString();
 }
