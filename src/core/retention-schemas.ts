@@ -71,6 +71,8 @@ export interface PruneResult {
   archived: string[];
   /** Runs selected but kept because they changed before the delete (e.g. retried). */
   skipped: number;
+  /** Large-payload blobs deleted with the runs (nothing references them any more); absent when none. */
+  blobsDeleted?: number;
 }
 
 /** `createEngine({ retention })`: the automatic policy. */

@@ -116,8 +116,17 @@ export async function prune(store: Store, options: PruneOptions, now: number): P
     // Let other work (claims, commits) in between two batches.
     await new Promise((resolve) => setImmediate(resolve));
   }
+  // Large payloads of the deleted runs that nothing references any more. A blob written in the last
+  // hour is kept: a commit that is about to reference it (deduplicated by hash) may still be in flight.
+  if (result.runIds.length > 0) {
+    const blobsDeleted = await store.deleteUnreferencedBlobs(now - BLOB_GRACE_MS);
+    if (blobsDeleted > 0) result.blobsDeleted = blobsDeleted;
+  }
   return result;
 }
+
+/** How long a blob stays after its last write even when nothing references it. */
+const BLOB_GRACE_MS = 3_600_000;
 
 /**
  * Applies a {@link RetentionPolicy} from a worker: looks every `checkEvery` (real time) whether a pass

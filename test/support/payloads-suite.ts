@@ -17,6 +17,7 @@ import { createServer } from "../../src/server/create-server.js";
 import { openStore } from "../../src/store/open-store.js";
 import { aesGcmCodec, peekKeyId } from "../../src/store/payloads/aes-gcm-codec.js";
 import { withPayloads } from "../../src/store/payloads/payload-store.js";
+import { ManualClock } from "../../src/testing/manual-clock.js";
 import { waitFor } from "../../src/testing/wait-for.js";
 import { onCleanup } from "./engines.js";
 
@@ -150,6 +151,33 @@ export function payloadsSuite(name: string, open: () => Promise<RawDatabase>): v
       // One blob for both step results, one for the inbox event, one for the event.received entry.
       const [count] = await db.sql<{ n: number }>(`SELECT count(*) AS n FROM ${db.t("blobs")}`);
       expect(Number(count!.n)).toBe(3);
+    });
+
+    it("prune deletes the blobs of the runs it deletes, and keeps blobs another run still references", async () => {
+      const db = await open();
+      const clock = new ManualClock(Date.UTC(2030, 0, 1));
+      // On PostgreSQL the engine takes the database's time unless told to use its own clock.
+      const store = db.url.startsWith("postgres") ? `${db.url}${db.url.includes("?") ? "&" : "?"}clock=caller` : db.url;
+      const engine = await engineOn(db, { store, clock: clock.now });
+      const worker = engine.startWorker({ pollInterval: 10 });
+      for (const [runId, seed] of [
+        ["old", "abc"],
+        ["kept", "def"],
+      ] as const) {
+        await engine.start(bigFlow, { seed }, { runId });
+        await until(engine, runId, "suspended");
+        await engine.sendEvent(runId, "doc", { text: big(`${seed}-doc`) }, { eventId: `doc-${runId}` });
+        await engine.result(runId, { timeoutMs: 15_000 });
+        if (runId === "old") clock.advance("40d");
+      }
+      await worker.stop({ drain: true });
+      const [before] = await db.sql<{ n: number }>(`SELECT count(*) AS n FROM ${db.t("blobs")}`);
+      expect(Number(before!.n)).toBe(6);
+      const result = await engine.prune({ finishedBefore: "30d" });
+      expect(result).toMatchObject({ runIds: ["old"], blobsDeleted: 3 });
+      const [after] = await db.sql<{ n: number }>(`SELECT count(*) AS n FROM ${db.t("blobs")}`);
+      expect(Number(after!.n)).toBe(3);
+      expect(((await engine.result("kept")) as { length: number }).length).toBe(300_000);
     });
 
     it("detects a blob whose bytes were changed and names the run, seq and hash", async () => {
