@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { loadModuleEngineOptions } from "./load-schedules.js";
 import { createEngine } from "../engine/create-engine.js";
 import type { Engine } from "../engine/engine.js";
 import type { Workflow } from "../engine/workflow.js";
@@ -29,7 +30,10 @@ export function jsonOption(command: Command): Command {
  * @example await withEngine(opts, [], (engine) => engine.getRun(runId));
  */
 export async function withEngine<T>(options: StoreOptions, workflows: Workflow<any, any>[], use: (engine: Engine) => Promise<T>): Promise<T> {
-  const engine = await createEngine({ store: options.store, workflows });
+  // The queues the modules declare: createEngine refuses a workflow that joins an undeclared queue.
+  const specs = (options as { workflows?: string[] }).workflows;
+  const queues = specs && specs.length > 0 ? (await loadModuleEngineOptions(specs)).queues : undefined;
+  const engine = await createEngine({ store: options.store, workflows, ...(queues ? { queues } : {}) });
   try {
     return await use(engine);
   } finally {

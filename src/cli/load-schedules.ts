@@ -1,5 +1,7 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { QueueOptions } from "../core/flow-control.js";
+import type { OutboxOptions } from "../engine/outbox.js";
 import { isSchedule, type Schedule } from "../engine/schedule.js";
 import { UsageError } from "./errors.js";
 
@@ -27,4 +29,58 @@ export async function loadModuleSchedules(specs: readonly string[] | undefined):
     }
   }
   return [...byName.values()].map((entry) => entry.schedule);
+}
+
+/** What workflow modules may export besides workflows, for the engine the CLI creates. */
+export interface ModuleEngineOptions {
+  schedules: Schedule<unknown>[];
+  /** Merged `queues` exports (flow control): createEngine({ queues }). */
+  queues?: Record<string, QueueOptions>;
+  /** Merged `outbox` exports (handlers and webhooks by topic): createEngine({ outbox }). */
+  outbox?: OutboxOptions;
+}
+
+/**
+ * The engine options workflow modules export: schedules (see {@link loadModuleSchedules}), a `queues`
+ * record (the flow-control queues their workflows join) and an `outbox` object (handlers and webhooks
+ * of the messages they emit), so `cairn worker`, `serve` and `dev` run them as the modules declare.
+ * @throws UsageError when two modules declare one queue differently, or one topic's handler twice.
+ */
+export async function loadModuleEngineOptions(specs: readonly string[] | undefined): Promise<ModuleEngineOptions> {
+  const options: ModuleEngineOptions = { schedules: await loadModuleSchedules(specs) };
+  for (const spec of specs ?? []) {
+    const namespace = (await import(pathToFileURL(resolve(spec)).href)) as Record<string, unknown>;
+    const queues = namespace["queues"];
+    if (queues !== undefined) {
+      if (typeof queues !== "object" || queues === null || Array.isArray(queues)) {
+        throw new UsageError(`${spec} exports \`queues\` that is not an object of queue options ({ llm: { concurrency: 8 } }).`);
+      }
+      for (const [name, queue] of Object.entries(queues as Record<string, QueueOptions>)) {
+        const existing = options.queues?.[name];
+        if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(queue)) {
+          throw new UsageError(`Queue "${name}" is declared with different limits by two workflow modules (the second is ${spec}); declare it once.`);
+        }
+        options.queues = { ...options.queues, [name]: queue };
+      }
+    }
+    const outbox = namespace["outbox"];
+    if (outbox !== undefined) {
+      if (typeof outbox !== "object" || outbox === null || Array.isArray(outbox)) {
+        throw new UsageError(`${spec} exports \`outbox\` that is not an object ({ handlers, webhooks, maxAttempts, backoff }).`);
+      }
+      const given = outbox as OutboxOptions;
+      const merged: OutboxOptions = { ...given, ...options.outbox };
+      for (const key of ["handlers", "webhooks"] as const) {
+        const mine = given[key] ?? {};
+        const before = options.outbox?.[key] ?? {};
+        for (const topic of Object.keys(mine)) {
+          if (topic in before)
+            throw new UsageError(`Two workflow modules declare outbox ${key} for topic "${topic}" (the second is ${spec}); declare it once.`);
+        }
+        if (Object.keys(mine).length > 0 || Object.keys(before).length > 0) merged[key] = { ...before, ...mine } as never;
+      }
+      options.outbox = merged;
+    }
+  }
+  return options;
 }

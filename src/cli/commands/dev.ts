@@ -12,6 +12,7 @@ import { followRun } from "../follow.js";
 import { formatError, preview } from "../format.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
+import { loadModuleEngineOptions } from "../load-schedules.js";
 import { dashboardLine } from "./serve.js";
 
 interface DevOptions extends StoreOptions {
@@ -42,7 +43,7 @@ export function registerDevCommand(program: Command): void {
 async function runDev(options: DevOptions): Promise<void> {
   const workflows = await resolveWorkflows(options.workflows);
   const shutdown = untilShutdown("stopping: in-flight steps finish, then the store is closed");
-  const engine = await createEngine({ store: options.store, workflows });
+  const engine = await createEngine({ store: options.store, workflows, ...(await loadModuleEngineOptions(options.workflows)) });
   const stopFollowing = new AbortController();
   try {
     const worker = engine.startWorker(defined({ concurrency: options.concurrency }));

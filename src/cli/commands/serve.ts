@@ -8,6 +8,7 @@ import { defined, print, storeOption, type StoreOptions } from "../context.js";
 import { UsageError } from "../errors.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
+import { loadModuleEngineOptions } from "../load-schedules.js";
 import { retentionFrom, retentionOptions, type RetentionCommandOptions } from "./retention.js";
 
 interface ServeCommandOptions extends StoreOptions, RetentionCommandOptions {
@@ -48,7 +49,8 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
   const shutdown = untilShutdown("stopping: the server closes, in-flight steps finish, then the store is closed");
   const retention = retentionFrom(options);
   if (retention && !options.worker) throw new UsageError("--retention-* options need the built-in worker: drop --no-worker, or give them to `cairn worker`.");
-  const engine = await createEngine({ store: options.store, workflows, ...(retention ? { retention } : {}) });
+  const fromModules = await loadModuleEngineOptions(options.workflows);
+  const engine = await createEngine({ store: options.store, workflows, ...fromModules, ...(retention ? { retention } : {}) });
   try {
     const worker = options.worker ? engine.startWorker(defined({ concurrency: options.concurrency })) : undefined;
     const dashboardDir = options.dashboard ? builtDashboardDir() : undefined;

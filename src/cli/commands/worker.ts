@@ -5,7 +5,7 @@ import { defined, print, storeOption, type StoreOptions } from "../context.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
 import { retentionFrom, retentionOptions, type RetentionCommandOptions } from "./retention.js";
-import { loadModuleSchedules } from "../load-schedules.js";
+import { loadModuleEngineOptions } from "../load-schedules.js";
 
 interface WorkerCommandOptions extends StoreOptions, RetentionCommandOptions {
   workflows?: string[];
@@ -37,8 +37,8 @@ async function runWorker(options: WorkerCommandOptions): Promise<void> {
   const workflows = await resolveWorkflows(options.workflows);
   const shutdown = untilShutdown("draining: in-flight steps finish and leases are released");
   const retention = retentionFrom(options);
-  const schedules = await loadModuleSchedules(options.workflows);
-  const engine = await createEngine({ store: options.store, workflows, schedules, ...(retention ? { retention } : {}) });
+  const fromModules = await loadModuleEngineOptions(options.workflows);
+  const engine = await createEngine({ store: options.store, workflows, ...fromModules, ...(retention ? { retention } : {}) });
   try {
     const worker = engine.startWorker(
       defined({ concurrency: options.concurrency, leaseMs: options.leaseMs, pollInterval: options.pollMs, workerId: options.workerId, drain: options.drain }),
