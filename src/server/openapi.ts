@@ -244,7 +244,7 @@ export const ROUTES: RouteDoc[] = [
     summary: "Schedules",
     description: "Every schedule, by name: definition, status, next fire time, last tick and run, counts. See docs/operations/schedules.md.",
     ok: [{ status: 200, description: "The schedules.", schema: api.scheduleListSchema }],
-    errors: [503],
+    errors: [401, 403, 503],
   },
   {
     method: "get",
@@ -252,7 +252,7 @@ export const ROUTES: RouteDoc[] = [
     summary: "Runs per workflow version and status",
     description: "Which versions still have live runs, and which are drained. See docs/operations/deploys.md.",
     ok: [{ status: 200, description: "One entry per workflow version, by workflow then version.", schema: api.versionListSchema }],
-    errors: [503],
+    errors: [401, 403, 503],
   },
   {
     method: "get",

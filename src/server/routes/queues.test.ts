@@ -32,17 +32,19 @@ describe("GET /queues", () => {
     });
   });
 
-  it("is forbidden to namespaced tokens: the counts cover every namespace", async () => {
+  it("is forbidden to namespaced tokens, like /schedules and /versions: they cover every namespace", async () => {
     const engine = await testEngine("sqlite", { workflows: [job], queues: { jobs: {} } });
     const server = await testServer(engine, { auth: "tokens" });
     const now = Date.now();
     const reader = (await issueToken(engine.store, { name: "viewer", scopes: ["read"] }, now)).token;
     const tenant = (await issueToken(engine.store, { name: "team-a", scopes: ["read"], namespace: "a" }, now)).token;
-    const get = (token: string) => fetch(`${server.url}/queues`, { headers: { authorization: `Bearer ${token}` } });
-    expect((await get(reader)).status).toBe(200);
-    const refused = await get(tenant);
-    expect(refused.status).toBe(403);
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("FORBIDDEN");
+    for (const path of ["/queues", "/schedules", "/versions"]) {
+      const get = (token: string) => fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      expect((await get(reader)).status, path).toBe(200);
+      const refused = await get(tenant);
+      expect(refused.status, path).toBe(403);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("FORBIDDEN");
+    }
   });
 });
 

@@ -21,13 +21,22 @@ export function registerSystemRoutes(app: Hono, engine: Engine): void {
     return json(c, { workers: workers.map(workerView) });
   });
 
-  app.get("/schedules", async (c) => json(c, { schedules: await engine.listSchedules() }));
-  // Counts span every tenant's runs, so a namespaced token may not read them.
+  // Schedules, queue counts and version counts span every tenant's runs, so a namespaced token may not read them.
+  const everyNamespace = (c: Parameters<typeof principalOf>[0], what: string): void => {
+    if (principalOf(c).namespace !== null) throw new ForbiddenError("read", `${what} cover runs of every namespace: use a token without a namespace.`);
+  };
+  app.get("/schedules", async (c) => {
+    everyNamespace(c, "Schedules (their last runs)");
+    return json(c, { schedules: await engine.listSchedules() });
+  });
   app.get("/queues", async (c) => {
-    if (principalOf(c).namespace !== null) throw new ForbiddenError("read", "Queue counts cover runs of every namespace: use a token without a namespace.");
+    everyNamespace(c, "Queue counts");
     return json(c, { queues: await engine.queueStates() });
   });
-  app.get("/versions", async (c) => json(c, { versions: await engine.listVersions() }));
+  app.get("/versions", async (c) => {
+    everyNamespace(c, "Version counts");
+    return json(c, { versions: await engine.listVersions() });
+  });
 
   // Touches the store, so a load balancer sees 503 when the database is gone.
   app.get("/health", async (c) => {
