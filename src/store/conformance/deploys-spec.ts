@@ -81,6 +81,23 @@ export function deploysSpec(store: () => Store): void {
       expect(late).toMatchObject({ ok: false });
     });
 
+    it("dead-letters a queued run the same way (flow control claims it through its queue)", async () => {
+      const queues = [{ name: "q", concurrency: 1, perKeyConcurrency: null, rateLimit: null }];
+      const queuedClaim = (workerId: string, now: number) => ({ ...claim(workerId, now, 2), queues });
+      await store().createRun(newRun("qd", { flow: { queue: "q", concurrencyKey: null, priority: 0 } }), T0);
+      let now = T0;
+      const [first] = await store().claimRuns(queuedClaim("w-first", now));
+      expect(first?.runId).toBe("qd");
+      await commitOk(store(), first!, [stepStarted("s")], now);
+      now += LEASE + 1;
+      const [second] = await store().claimRuns(queuedClaim("w-second", now));
+      expect(second?.runId).toBe("qd");
+      await commitOk(store(), second!, [stepStarted("s", 2)], now);
+      now += LEASE + 1;
+      expect(await store().claimRuns(queuedClaim("w-third", now))).toEqual([]);
+      expect((await mustGet(store(), "qd")).status).toBe("dead");
+    });
+
     it("resets the count when an attempt makes progress", async () => {
       await store().createRun(newRun("r2"), T0);
       const [first] = await store().claimRuns(claim("w-first", T0, 3));

@@ -246,8 +246,10 @@ export class MemoryStore implements Store {
       const all = [...this.t.runs.values()];
       const due = all.filter((run) => isClaimable(run, request) && !this.flow.waitsForSlot(run));
       due.sort((a, b) => claimKey(a) - claimKey(b) || compareText(a.runId, b.runId));
+      const candidates = due.slice(0, request.limit);
+      if (request.queues && request.queues.length > 0) candidates.push(...this.flow.pick(all, request, request.limit - candidates.length));
       const taken: RunRecord[] = [];
-      for (const run of due.slice(0, request.limit)) {
+      for (const run of candidates) {
         if (run.status === "running" && request.maxRecoveryAttempts !== undefined) {
           const journal = this.t.journal.get(run.runId) ?? [];
           const from = journal.findLastIndex((entry) => entry.kind === "run.claimed");
@@ -267,7 +269,6 @@ export class MemoryStore implements Store {
         }
         taken.push(run);
       }
-      if (request.queues && request.queues.length > 0) taken.push(...this.flow.pick(all, request, request.limit - taken.length));
       return taken.flatMap((run) => {
         const claimed = claimRun(run, request);
         this.t.putRun(claimed.run);

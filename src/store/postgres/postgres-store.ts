@@ -407,11 +407,12 @@ export class PostgresStore implements Store {
       const timed = { ...request, now: tx.now };
       const rows = found.map(({ claim_key: _, ...row }) => row);
       let states = rows.map((row) => toState(row));
+      if (request.queues && request.queues.length > 0)
+        states.push(...(await pickQueuedRuns(tx, timed, request.limit - states.length)).map((row) => toState(row)));
+      // Runs re-claimed after an abnormal end may go to the dead-letter state instead (see common/recovery.ts).
       if (request.maxRecoveryAttempts !== undefined && states.some((state) => state.status === "running")) {
         states = await this.checkRecoveries(tx, states, request.maxRecoveryAttempts, tx.now);
       }
-      if (request.queues && request.queues.length > 0)
-        states.push(...(await pickQueuedRuns(tx, timed, request.limit - states.length)).map((row) => toState(row)));
       if (states.length === 0) return [];
       const claimed = states.map((state) => claimRun(state, timed));
       const updated = await tx.query<StateRow & { input: string }>(UPDATE_STATES_RETURNING, stateArrays(claimed.map((c) => c.run)));

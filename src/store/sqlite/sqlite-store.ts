@@ -305,13 +305,13 @@ export class SqliteStore implements Store {
     if (this.q.claim(request.workflows.length).get(...claimParams(request)) === undefined && !(queued && this.flow.anyDue(request))) return [];
     return this.immediate(() => {
       const found = this.q.claim(request.workflows.length).all(...claimParams(request)) as (StateRow & { claimKey: number })[];
-      const unqueued = found.flatMap(({ claimKey: _, ...row }) => {
-        const state = toState(row);
-        return state.status === "running" && request.maxRecoveryAttempts !== undefined && this.deadOnRecovery(state, request.maxRecoveryAttempts, request.now)
-          ? []
-          : [row];
+      const unqueued = found.map(({ claimKey: _, ...row }) => row);
+      const candidates = queued ? [...unqueued, ...this.flow.pick(request, request.limit - unqueued.length)] : unqueued;
+      // Runs re-claimed after an abnormal end may go to the dead-letter state instead (see common/recovery.ts).
+      const rows = candidates.filter((row) => {
+        if (request.maxRecoveryAttempts === undefined || row.status !== "running") return true;
+        return !this.deadOnRecovery(toState(row), request.maxRecoveryAttempts, request.now);
       });
-      const rows = queued ? [...unqueued, ...this.flow.pick(request, request.limit - unqueued.length)] : unqueued;
       return rows.flatMap((row) => {
         const claimed = claimRun(toState(row), request);
         this.q.updateState.run(stateParams(claimed.run));
