@@ -189,6 +189,11 @@ export class CairnClient {
     return page.messages;
   }
 
+  /** `POST /outbox/:id/retry` (admin): re-queues a dead message; `applied` is false when it was not dead. */
+  retryOutboxMessage(messageId: string): Promise<{ message: ApiOutboxMessage; applied: boolean }> {
+    return this.request("POST", `/outbox/${encodeURIComponent(messageId)}/retry`);
+  }
+
   /** `GET /health` */
   health(): Promise<{ status: "ok" }> {
     return this.request("GET", "/health");

@@ -1,6 +1,7 @@
 import * as outboxApi from "../core/outbox.js";
 import { z } from "zod";
 import * as api from "../core/api-schemas.js";
+import { outboxMessageParam } from "./routes/outbox.js";
 import { exportRunQuery, importRunQuery, runExportSchema } from "../core/run-export.js";
 
 /** One route as the OpenAPI description tells it. Paths use Hono's `:param` form. */
@@ -272,6 +273,15 @@ export const ROUTES: RouteDoc[] = [
     query: outboxApi.listOutboxQuerySchema,
     ok: [{ status: 200, description: "The messages.", schema: outboxApi.outboxListSchema }],
     errors: [400, 401, 403, 503],
+  },
+  {
+    method: "post",
+    path: "/outbox/:id/retry",
+    summary: "Re-queue a dead outbox message (admin)",
+    description: "Attempts start again; audited. `applied` is false when the message was not dead. Needs the admin scope under token auth.",
+    params: outboxMessageParam,
+    ok: [{ status: 200, description: "The message after the retry.", schema: z.object({ message: outboxApi.apiOutboxMessageSchema, applied: z.boolean() }) }],
+    errors: [401, 403, 404, 503],
   },
   {
     method: "get",

@@ -19,7 +19,7 @@ function isPublic(path: string): boolean {
  * for other GETs, write for the rest.
  */
 export function scopeFor(method: string, path: string): TokenScope {
-  if (path === "/tokens" || path.startsWith("/tokens/") || path === "/audit" || path === "/outbox") return "admin";
+  if (path === "/tokens" || path.startsWith("/tokens/") || path === "/audit" || path === "/outbox" || path.startsWith("/outbox/")) return "admin";
   if (path === "/runs/import" || /^\/runs\/[^/]+\/export$/.test(path)) return "admin";
   return method === "GET" || method === "HEAD" ? "read" : "write";
 }

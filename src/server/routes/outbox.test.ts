@@ -46,5 +46,17 @@ describe("GET /outbox", () => {
       code: "INVALID_INPUT",
       message: expect.stringContaining('unknown status "lost"') as string,
     });
+
+    // POST /outbox/:id/retry: admin only, re-queues a dead message once, audited; unknown ids are 404.
+    const retry = (token: string, id: string) =>
+      fetch(`${server.url}/outbox/${encodeURIComponent(id)}/retry`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
+    expect((await retry(reader, "n-1:mail.send#0")).status).toBe(403);
+    const requeued = await retry(admin, "n-1:mail.send#0");
+    expect(requeued.status).toBe(200);
+    expect(await requeued.json()).toMatchObject({ applied: true, message: { messageId: "n-1:mail.send#0", status: "pending", attempts: 0 } });
+    expect(await client.retryOutboxMessage("n-1:mail.send#0")).toMatchObject({ applied: false, message: { status: "pending" } });
+    expect((await retry(admin, "n-1:nothing#0")).status).toBe(404);
+    const audited = await engine.store.listAudit({ limit: 10 });
+    expect(audited.filter((a) => a.action === "outbox.retry").map((a) => a.target)).toEqual(["n-1:mail.send#0"]);
   });
 });

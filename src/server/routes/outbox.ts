@@ -1,15 +1,29 @@
 import type { Hono } from "hono";
+import { z } from "zod";
+import { audit } from "../auth/audit.js";
 import { listOutboxQuerySchema, type OutboxMessage } from "../../core/outbox.js";
 import { decode } from "../../core/serialize.js";
 import type { Engine } from "../../engine/engine.js";
 import { json, parse, queryOf } from "../http.js";
 
-/** Registers `GET /outbox` (admin scope under token auth: messages of every namespace). */
+/** Path parameter of `POST /outbox/:id/retry`: a message id (`<runId>:<opKey>`). */
+export const outboxMessageParam = z.object({ id: z.string().min(1).max(1000) });
+
+/**
+ * Registers `GET /outbox` and `POST /outbox/:id/retry` (admin scope under token auth: messages of
+ * every namespace). A retry re-queues a dead message and is audited; `applied: false` when it was not dead.
+ */
 export function registerOutboxRoutes(app: Hono, engine: Engine): void {
   app.get("/outbox", async (c) => {
     const query = parse(listOutboxQuerySchema, queryOf(c), "query");
     const messages = await engine.listOutbox(query);
     return json(c, { messages: messages.map(outboxView) });
+  });
+  app.post("/outbox/:id/retry", async (c) => {
+    const { id } = parse(outboxMessageParam, { id: c.req.param("id") }, "path");
+    const { message, applied } = await engine.retryOutboxMessage(id);
+    if (applied) await audit(c, engine.store, "outbox.retry", id, { topic: message.topic, runId: message.runId });
+    return json(c, { message: outboxView(message), applied });
   });
 }
 
