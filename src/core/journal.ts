@@ -54,7 +54,14 @@ export interface EntryData {
   "event.waiting": { type: string; timeoutAt: number | null };
   "event.received": { type: string; eventId: string; payload: unknown; inboxId: number };
   "event.timedout": Record<string, never>;
-  "child.started": { childRunId: string; workflow: string; version: string; input: unknown };
+  /** `flow`: the queue the child joins (its workflow's default queue), when it has one. */
+  "child.started": {
+    childRunId: string;
+    workflow: string;
+    version: string;
+    input: unknown;
+    flow?: { queue: string; concurrencyKey: string | null; priority: number };
+  };
   "child.completed": { output: unknown };
   "child.failed": { error: SerializedError; status: string };
   /** A journaled `now()`, `random()` or `uuid()`. */

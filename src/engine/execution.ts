@@ -790,7 +790,9 @@ export class Execution implements OpExecution {
       const childRunId = started?.childRunId ?? options.runId ?? `${this.runId}/${key}`;
       if (!started) {
         const encoded = encode(input);
-        await this.write([newEntry("child.started", key, { childRunId, workflow: workflow.name, version: workflow.version, input: decode(encoded) })]);
+        // A child joins its workflow's default queue, like a run started with engine.start.
+        const flow = workflow.queue === undefined ? {} : { flow: { queue: workflow.queue, concurrencyKey: null, priority: 0 } };
+        await this.write([newEntry("child.started", key, { childRunId, workflow: workflow.name, version: workflow.version, input: decode(encoded), ...flow })]);
         this.host.kick();
       }
       const child = await this.host.store.getRun(childRunId);

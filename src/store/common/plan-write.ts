@@ -145,6 +145,7 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
         input: encode(data.input),
         parentRunId: run.runId,
         parentOpKey: entry.opKey,
+        ...(data.flow ? { flow: data.flow } : {}),
       };
       return [{ kind: "create-run", run: child }];
     }
