@@ -8,6 +8,8 @@ import type { Workflow } from "../src/engine/workflow.js";
 import { workflows } from "../examples/index.js";
 import { approval } from "../examples/approval.js";
 import { recordFixtures } from "./support/record-fixtures.js";
+import { testEngine } from "./support/engines.js";
+import { waitFor } from "../src/testing/wait-for.js";
 
 // Replay compatibility is pinned: journals recorded from the examples are committed, and the current
 // code must replay every one of them. A change that breaks replay of older runs fails here.
@@ -77,6 +79,34 @@ describe("a changed workflow is reported as a divergence", () => {
     expect(report.divergence!.expected).toMatch(/^step\.completed at seq \d+$/);
     expect(report.divergence!.message).toContain("Non-determinism");
     expect(report.deliveredOutcomes).toBe(0);
+  });
+
+  it("names the outcome entry the code never reached, not a later entry of the same op (a compensation)", async () => {
+    const trip = (hotelName: string) =>
+      defineWorkflow({
+        name: "trip",
+        async run(ctx) {
+          await ctx.step(hotelName, () => "room-1", { compensate: async () => undefined });
+          await ctx.step(
+            "flight",
+            () => {
+              throw new Error("sold out");
+            },
+            { retry: { maxAttempts: 1 } },
+          );
+        },
+      });
+    const engine = await testEngine("memory", { workflows: [trip("hotel")] });
+    const worker = engine.startWorker({ pollInterval: 5 });
+    await engine.start(trip("hotel"), undefined, { runId: "t1" });
+    await waitFor(async () => (await engine.getRun("t1")).status === "compensated", { what: "the trip compensated" });
+    await worker.stop();
+    const journal = await engine.store.readJournal("t1");
+    const completed = journal.find((e) => e.opKey === "hotel#0" && e.kind === "step.completed")!;
+    expect(journal.some((e) => e.opKey === "hotel#0" && e.seq > completed.seq)).toBe(true);
+    const run = (await engine.store.getRun("t1"))!;
+    const report = await dryReplay(trip("motel"), run, journal);
+    expect(report.divergence).toMatchObject({ opKey: "hotel#0", expected: `step.completed at seq ${completed.seq}` });
   });
 
   it("reports another op kind at a journaled key", async () => {

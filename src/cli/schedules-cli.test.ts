@@ -56,6 +56,14 @@ describe("cairn schedules", () => {
     expect((await engine.getSchedule("nightly")).status).toBe("active");
     expect((await engine.store.listAudit({ action: "schedule.pause" })).map((e) => e.target)).toEqual(["nightly"]);
 
+    // --store given on the command line (no CAIRN_STORE), after the name or before the subcommand.
+    const { CAIRN_STORE: _, ...noStoreEnv } = process.env;
+    const flagged = await run(process.execPath, [MAIN, "schedules", "pause", "nightly", "--store", store], { env: noStoreEnv });
+    expect(flagged.stdout).toBe("nightly: paused.\n");
+    expect((await engine.getSchedule("nightly")).status).toBe("paused");
+    await run(process.execPath, [MAIN, "schedules", "--store", store, "resume", "nightly"], { env: noStoreEnv });
+    expect((await engine.getSchedule("nightly")).status).toBe("active");
+
     const unknown = await cli(store, "schedules", "pause", "nope");
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/SCHEDULE_NOT_FOUND|Schedule "nope" does not exist/);

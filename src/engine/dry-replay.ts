@@ -98,7 +98,8 @@ class DryReplay {
       if (this.settled) return this.onSettled();
       const next = this.deliveries[this.head];
       if (!next) return this.report("frontier");
-      const entry = this.history.get(next.key)?.at(-1);
+      // The outcome entry the code never reached (the op's later entries, e.g. a compensation, are not it).
+      const entry = this.history.get(next.key)?.find((e) => e.seq === next.seq);
       const fresh = [...this.issued].filter((key) => !this.history.has(key));
       const instead = fresh.length > 0 ? `issues ${fresh.map((k) => `"${k}"`).join(", ")} instead and never reaches it` : "never issues that op";
       this.divergence = new NonDeterminismError(next.key, `${entry?.kind ?? "an outcome"} at seq ${next.seq}`, instead);

@@ -6,7 +6,7 @@ import { readJournalFile } from "../../engine/deploys.js";
 import { RUN_STATUSES } from "../../core/run.js";
 import { recordAudit } from "../audit.js";
 import { UsageError } from "../errors.js";
-import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
+import { CLI, jsonOption, note, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { table } from "../format.js";
 import { resolveWorkflows } from "../load-workflows.js";
 
@@ -40,7 +40,10 @@ export function registerDeployCommands(program: Command): void {
     .description("replay a run's journal against the current code without executing anything; exits 1 on a divergence")
     .argument("<source>", "a run export file (cairn.run/1 JSON) or a run id in the store")
     .option("--workflows <module...>", "ES module(s) exporting the workflows to check (default: the examples)")
-    .addHelpText("after", `\nExamples:\n  ${CLI} replay test/fixtures/journals/research.json --workflows dist/my-workflows.js\n  ${CLI} replay thread-42`);
+    .addHelpText(
+      "after",
+      `\nExamples:\n  ${CLI} replay export.json --workflows dist/my-workflows.js   # a file from cairn export\n  ${CLI} replay test/fixtures/journals/approval-escalated--po-2.json\n  ${CLI} replay thread-42`,
+    );
   storeOption(jsonOption(replay)).action(replayCommand);
 }
 
@@ -75,6 +78,11 @@ export function versionTable(versions: readonly VersionSummary[]): string[] {
 
 async function setDrained(ref: VersionRef, drained: boolean, options: StoreOptions & JsonOptions): Promise<void> {
   await withEngine(options, [], async (engine) => {
+    if (drained) {
+      // A typo (research@l) would drain nothing useful: say so, and still record it (a version may be deployed later).
+      const known = (await engine.listVersions()).some((v) => v.workflow === ref.workflow && v.version === ref.version);
+      if (!known) note(`warning: the store has no run of ${ref.workflow}@${ref.version}; check the name and version (${CLI} versions lists them).`);
+    }
     const changed = drained ? await engine.drainVersion(ref.workflow, ref.version) : await engine.undrainVersion(ref.workflow, ref.version);
     if (changed) await recordAudit(engine.store, drained ? "version.drain" : "version.undrain", `${ref.workflow}@${ref.version}`, null);
     if (options.json) return printJson({ ...ref, drained, changed });

@@ -55,8 +55,9 @@ async function listMessages(options: ListOptions): Promise<void> {
     });
     if (options.json) return printJson(messages.map((m) => ({ ...m, payload: decode(m.payload) })));
     if (messages.length === 0) {
-      const what = status === undefined ? "" : status.length === 1 && status[0] === "pending" ? "undelivered " : `${status.join(" or ")} `;
-      return print(`No ${what}outbox messages.`);
+      const what = status === undefined ? "" : status.length === 1 && status[0] === "pending" ? "pending " : `${status.join(" or ")} `;
+      const hint = status?.length === 1 && status[0] === "pending" ? ` Dead ones: ${CLI} outbox --dead.` : "";
+      return print(`No ${what}outbox messages.${hint}`);
     }
     print(...outboxTable(messages));
     if (messages.some((m) => m.status === "dead")) print("", `Re-queue a dead message with: ${CLI} outbox retry <message>`);

@@ -21,17 +21,18 @@ export function registerScheduleCommands(program: Command): void {
     .addHelpText("after", `\nExamples:\n  ${CLI} schedules\n  ${CLI} schedules pause nightly-report\n  ${CLI} schedules resume nightly-report`);
   storeOption(jsonOption(schedules)).action(listSchedules);
 
-  const pause = schedules
+  // --store and --json are the parent's (commander parses them wherever they appear).
+  schedules
     .command("pause")
-    .description("stop firing a schedule until resumed (ticks meanwhile are not fired later)")
-    .argument("<name>", "the schedule", nameArg);
-  storeOption(jsonOption(pause)).action((name: string, options: Options) => setPaused(name, true, options));
+    .description("stop firing a schedule until resumed (ticks meanwhile are not fired later; takes --store, --json)")
+    .argument("<name>", "the schedule", nameArg)
+    .action((name: string, _local: unknown, command: Command) => setPaused(name, true, command.parent!.opts<Options>()));
 
-  const resume = schedules
+  schedules
     .command("resume")
-    .description("fire a paused schedule again, from its next tick after now")
-    .argument("<name>", "the schedule", nameArg);
-  storeOption(jsonOption(resume)).action((name: string, options: Options) => setPaused(name, false, options));
+    .description("fire a paused schedule again, from its next tick after now (takes --store, --json)")
+    .argument("<name>", "the schedule", nameArg)
+    .action((name: string, _local: unknown, command: Command) => setPaused(name, false, command.parent!.opts<Options>()));
 }
 
 async function listSchedules(options: Options): Promise<void> {
