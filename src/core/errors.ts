@@ -86,13 +86,14 @@ export class RunConflictError extends CairnError {
   constructor(
     readonly runId: string,
     detail: string,
+    hint = "Use a new runId, or start with exactly the same workflow and input to get the existing run.",
   ) {
-    super(
-      "RUN_CONFLICT",
-      `Run "${runId}" already exists ${detail}. Use a new runId, or start with exactly the same workflow and input to get the existing run.`,
-    );
+    super("RUN_CONFLICT", `Run "${runId}" already exists ${detail}. ${hint}`);
   }
 }
+
+/** What to do about a {@link RunConflictError} raised by an import. */
+export const IMPORT_CONFLICT_HINT = "Import it under another id with --as <newRunId> (engine.importRun(data, { as })).";
 
 /** The run has already finished; the operation needs a live run. */
 export class RunFinishedError extends CairnError {

@@ -1,4 +1,4 @@
-import { RunConflictError } from "../../core/errors.js";
+import { IMPORT_CONFLICT_HINT, RunConflictError } from "../../core/errors.js";
 import { isTerminal, type RunRecord } from "../../core/run.js";
 import type { PruneQuery, RunImport } from "../../core/store.js";
 import type { MemoryTables } from "./memory-tables.js";
@@ -71,13 +71,10 @@ export function readRows(t: MemoryTables, runId: string): RunImport | undefined 
 /** See `Store.importRun`: inside `t.atomic`, so a conflict leaves nothing behind. */
 export function importRows(t: MemoryTables, data: RunImport): void {
   t.atomic(() => {
-    if (t.runs.has(data.run.runId)) throw new RunConflictError(data.run.runId, "in this store; import it under another id (--as)");
+    if (t.runs.has(data.run.runId)) throw new RunConflictError(data.run.runId, "in this store", IMPORT_CONFLICT_HINT);
     for (const request of data.humanRequests) {
       if (t.humans.has(request.requestId)) {
-        throw new RunConflictError(
-          data.run.runId,
-          `cannot be imported: human request "${request.requestId}" exists in this store; import it under another id (--as)`,
-        );
+        throw new RunConflictError(data.run.runId, `cannot be imported: human request "${request.requestId}" exists in this store`, IMPORT_CONFLICT_HINT);
       }
     }
     t.putRun({ ...data.run });

@@ -1,4 +1,4 @@
-import { RunConflictError } from "../../core/errors.js";
+import { IMPORT_CONFLICT_HINT, RunConflictError } from "../../core/errors.js";
 import { isTerminal, TERMINAL_STATUSES, type RunRecord } from "../../core/run.js";
 import type { PruneQuery, RunImport } from "../../core/store.js";
 import { humanRequestRow } from "../common/plan-write.js";
@@ -79,12 +79,12 @@ export async function readRows(tx: Tx, runId: string): Promise<RunImport | undef
 export async function importRows(tx: Tx, data: RunImport): Promise<void> {
   const { run } = data;
   const inserted = await tx.query(INSERT_RUN, runValues(run));
-  if (inserted.length === 0) throw new RunConflictError(run.runId, "in this store; import it under another id (--as)");
+  if (inserted.length === 0) throw new RunConflictError(run.runId, "in this store", IMPORT_CONFLICT_HINT);
   const taken = await tx.query<{ id: string }>(`SELECT request_id AS id FROM human_requests WHERE request_id = ANY($1::text[]) LIMIT 1`, [
     data.humanRequests.map((r) => r.requestId),
   ]);
   if (taken[0]) {
-    throw new RunConflictError(run.runId, `cannot be imported: human request "${taken[0].id}" exists in this store; import it under another id (--as)`);
+    throw new RunConflictError(run.runId, `cannot be imported: human request "${taken[0].id}" exists in this store`, IMPORT_CONFLICT_HINT);
   }
   await tx.query(
     `INSERT INTO journal (run_id, seq, kind, op_key, payload, epoch, at)

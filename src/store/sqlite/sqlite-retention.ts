@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { RunConflictError } from "../../core/errors.js";
+import { IMPORT_CONFLICT_HINT, RunConflictError } from "../../core/errors.js";
 import type { RunRecord } from "../../core/run.js";
 import { TERMINAL_STATUSES } from "../../core/run.js";
 import type { PruneQuery, RunImport } from "../../core/store.js";
@@ -70,15 +70,12 @@ export function importRows(db: Database.Database, data: RunImport): void {
   const { run } = data;
   db.transaction(() => {
     if (db.prepare("SELECT 1 FROM runs WHERE run_id = ?").get(run.runId) !== undefined) {
-      throw new RunConflictError(run.runId, "in this store; import it under another id (--as)");
+      throw new RunConflictError(run.runId, "in this store", IMPORT_CONFLICT_HINT);
     }
     const human = db.prepare("SELECT 1 FROM human_requests WHERE request_id = ?");
     for (const request of data.humanRequests) {
       if (human.get(request.requestId) !== undefined) {
-        throw new RunConflictError(
-          run.runId,
-          `cannot be imported: human request "${request.requestId}" exists in this store; import it under another id (--as)`,
-        );
+        throw new RunConflictError(run.runId, `cannot be imported: human request "${request.requestId}" exists in this store`, IMPORT_CONFLICT_HINT);
       }
     }
     db.prepare(
