@@ -75,6 +75,17 @@ export interface ListOutboxQuery {
   limit?: number;
 }
 
+/** Zod schema of `engine.listOutbox`'s query (the library's form: `status` is an array). */
+export const listOutboxLibraryQuerySchema = z
+  .object({
+    status: z.array(z.enum(OUTBOX_STATUSES as [OutboxStatus, ...OutboxStatus[]], { message: `use ${OUTBOX_STATUSES.join(", ")}` })).optional(),
+    topic: z.string().min(1).optional(),
+    runId: z.string().min(1).optional(),
+    afterId: z.number().int().nonnegative().optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+  })
+  .strict();
+
 const TOPIC = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 /**

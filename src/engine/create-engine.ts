@@ -36,7 +36,7 @@ import { debounceSchema, parseQueues, resolveFlow, type QueueLimits } from "../c
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { aesGcmCodecFromEnv } from "../store/payloads/aes-gcm-codec.js";
 import { withPayloads } from "../store/payloads/payload-store.js";
-import type { ListOutboxQuery, OutboxMessage } from "../core/outbox.js";
+import { listOutboxLibraryQuerySchema, type ListOutboxQuery, type OutboxMessage } from "../core/outbox.js";
 import { Committer } from "./committer.js";
 import { DispatcherImpl } from "./dispatcher.js";
 import type { Dispatcher, DispatcherOptions, OutboxHandler } from "./outbox.js";
@@ -608,7 +608,8 @@ class EngineImpl implements Engine {
     return this.outbox.add(topic, handler as OutboxHandler<any>);
   }
 
-  listOutbox(query: ListOutboxQuery = {}): Promise<OutboxMessage[]> {
+  async listOutbox(query: ListOutboxQuery = {}): Promise<OutboxMessage[]> {
+    check(listOutboxLibraryQuerySchema, query, "listOutbox");
     return this.store.listOutbox(query);
   }
 

@@ -108,6 +108,8 @@ export function outboxEngineSuite(kind: string, source: StoreSource): void {
       await expect(createEngine({ store: "memory:", outbox: { maxAttempts: 0 } })).rejects.toMatchObject({ code: "INVALID_INPUT" });
       await expect(createEngine({ store: "memory:", outbox: { webhooks: { t: { url: "ftp://x" } } } })).rejects.toThrow(/outbox.webhooks\["t"\].url/);
       await expect(engine.retryOutboxMessage("ghost:x#0")).rejects.toMatchObject({ code: "OUTBOX_MESSAGE_NOT_FOUND" });
+      await expect(engine.listOutbox({ status: ["all" as never] })).rejects.toThrow(/listOutbox.*status/);
+      await expect(engine.listOutbox({ limit: 0 })).rejects.toMatchObject({ code: "INVALID_INPUT" });
       expect(() => engine.startDispatcher({ concurrency: 0 })).toThrow(/concurrency/);
     });
 
