@@ -9,13 +9,15 @@ export function ago(iso: string | null | undefined, now = Date.now()): string {
 
 export function duration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
-  const m = s / 60;
-  if (m < 60) return `${Math.floor(m)} min ${Math.round(s % 60)} s`;
-  const h = m / 60;
-  if (h < 48) return `${Math.floor(h)} h ${Math.round(m % 60)} min`;
-  return `${Math.floor(h / 24)} d ${Math.round(h % 24)} h`;
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  // Round to the smallest unit shown first, then split, so no part reads 60 s, 60 min or 24 h.
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 48 * 60) return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  const hours = Math.round(ms / 3_600_000);
+  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
 }
 
 export function clock(iso: string): string {

@@ -54,6 +54,20 @@ export const durationArg = parser(
   `For example 30s or 10m.`,
 );
 
+/**
+ * Parses a duration that must carry its unit (`30d`, `12h`, `1ms`). For options where a bare number
+ * is almost surely not meant as milliseconds, e.g. how long to keep finished runs: `30` would
+ * otherwise prune everything that finished more than 30 ms ago.
+ */
+export const unitDurationArg = parser(
+  z
+    .string()
+    .refine((text) => !/^\s*\d+(\.\d+)?\s*$/.test(text), "a bare number has no unit (it would be read as milliseconds)")
+    .transform((text): string | number => text.trim())
+    .pipe(durationSchema),
+  `Give the unit, for example 30d, 12h or 10m.`,
+);
+
 /** Parses a cutoff: a duration before now (`30d`, `12h`) or an ISO date (`2026-01-31`, `2026-01-31T12:00:00Z`); kept as text. */
 export const cutoffArg = parser(
   z.string().refine((text) => cutoffSchema.safeParse(text.trim()).success, "not a duration or a date"),

@@ -1,4 +1,7 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Command } from "commander";
+import { UsageError } from "./errors.js";
 import { loadModuleEngineOptions } from "./load-schedules.js";
 import { createEngine } from "../engine/create-engine.js";
 import type { Engine } from "../engine/engine.js";
@@ -25,11 +28,41 @@ export function jsonOption(command: Command): Command {
   return command.option("--json", "print machine-readable JSON instead of text");
 }
 
+/** How {@link withEngine} treats a SQLite store file that does not exist yet. */
+export interface WithEngineOptions {
+  /** Create the file (commands that add data: start, import, token create). Default: refuse, naming the path. */
+  create?: boolean;
+}
+
+/**
+ * Refuses a `sqlite:` store whose file does not exist: a command that only reads or acts on existing
+ * runs would otherwise create an empty database at a mistyped path (or in the wrong directory) and
+ * report "no runs".
+ */
+export function requireExistingStore(url: string): void {
+  if (!url.startsWith("sqlite:")) return;
+  const path = url.slice("sqlite:".length);
+  if (path === ":memory:" || path.trim() === "" || path.startsWith("//")) return;
+  const file = resolve(path);
+  if (existsSync(file)) return;
+  throw new UsageError(
+    `No Cairn store at ${file}. Check --store (or CAIRN_STORE) and the directory you run from; ` +
+      `\`${CLI} migrate --store ${shellQuote(url)}\` creates an empty store, and \`${CLI} worker\`, \`dev\` and \`start\` create one as needed.`,
+  );
+}
+
 /**
  * Opens an engine on the store, runs `use`, and closes the engine whatever happens.
+ * A `sqlite:` file that does not exist is refused unless `create` is set (see {@link requireExistingStore}).
  * @example await withEngine(opts, [], (engine) => engine.getRun(runId));
  */
-export async function withEngine<T>(options: StoreOptions, workflows: Workflow<any, any>[], use: (engine: Engine) => Promise<T>): Promise<T> {
+export async function withEngine<T>(
+  options: StoreOptions,
+  workflows: Workflow<any, any>[],
+  use: (engine: Engine) => Promise<T>,
+  { create = false }: WithEngineOptions = {},
+): Promise<T> {
+  if (!create) requireExistingStore(options.store);
   // The queues the modules declare: createEngine refuses a workflow that joins an undeclared queue.
   const specs = (options as { workflows?: string[] }).workflows;
   const queues = specs && specs.length > 0 ? (await loadModuleEngineOptions(specs)).queues : undefined;

@@ -17,6 +17,8 @@ export class UsageError extends Error {
   }
 }
 
+const CONNECTION_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT", "ECONNRESET", "EAI_AGAIN"]);
+
 /**
  * Prints `error` for a person on stderr and returns the exit code to use.
  * Stack traces are shown only when `CAIRN_DEBUG` is set.
@@ -38,6 +40,9 @@ export function reportError(error: unknown): number {
   } else {
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`error: ${message}\n`);
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === "string" && CONNECTION_CODES.has(code))
+      process.stderr.write("The store could not be reached: check --store (or CAIRN_STORE) and that the database server is running and accepts connections.\n");
   }
   if (process.env.CAIRN_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   return EXIT_FAILURE;

@@ -112,7 +112,7 @@ export function runBlock(run: RunInfo, now = Date.now()): string[] {
 /** One journal entry as a timeline line: `seq  +elapsed  kind  opKey  summary`. */
 export function timelineLine(entry: JournalEntryView, startedAt: Date): string {
   const elapsed = `+${formatMs(Math.max(0, entry.at.getTime() - startedAt.getTime()))}`;
-  const parts = [String(entry.seq).padStart(4), elapsed.padStart(7), entry.kind.padEnd(15), (entry.opKey ?? "").padEnd(14), summarize(entry)];
+  const parts = [String(entry.seq).padStart(4), elapsed.padStart(7), entry.kind.padEnd(23), (entry.opKey ?? "").padEnd(14), summarize(entry)];
   return parts.join("  ").trimEnd();
 }
 

@@ -61,7 +61,8 @@ export class CairnError extends Error {
 export function isCairnError(error: unknown, code?: ErrorCode): error is CairnError {
   if (typeof error !== "object" || error === null) return false;
   const candidate = error as { code?: unknown; name?: unknown };
-  if (typeof candidate.code !== "string" || typeof candidate.name !== "string" || !candidate.name.endsWith("Error")) return false;
+  // A plain Error with a code is a system error (ECONNREFUSED, ENOENT…), not ours.
+  if (typeof candidate.code !== "string" || typeof candidate.name !== "string" || !candidate.name.endsWith("Error") || candidate.name === "Error") return false;
   return code === undefined || candidate.code === code;
 }
 
@@ -159,7 +160,7 @@ export class WorkflowNotRegisteredError extends CairnError {
   ) {
     super(
       "WORKFLOW_NOT_REGISTERED",
-      `Workflow "${workflow}" is not registered with this engine. Registered: ${known.length ? known.join(", ") : "(none)"}. Pass it in createEngine({ workflows }).`,
+      `Workflow "${workflow}" is not registered with this engine. Registered: ${known.length ? known.join(", ") : "(none)"}. Register it: createEngine({ workflows }) in code, or --workflows <module> on the cairn command line (worker, serve, dev, start, replay).`,
     );
   }
 }
@@ -311,7 +312,10 @@ export class ForbiddenError extends CairnError {
 /** No API token has this id. */
 export class TokenNotFoundError extends CairnError {
   constructor(readonly tokenId: string) {
-    super("TOKEN_NOT_FOUND", `API token "${tokenId}" does not exist or is already revoked. List tokens with \`cairn token list\`.`);
+    super(
+      "TOKEN_NOT_FOUND",
+      `API token "${tokenId}" does not exist or is already revoked. Revoke takes the token's id, not its name: the first column of \`cairn token list\`.`,
+    );
   }
 }
 

@@ -110,8 +110,11 @@ async function replayCommand(source: string, options: ReplayOptions): Promise<vo
       );
     }
     exported = readJournalFile(parsed, source);
+  } else if (/\.json$/i.test(source)) {
+    throw new UsageError(`No file ${source}. Pass the path of a file from cairn export or a journal file (cairn.run/1), or a run id in the store.`);
   }
-  const report = await withEngine(options, workflows, (engine) => engine.replay(exported ?? source));
+  // A file carries its whole journal: replaying it needs no store (and must not create one).
+  const report = await withEngine(exported ? { ...options, store: "memory:" } : options, workflows, (engine) => engine.replay(exported ?? source));
   if (options.json) printJson(report);
   else print(...describeReport(report));
   if (report.divergence) throw new NonDeterminismError(report.divergence.opKey, report.divergence.expected, report.divergence.actual);

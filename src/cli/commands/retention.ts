@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import type { RetentionPolicy } from "../../core/retention-schemas.js";
 import type { RunStatus } from "../../core/run.js";
-import { durationArg, idArg, intArg, cutoffArg, statusArg } from "../args.js";
+import { durationArg, idArg, intArg, cutoffArg, statusArg, unitDurationArg } from "../args.js";
 import { recordAudit } from "../audit.js";
 import { UsageError } from "../errors.js";
 import { CLI, defined, jsonOption, note, print, printJson, shellQuote, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
@@ -72,9 +72,9 @@ export function registerRetentionCommands(program: Command): void {
 /** Adds the `--retention-*` options of `cairn worker` and `cairn serve`. */
 export function retentionOptions(command: Command): Command {
   return command
-    .option("--retention-completed <duration>", "prune completed runs this long after they finished, e.g. 30d", durationArg)
-    .option("--retention-failed <duration>", "prune failed and dead runs this long after they finished, e.g. 90d", durationArg)
-    .option("--retention-cancelled <duration>", "prune cancelled runs this long after they finished", durationArg)
+    .option("--retention-completed <duration>", "prune completed runs this long after they finished, e.g. 30d", unitDurationArg)
+    .option("--retention-failed <duration>", "prune failed and dead runs this long after they finished, e.g. 90d", unitDurationArg)
+    .option("--retention-cancelled <duration>", "prune cancelled runs this long after they finished", unitDurationArg)
     .option("--retention-interval <duration>", "time between retention passes (default 1h)", durationArg)
     .option("--retention-archive <dir>", "archive each run to <dir>/<runId>.json before pruning it");
 }
@@ -154,10 +154,15 @@ async function importRun(file: string, options: ImportCommandOptions): Promise<v
   } catch (error) {
     throw new UsageError(`${file} is not JSON (${(error as Error).message}). Give the path of a file written by \`cairn export\`.`);
   }
-  await withEngine(options, [], async (engine) => {
-    const run = await engine.importRun(data, defined({ as: options.as }));
-    await recordAudit(engine.store, "run.import", run.runId, { file, as: options.as ?? null });
-    if (options.json) return printJson(run);
-    print(`Imported ${run.runId} (${run.status}) from ${file}.`, `Show it with: ${CLI} show ${shellQuote(run.runId)}`);
-  });
+  await withEngine(
+    options,
+    [],
+    async (engine) => {
+      const run = await engine.importRun(data, defined({ as: options.as }));
+      await recordAudit(engine.store, "run.import", run.runId, { file, as: options.as ?? null });
+      if (options.json) return printJson(run);
+      print(`Imported ${run.runId} (${run.status}) from ${file}.`, `Show it with: ${CLI} show ${shellQuote(run.runId)}`);
+    },
+    { create: true },
+  );
 }

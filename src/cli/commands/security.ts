@@ -64,16 +64,21 @@ export function registerSecurityCommands(program: Command): void {
 }
 
 async function createToken(options: CreateOptions): Promise<void> {
-  await withEngine(options, [], async (engine) => {
-    const { token, record } = await issueToken(engine.store, { name: options.name, scopes: options.scope, namespace: options.namespace ?? null }, Date.now());
-    await recordAudit(engine.store, "token.create", record.id, { name: record.name, scopes: record.scopes, namespace: record.namespace });
-    if (options.json) return printJson({ token, record: tokenView(record) });
-    print(token);
-    note(
-      `Created token ${record.id} "${record.name}" (${record.scopes.join(", ")}${record.namespace ? `, namespace ${record.namespace}/` : ""}).`,
-      "The line above is the only copy of the token: keep it in a secret store. Send it as `Authorization: Bearer <token>`.",
-    );
-  });
+  await withEngine(
+    options,
+    [],
+    async (engine) => {
+      const { token, record } = await issueToken(engine.store, { name: options.name, scopes: options.scope, namespace: options.namespace ?? null }, Date.now());
+      await recordAudit(engine.store, "token.create", record.id, { name: record.name, scopes: record.scopes, namespace: record.namespace });
+      if (options.json) return printJson({ token, record: tokenView(record) });
+      print(token);
+      note(
+        `Created token ${record.id} "${record.name}" (${record.scopes.join(", ")}${record.namespace ? `, namespace ${record.namespace}/` : ""}).`,
+        "The line above is the only copy of the token: keep it in a secret store. Send it as `Authorization: Bearer <token>`.",
+      );
+    },
+    { create: true },
+  );
 }
 
 async function listTokens(options: StoreOptions & JsonOptions): Promise<void> {

@@ -4,7 +4,7 @@ import { builtDashboardDir, DASHBOARD_PATH } from "../../server/dashboard.js";
 import { isLoopbackHost } from "../../server/loopback.js";
 import { serve } from "../../server/serve.js";
 import { intArg } from "../args.js";
-import { defined, print, storeOption, type StoreOptions } from "../context.js";
+import { CLI, defined, print, storeOption, type StoreOptions } from "../context.js";
 import { UsageError } from "../errors.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
@@ -58,6 +58,9 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
     print(
       `cairn serve listening on ${server.url} (store ${engine.store.url}, workflows ${describeWorkflows(workflows)}${worker ? `, worker ${worker.workerId}` : ", no worker"}, auth ${options.auth})`,
       `  ${dashboardLine(server.url, options.dashboard, dashboardDir)}`,
+      ...(options.auth === "tokens" && dashboardDir
+        ? [`  with --auth tokens, open it once as ${server.url}${DASHBOARD_PATH}/?token=<token> (${CLI} token create --name me --scope read,write)`]
+        : []),
       `  API description: ${server.url}/openapi.json · health: ${server.url}/health`,
     );
     await shutdown;

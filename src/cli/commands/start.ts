@@ -30,22 +30,27 @@ export function registerStartCommand(program: Command): void {
 async function startRun(name: string, options: StartCommandOptions): Promise<void> {
   const workflows = await resolveWorkflows(options.workflows);
   const workflow = pickWorkflow(workflows, name);
-  await withEngine(options, workflows, async (engine) => {
-    const handle = await engine.start(workflow, options.input, options.runId === undefined ? undefined : { runId: options.runId });
-    const runId = handle.runId;
-    await recordAudit(engine.store, "run.start", runId, { workflow: workflow.name, created: handle.created });
-    if (!options.json) {
-      print(runId);
-      note(handle.created ? `Started ${workflow.name}@${workflow.version} as ${runId}.` : `Run ${runId} already existed; nothing new was started.`);
-    }
-    if (!options.wait) {
-      if (options.json) printJson({ runId, created: handle.created, workflow: workflow.name, version: workflow.version });
-      else note(`Follow it with: ${CLI} show ${shellQuote(runId)} --follow   (a worker runs it: ${CLI} worker)`);
-      return;
-    }
-    if (!options.json) note(`Waiting for ${runId} to finish (runs only while a worker is running: ${CLI} worker)…`);
-    const output = await handle.result(options.timeout === undefined ? undefined : { timeoutMs: options.timeout });
-    if (options.json) printJson({ runId, created: handle.created, workflow: workflow.name, version: workflow.version, status: "completed", output });
-    else print(JSON.stringify(output, null, 2) ?? "undefined");
-  });
+  await withEngine(
+    options,
+    workflows,
+    async (engine) => {
+      const handle = await engine.start(workflow, options.input, options.runId === undefined ? undefined : { runId: options.runId });
+      const runId = handle.runId;
+      await recordAudit(engine.store, "run.start", runId, { workflow: workflow.name, created: handle.created });
+      if (!options.json) {
+        print(runId);
+        note(handle.created ? `Started ${workflow.name}@${workflow.version} as ${runId}.` : `Run ${runId} already existed; nothing new was started.`);
+      }
+      if (!options.wait) {
+        if (options.json) printJson({ runId, created: handle.created, workflow: workflow.name, version: workflow.version });
+        else note(`Follow it with: ${CLI} show ${shellQuote(runId)} --follow   (a worker runs it: ${CLI} worker)`);
+        return;
+      }
+      if (!options.json) note(`Waiting for ${runId} to finish (runs only while a worker is running: ${CLI} worker)…`);
+      const output = await handle.result(options.timeout === undefined ? undefined : { timeoutMs: options.timeout });
+      if (options.json) printJson({ runId, created: handle.created, workflow: workflow.name, version: workflow.version, status: "completed", output });
+      else print(JSON.stringify(output, null, 2) ?? "undefined");
+    },
+    { create: true },
+  );
 }

@@ -28,6 +28,12 @@ export async function issueToken(store: Store, request: NewToken, now: number): 
   if (scopes.length === 0) throw new ValidationError("A token needs at least one scope: read, write or admin.");
   if (namespace !== null && scopes.includes("admin"))
     throw new ValidationError("A namespaced token cannot have the admin scope: an admin can create tokens for any namespace. Drop --namespace or admin.");
+  // The audit log names actors by token name: two live tokens with one name could not be told apart.
+  const taken = (await store.listTokens()).find((token) => token.revokedAt === null && token.name === request.name);
+  if (taken)
+    throw new ValidationError(
+      `A live token is already named "${request.name}" (id ${taken.id}). Pick another name, or revoke that one first (cairn token revoke ${taken.id}).`,
+    );
   const id = randomBytes(8).toString("hex");
   const secret = randomBytes(32).toString("base64url");
   const record: TokenRecord = { id, name: request.name, hash: hashSecret(secret), scopes, namespace, createdAt: now, revokedAt: null };
