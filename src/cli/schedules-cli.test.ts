@@ -70,6 +70,12 @@ describe("cairn schedules", () => {
     const bad = await cli(store, "schedules", "pause", "no spaces");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/Schedule name/);
+    const typo = await cli(store, "schedules", "remove", "nightly");
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/Unknown subcommand "remove" of schedules: use pause, resume or delete/);
+    expect(await cli(store, "schedules", "delete", "nightly")).toMatchObject({ code: 0 });
+    await expect(engine.getSchedule("nightly")).rejects.toMatchObject({ code: "SCHEDULE_NOT_FOUND" });
+    expect((await engine.store.listAudit({ action: "schedule.delete" })).map((e) => e.target)).toEqual(["nightly"]);
   }, 60_000);
 
   it("cairn worker saves and fires the schedules its workflow modules export", async () => {

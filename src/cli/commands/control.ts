@@ -42,8 +42,8 @@ export function registerControlCommands(program: Command): void {
 
   const retry = program
     .command("retry")
-    .description("resume a failed (or compensation_failed) run from its journal: finished steps and compensations are not run again")
-    .argument("<runId>", "the failed run to retry", idArg("run id"));
+    .description("resume a failed, compensation_failed or dead (dead-lettered) run from its journal: finished steps and compensations are not run again")
+    .argument("<runId>", "the failed, compensation_failed or dead run to retry", idArg("run id"));
   storeOption(jsonOption(retry)).action(retryRun);
 
   const fork = program

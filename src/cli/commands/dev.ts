@@ -7,6 +7,7 @@ import type { Workflow } from "../../engine/workflow.js";
 import { builtDashboardDir } from "../../server/dashboard.js";
 import { serve, type RunningServer } from "../../server/serve.js";
 import { intArg } from "../args.js";
+import { defaultStoreUrl } from "../../store/open-store.js";
 import { CLI, defined, print, shellQuote, storeOption, type StoreOptions } from "../context.js";
 import { followRun } from "../follow.js";
 import { formatError, preview } from "../format.js";
@@ -49,9 +50,11 @@ async function runDev(options: DevOptions): Promise<void> {
     const worker = engine.startWorker(defined({ concurrency: options.concurrency }));
     const server = options.dashboard ? await serveDashboard(engine, options.port) : undefined;
     if (server) print(`Cairn ${dashboardLine(server.url, true, server.dashboardDir)} · HTTP API ${server.url}`);
-    if (options.banner) banner(engine, worker.workerId, workflows);
+    // The commands the banner and hints suggest must reach this store, not the default one.
+    const flags = options.store === defaultStoreUrl() ? "" : ` --store ${shellQuote(options.store)}`;
     const research = workflows.find((workflow) => workflow.name === "research");
-    const demo = options.demo && research ? runDemo(engine, research, options.topic, stopFollowing.signal) : undefined;
+    if (options.banner) banner(engine, worker.workerId, workflows, flags, research ? undefined : options.workflows);
+    const demo = options.demo && research ? runDemo(engine, research, options.topic, flags, stopFollowing.signal) : undefined;
     if (options.demo && !research) print(`No "research" workflow is loaded, so no demo run was started.`);
     await shutdown;
     stopFollowing.abort();
@@ -76,23 +79,36 @@ async function serveDashboard(engine: Engine, port: number): Promise<RunningServ
   }
 }
 
-function banner(engine: Engine, workerId: string, workflows: Workflow<any, any>[]): void {
+function banner(engine: Engine, workerId: string, workflows: Workflow<any, any>[], flags: string, modules: string[] | undefined): void {
+  // With the examples loaded, the research agent is the thing to try; with the user's own modules, their first workflow.
+  const first = workflows[0]?.name ?? "<workflow>";
+  const start = modules
+    ? `${CLI} start ${shellQuote(first)} --workflows ${modules.map(shellQuote).join(" ")} --input '<json>'${flags}`
+    : `${CLI} start research --input '{"topic":"tidal energy"}'${flags}`;
   print(
     `Cairn dev: worker ${workerId} is running.`,
     `  store      ${engine.store.url}`,
     `  workflows  ${describeWorkflows(workflows)}`,
-    `  model      ${describeModel()}`,
+    ...(modules ? [] : [`  model      ${describeModel()}`]),
     "",
     "In another terminal:",
-    `  ${CLI} start research --input '{"topic":"tidal energy"}'   # prints the new run's id`,
-    `  ${CLI} runs                                               # every run and what it waits for`,
-    `  ${CLI} show <runId> --follow                              # a run's journal as a timeline`,
-    `  ${CLI} inbox                                              # questions runs wait on (the research review)`,
-    `  ${CLI} answer <requestId> approve                         # answer one; or: revise --message "<notes>"`,
+    ...aligned([
+      [start, "prints the new run's id"],
+      [`${CLI} runs${flags}`, "every run and what it waits for"],
+      [`${CLI} show <runId> --follow${flags}`, "a run's journal as a timeline"],
+      [`${CLI} inbox${flags}`, `questions runs wait on${modules ? "" : " (the research review)"}`],
+      [`${CLI} answer <requestId> <option>${flags}`, `answer one${modules ? "" : `; e.g. approve, or: revise --message "<notes>"`}`],
+    ]),
     "",
     "Ctrl-C stops the worker; runs stay in the store and resume with the next worker.",
     "",
   );
+}
+
+/** `command   # comment` lines with the comments in one column. */
+function aligned(rows: [string, string][]): string[] {
+  const width = Math.max(...rows.map(([command]) => command.length));
+  return rows.map(([command, comment]) => `  ${command.padEnd(width)}   # ${comment}`);
 }
 
 /** The model the example agents use: a real one when a provider key is set, else the scripted one. */
@@ -107,19 +123,19 @@ function describeModel(): string {
 }
 
 /** Starts one research run and prints its journal as it grows, with a hint for each wait. */
-async function runDemo(engine: Engine, research: Workflow<any, any>, topic: string, signal: AbortSignal): Promise<void> {
+async function runDemo(engine: Engine, research: Workflow<any, any>, topic: string, flags: string, signal: AbortSignal): Promise<void> {
   const runId = `research-demo-${stamp(new Date())}`;
   try {
     await engine.start(research, { topic }, { runId });
     print(`Started demo run ${runId} (research on "${topic}"). Its journal, live:`, "");
-    const last = await followRun(engine, runId, { signal, onLine: (line) => print(line), onRun: (run) => hints(engine, run) });
+    const last = await followRun(engine, runId, { signal, onLine: (line) => print(line), onRun: (run) => hints(engine, run, flags) });
     if (isTerminal(last.status)) print("", `The demo run is ${last.status}. The worker keeps running; Ctrl-C to stop.`);
   } catch (error) {
     if (!signal.aborted) print(`The demo run could not be followed: ${(error as Error).message}`);
   }
 }
 
-async function hints(engine: Engine, run: RunInfo): Promise<void> {
+async function hints(engine: Engine, run: RunInfo, flags: string): Promise<void> {
   const id = shellQuote(run.runId);
   if (run.status === "suspended") {
     for (const wait of run.waitingFor) {
@@ -128,7 +144,7 @@ async function hints(engine: Engine, run: RunInfo): Promise<void> {
         print(
           "",
           `  ⏸  The run now waits for a "${wait.type}" event (it costs nothing while it waits). From another terminal:`,
-          `       ${CLI} send ${id} ${shellQuote(wait.type)} ${payload}`,
+          `       ${CLI} send ${id} ${shellQuote(wait.type)} ${payload}${flags}`,
           "",
         );
       } else if (wait.kind === "human") {
@@ -139,22 +155,22 @@ async function hints(engine: Engine, run: RunInfo): Promise<void> {
         print(
           "",
           `  ⏸  The run waits for a person (it costs nothing while it waits)${request ? `: ${request.question}` : ""}`,
-          `     From another terminal (\`${CLI} inbox\` lists every question):`,
+          `     From another terminal (\`${CLI} inbox${flags}\` lists every question):`,
           ...(options.length > 0 ? options : ["<option>"]).map(
-            (option) => `       ${CLI} answer ${id} ${shellQuote(option)}${option === "revise" ? ` --message '<notes>'` : ""}`,
+            (option) => `       ${CLI} answer ${id} ${shellQuote(option)}${option === "revise" ? ` --message '<notes>'` : ""}${flags}`,
           ),
           "",
         );
       }
     }
   } else if (run.status === "completed") {
-    print("", `  ✔  Output: ${preview(run.output, 200)}`, `     Inspect it: ${CLI} show ${id}`);
+    print("", `  ✔  Output: ${preview(run.output, 200)}`, `     Inspect it: ${CLI} show ${id}${flags}`);
   } else if (run.status === "failed") {
-    print("", `  ✘  ${formatError(run.error)}`, `     Fix the cause, then: ${CLI} retry ${id}`);
+    print("", `  ✘  ${formatError(run.error)}`, `     Fix the cause, then: ${CLI} retry ${id}${flags}`);
   } else if (run.status === "compensated") {
-    print("", `  ↺  Compensated after: ${formatError(run.error)}`, `     Inspect it: ${CLI} show ${id}`);
+    print("", `  ↺  Compensated after: ${formatError(run.error)}`, `     Inspect it: ${CLI} show ${id}${flags}`);
   } else if (run.status === "compensation_failed") {
-    print("", `  ✘  ${formatError(run.error)}`, `     Fix the compensation, then: ${CLI} retry ${id}`);
+    print("", `  ✘  ${formatError(run.error)}`, `     Fix the compensation, then: ${CLI} retry ${id}${flags}`);
   }
 }
 

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { scheduleNameSchema, type ScheduleInfo } from "../../engine/schedule.js";
 import { recordAudit } from "../audit.js";
+import { UsageError } from "../errors.js";
 import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { formatTime, table } from "../format.js";
 
@@ -18,8 +19,13 @@ export function registerScheduleCommands(program: Command): void {
   const schedules = program
     .command("schedules")
     .description("list schedules: cron, time zone, status, next fire time, last tick, last run and its status")
-    .addHelpText("after", `\nExamples:\n  ${CLI} schedules\n  ${CLI} schedules pause nightly-report\n  ${CLI} schedules resume nightly-report`);
-  storeOption(jsonOption(schedules)).action(listSchedules);
+    .addHelpText("after", `\nExamples:\n  ${CLI} schedules\n  ${CLI} schedules pause nightly-report\n  ${CLI} schedules resume nightly-report`)
+    // Without it, a mistyped subcommand (`schedules remove x`) reads as stray arguments of the list.
+    .argument("[subcommand...]");
+  storeOption(jsonOption(schedules)).action((stray: string[], options: Options) => {
+    if (stray.length > 0) throw new UsageError(`Unknown subcommand "${stray[0]}" of schedules: use pause, resume or delete <name>, or none to list them.`);
+    return listSchedules(options);
+  });
 
   // --store and --json are the parent's (commander parses them wherever they appear).
   schedules
@@ -33,6 +39,23 @@ export function registerScheduleCommands(program: Command): void {
     .description("fire a paused schedule again, from its next tick after now (takes --store, --json)")
     .argument("<name>", "the schedule", nameArg)
     .action((name: string, _local: unknown, command: Command) => setPaused(name, false, command.parent!.opts<Options>()));
+
+  schedules
+    .command("delete")
+    .description(
+      "remove a schedule (its runs stay); one still passed to createEngine({ schedules }) or exported by a --workflows module comes back when that process starts",
+    )
+    .argument("<name>", "the schedule", nameArg)
+    .action((name: string, _local: unknown, command: Command) => deleteSchedule(name, command.parent!.opts<Options>()));
+}
+
+async function deleteSchedule(name: string, options: Options): Promise<void> {
+  await withEngine(options, [], async (engine) => {
+    await engine.deleteSchedule(name);
+    await recordAudit(engine.store, "schedule.delete", name);
+    if (options.json) return printJson({ name, deleted: true });
+    print(`${name}: deleted. Its runs stay; remove it from the module that defines it, or it comes back when that worker starts.`);
+  });
 }
 
 async function listSchedules(options: Options): Promise<void> {
