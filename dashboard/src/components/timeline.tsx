@@ -205,7 +205,7 @@ function EntryDetail({ entry, runId }: { entry: ApiJournalEntry; runId: string |
       );
     }
     case "human.timedout":
-      return <>{data.escalation === "choose" ? `timed out, chose ${String(data.option)}` : "timed out, failed"}</>;
+      return <>{timedOutText(data)}</>;
     case "child.started":
       return (
         <>
@@ -235,4 +235,11 @@ export function ErrorDetail({ error }: { error: SerializedError | undefined }) {
       <pre>{error.stack}</pre>
     </details>
   );
+}
+
+/** What a timed-out human request did: chose an option, cancelled the run, or failed the step. */
+function timedOutText(data: Record<string, unknown>): string {
+  if (data.escalation === "choose") return `timed out, chose ${String(data.option)}`;
+  if (data.escalation === "cancel") return "timed out, run cancelled";
+  return "timed out, failed";
 }
