@@ -107,6 +107,12 @@ export const listRunsQuery = z
   .object({
     status: statusList.optional().describe("One status or several separated by commas."),
     workflow: z.string().min(1).max(256).optional(),
+    q: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("Only runs whose id, workflow name or error message contains this text, ignoring case (a plain substring: % and _ are not wildcards)."),
     createdAfter: instant.optional(),
     createdBefore: instant.optional(),
     cursor: z.string().min(1).max(1024).optional().describe("`nextCursor` of the previous page."),
