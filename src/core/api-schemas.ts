@@ -279,6 +279,11 @@ export const apiHumanRequestSchema = z.object({
   answeredAt: timestamp.nullable(),
   /** What the question was asked with (`ctx.askHuman({ context })`), or null. */
   context: z.unknown().nullable(),
+  /** The JSON Schema an answer's `value` must match (`ctx.askHuman({ input })`), or null when the request has none. */
+  input: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe("JSON Schema of the answer's `value` (from the request's zod `input` schema); an answer that does not match it is refused with 422."),
 });
 
 export const humanRequestListSchema = z.object({ requests: z.array(apiHumanRequestSchema) });
