@@ -160,7 +160,10 @@ export function schemaIssues(message: string): Record<string, string> | undefine
   const at = message.indexOf(marker);
   if (at < 0) return undefined;
   const issues: Record<string, string> = {};
-  for (const part of message.slice(at + marker.length).replace(/\.$/, "").split("; ")) {
+  for (const part of message
+    .slice(at + marker.length)
+    .replace(/\.$/, "")
+    .split("; ")) {
     const colon = part.indexOf(": ");
     if (colon < 0) continue;
     const path = part.slice(0, colon);
