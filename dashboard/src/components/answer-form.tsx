@@ -50,44 +50,51 @@ export function AnswerForm({ request, onAnswered }: { request: ApiHumanRequest; 
     }
   };
 
+  const buttons = (
+    <div className="answer-buttons">
+      {recovery
+        ? RECOVERY.map((action) => (
+            <button
+              key={action}
+              disabled={busy}
+              className={action === "fail" ? "danger" : ""}
+              onClick={() => {
+                try {
+                  void send(action === "skip" && value.trim() ? { action, value: JSON.parse(value) as unknown } : { action });
+                } catch {
+                  setError('The value for skip must be JSON, e.g. {"id":"ch_1"} or "done".');
+                }
+              }}
+            >
+              {action}
+            </button>
+          ))
+        : request.options.length > 0
+          ? request.options.map((option, i) => (
+              <button key={option} disabled={busy} className={i === 0 ? "primary" : ""} onClick={() => withValue(option)}>
+                {option}
+              </button>
+            ))
+          : [
+              <button key="send" disabled={busy} className="primary" onClick={() => withValue()}>
+                Send answer
+              </button>,
+            ]}
+    </div>
+  );
+  const extras = (
+    <div className="answer-extra">
+      {recovery && <input aria-label="value for skip" placeholder="step result for skip (JSON)" value={value} onChange={(e) => setValue(e.target.value)} />}
+      <input aria-label="note" placeholder="note (optional)" value={message} onChange={(e) => setMessage(e.target.value)} />
+      <input aria-label="your name" placeholder="your name" value={by} onChange={(e) => setBy(e.target.value)} className="short" />
+    </div>
+  );
   return (
     <div className="answer-form">
       {takesValue && valueEditor.editor}
-      <div className="answer-buttons">
-        {recovery
-          ? RECOVERY.map((action) => (
-              <button
-                key={action}
-                disabled={busy}
-                className={action === "fail" ? "danger" : ""}
-                onClick={() => {
-                  try {
-                    void send(action === "skip" && value.trim() ? { action, value: JSON.parse(value) as unknown } : { action });
-                  } catch {
-                    setError('The value for skip must be JSON, e.g. {"id":"ch_1"} or "done".');
-                  }
-                }}
-              >
-                {action}
-              </button>
-            ))
-          : request.options.length > 0
-            ? request.options.map((option, i) => (
-                <button key={option} disabled={busy} className={i === 0 ? "primary" : ""} onClick={() => withValue(option)}>
-                  {option}
-                </button>
-              ))
-            : [
-                <button key="send" disabled={busy} className="primary" onClick={() => withValue()}>
-                  Send answer
-                </button>,
-              ]}
-      </div>
-      <div className="answer-extra">
-        {recovery && <input aria-label="value for skip" placeholder="step result for skip (JSON)" value={value} onChange={(e) => setValue(e.target.value)} />}
-        <input aria-label="note" placeholder="note (optional)" value={message} onChange={(e) => setMessage(e.target.value)} />
-        <input aria-label="your name" placeholder="your name" value={by} onChange={(e) => setBy(e.target.value)} className="short" />
-      </div>
+      {/* With a value to fill in, the note and name come before the send button(s). */}
+      {takesValue ? extras : buttons}
+      {takesValue ? buttons : extras}
       {error && <div className="error-box">{error}</div>}
     </div>
   );
