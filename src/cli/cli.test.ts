@@ -279,6 +279,9 @@ describe("a run from start to completion", () => {
       const listed = await cli("runs", "--status", "completed", "--json", "--store", store);
       expect(listed.code).toBe(0);
       expect((JSON.parse(listed.stdout) as { runId: string }[]).map((r) => r.runId)).toContain("flow-1");
+      const searched = await cli("runs", "--search", "FLOW-", "--json", "--store", store);
+      expect((JSON.parse(searched.stdout) as { runId: string }[]).map((r) => r.runId)).toEqual(["flow-1"]);
+      expect(JSON.parse((await cli("runs", "--search", "nothing-like-it", "--json", "--store", store)).stdout)).toEqual([]);
 
       const text = await cli("show", "flow-1", "--store", store);
       expect(text.stdout).toMatch(/status\s+completed/);

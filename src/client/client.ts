@@ -101,6 +101,8 @@ export class CairnClient {
     query: {
       status?: RunStatus | RunStatus[];
       workflow?: string;
+      /** Text in the run id, workflow name or error message (case-insensitive). */
+      q?: string;
       createdAfter?: Date | number;
       createdBefore?: Date | number;
       cursor?: string;
@@ -111,6 +113,7 @@ export class CairnClient {
       query: {
         status: query.status === undefined ? undefined : [query.status].flat().join(","),
         workflow: query.workflow,
+        q: query.q === "" ? undefined : query.q,
         createdAfter: query.createdAfter === undefined ? undefined : +query.createdAfter,
         createdBefore: query.createdBefore === undefined ? undefined : +query.createdBefore,
         cursor: query.cursor,

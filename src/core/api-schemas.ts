@@ -107,6 +107,12 @@ export const listRunsQuery = z
   .object({
     status: statusList.optional().describe("One status or several separated by commas."),
     workflow: z.string().min(1).max(256).optional(),
+    q: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("Only runs whose id, workflow name or error message contains this text, ignoring case (a plain substring: % and _ are not wildcards)."),
     createdAfter: instant.optional(),
     createdBefore: instant.optional(),
     cursor: z.string().min(1).max(1024).optional().describe("`nextCursor` of the previous page."),
@@ -273,6 +279,11 @@ export const apiHumanRequestSchema = z.object({
   answeredAt: timestamp.nullable(),
   /** What the question was asked with (`ctx.askHuman({ context })`), or null. */
   context: z.unknown().nullable(),
+  /** The JSON Schema an answer's `value` must match (`ctx.askHuman({ input })`), or null when the request has none. */
+  input: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe("JSON Schema of the answer's `value` (from the request's zod `input` schema); an answer that does not match it is refused with 422."),
 });
 
 export const humanRequestListSchema = z.object({ requests: z.array(apiHumanRequestSchema) });

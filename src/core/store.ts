@@ -349,6 +349,12 @@ export interface ListRunsQuery {
    * the query so a page is never short.
    */
   runIdPrefix?: string;
+  /**
+   * Only runs whose id, workflow name or error message contains this text, ignoring case (a plain
+   * substring: `%` and `_` are not wildcards). SQLite folds the case of ASCII letters only; an error
+   * sealed by `withPayloads` encryption is not searched.
+   */
+  q?: string;
   createdAfter?: number;
   createdBefore?: number;
   /** Default 50, at most 1000. */

@@ -344,6 +344,7 @@ class EngineImpl implements Engine {
       status: statuses,
       workflow: options.workflow,
       ...(options.runIdPrefix === undefined ? {} : { runIdPrefix: check(z.string().max(1000), options.runIdPrefix, "listRuns: runIdPrefix") }),
+      ...(options.q === undefined || options.q === "" ? {} : { q: check(z.string().max(200), options.q, "listRuns: q") }),
       createdAfter: options.createdAfter === undefined ? undefined : +options.createdAfter,
       createdBefore: options.createdBefore === undefined ? undefined : +options.createdBefore,
       limit,

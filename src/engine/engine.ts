@@ -139,6 +139,8 @@ export interface ListRunsOptions {
   workflow?: string;
   /** Only runs whose id starts with this text (e.g. `"tenant-a/"`), filtered by the store's query. */
   runIdPrefix?: string;
+  /** Only runs whose id, workflow name or error message contains this text, ignoring case (a plain substring, at most 200 characters). */
+  q?: string;
   createdAfter?: Date | number;
   createdBefore?: Date | number;
   limit?: number;

@@ -6,7 +6,8 @@ import type { HumanAnswer } from "../core/journal.js";
 
 const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
 
-export function humanRequestView(request: HumanRequest) {
+/** `input`: the JSON Schema the answer's value must match (see `inputSchemas`), or null. */
+export function humanRequestView(request: HumanRequest, input: Record<string, unknown> | null = null) {
   return {
     requestId: request.requestId,
     runId: request.runId,
@@ -19,6 +20,7 @@ export function humanRequestView(request: HumanRequest) {
     createdAt: new Date(request.createdAt),
     answeredAt: date(request.answeredAt),
     context: request.context === undefined ? null : decode(request.context),
+    input,
   };
 }
 

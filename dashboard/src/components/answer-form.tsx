@@ -1,12 +1,15 @@
 import type { ApiHumanRequest } from "cairn/client";
 import { useState } from "react";
 import { api } from "../api";
+import { schemaIssues, useValueEditor } from "./value-editor";
 
 const RECOVERY = ["retry", "skip", "fail"] as const;
 
 /**
- * One click per option. A "did this happen?" request (an unsafe step after a crash) takes
- * retry / skip / fail instead; an optional note and name go with the answer.
+ * One click per option. A request with an `input` schema gets a value editor (a field per property,
+ * or JSON) whose value goes with the option, or with "Send" when there are no options; the server's
+ * 422 for a value that does not match shows next to the fields. A "did this happen?" request (an
+ * unsafe step after a crash) takes retry / skip / fail instead; an optional note and name go with the answer.
  */
 export function AnswerForm({ request, onAnswered }: { request: ApiHumanRequest; onAnswered?: () => void }) {
   const [message, setMessage] = useState("");
@@ -14,54 +17,84 @@ export function AnswerForm({ request, onAnswered }: { request: ApiHumanRequest; 
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const [value, setValue] = useState("");
+  const [issues, setIssues] = useState<Record<string, string>>({});
   // The engine's "did this happen?" request about an unsafe step offers exactly these actions.
   const recovery = request.options.join() === RECOVERY.join();
+  const valueEditor = useValueEditor(request.input, issues);
+  // A value goes with the answer when the request declares its shape, or asks freely (no options).
+  const takesValue = !recovery && (request.input !== null || request.options.length === 0);
+  const withValue = (option?: string) => {
+    const read = takesValue ? valueEditor.read() : ({ ok: true, value: undefined } as const);
+    if (!read.ok) {
+      setError(read.error);
+      return;
+    }
+    void send({ action: "answer", ...(option === undefined ? {} : { option }), ...(read.value === undefined ? {} : { value: read.value }) });
+  };
 
   const send = async (body: Parameters<typeof api.answer>[1]) => {
     setBusy(true);
     setError(undefined);
+    setIssues({});
     try {
       if (by) localStorage.setItem("cairn.by", by);
       await api.answer(request.requestId, { ...body, ...(message ? { message } : {}), ...(by ? { by } : {}) });
       onAnswered?.();
     } catch (caught) {
-      setError((caught as Error).message);
+      const message = (caught as Error).message;
+      const byField = (caught as { status?: number }).status === 422 && valueEditor.fields ? schemaIssues(message) : undefined;
+      if (byField) setIssues(byField);
+      setError(byField ? "The server refused this value (422): see the fields marked in red." : message);
     } finally {
       setBusy(false);
     }
   };
 
-  return (
-    <div className="answer-form">
-      <div className="answer-buttons">
-        {recovery
-          ? RECOVERY.map((action) => (
-              <button
-                key={action}
-                disabled={busy}
-                className={action === "fail" ? "danger" : ""}
-                onClick={() => {
-                  try {
-                    void send(action === "skip" && value.trim() ? { action, value: JSON.parse(value) as unknown } : { action });
-                  } catch {
-                    setError('The value for skip must be JSON, e.g. {"id":"ch_1"} or "done".');
-                  }
-                }}
-              >
-                {action}
-              </button>
-            ))
-          : request.options.map((option, i) => (
-              <button key={option} disabled={busy} className={i === 0 ? "primary" : ""} onClick={() => void send({ action: "answer", option })}>
+  const buttons = (
+    <div className="answer-buttons">
+      {recovery
+        ? RECOVERY.map((action) => (
+            <button
+              key={action}
+              disabled={busy}
+              className={action === "fail" ? "danger" : ""}
+              onClick={() => {
+                try {
+                  void send(action === "skip" && value.trim() ? { action, value: JSON.parse(value) as unknown } : { action });
+                } catch {
+                  setError('The value for skip must be JSON, e.g. {"id":"ch_1"} or "done".');
+                }
+              }}
+            >
+              {action}
+            </button>
+          ))
+        : request.options.length > 0
+          ? request.options.map((option, i) => (
+              <button key={option} disabled={busy} className={i === 0 ? "primary" : ""} onClick={() => withValue(option)}>
                 {option}
               </button>
-            ))}
-      </div>
-      <div className="answer-extra">
-        {recovery && <input aria-label="value for skip" placeholder="step result for skip (JSON)" value={value} onChange={(e) => setValue(e.target.value)} />}
-        <input aria-label="note" placeholder="note (optional)" value={message} onChange={(e) => setMessage(e.target.value)} />
-        <input aria-label="your name" placeholder="your name" value={by} onChange={(e) => setBy(e.target.value)} className="short" />
-      </div>
+            ))
+          : [
+              <button key="send" disabled={busy} className="primary" onClick={() => withValue()}>
+                Send answer
+              </button>,
+            ]}
+    </div>
+  );
+  const extras = (
+    <div className="answer-extra">
+      {recovery && <input aria-label="value for skip" placeholder="step result for skip (JSON)" value={value} onChange={(e) => setValue(e.target.value)} />}
+      <input aria-label="note" placeholder="note (optional)" value={message} onChange={(e) => setMessage(e.target.value)} />
+      <input aria-label="your name" placeholder="your name" value={by} onChange={(e) => setBy(e.target.value)} className="short" />
+    </div>
+  );
+  return (
+    <div className="answer-form">
+      {takesValue && valueEditor.editor}
+      {/* With a value to fill in, the note and name come before the send button(s). */}
+      {takesValue ? extras : buttons}
+      {takesValue ? buttons : extras}
       {error && <div className="error-box">{error}</div>}
     </div>
   );

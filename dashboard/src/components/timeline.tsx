@@ -191,21 +191,29 @@ function EntryDetail({ entry, runId }: { entry: ApiJournalEntry; runId: string |
     case "human.requested":
       return (
         <>
-          <b>{String(data.question)}</b> <span className="muted">[{(data.options as string[] | undefined)?.join(" / ")}]</span>
+          <b>{String(data.question)}</b>
+          {(data.options as string[] | undefined)?.length ? <span className="muted"> [{(data.options as string[]).join(" / ")}]</span> : null}
+          {data.input ? <span className="muted"> · asks for {schemaSummary(data.input)}</span> : null}
         </>
       );
     case "human.answered": {
-      const answer = (data.answer ?? {}) as { action?: string; option?: string; by?: string; message?: string };
+      const answer = (data.answer ?? {}) as { action?: string; option?: string; value?: unknown; by?: string; message?: string };
       return (
         <>
-          {answer.action === "answer" ? <b>{answer.option}</b> : <b>{answer.action}</b>}
+          {answer.action === "answer" ? answer.option !== undefined && <b>{answer.option}</b> : <b>{answer.action}</b>}
+          {answer.value !== undefined && (
+            <>
+              {answer.action === "answer" && answer.option === undefined ? "" : " "}
+              <JsonView value={answer.value} />
+            </>
+          )}
           {answer.by ? ` by ${answer.by}` : ""}
           {answer.message ? ` — “${answer.message}”` : ""}
         </>
       );
     }
     case "human.timedout":
-      return <>{data.escalation === "choose" ? `timed out, chose ${String(data.option)}` : "timed out, failed"}</>;
+      return <>{timedOutText(data)}</>;
     case "child.started":
       return (
         <>
@@ -235,4 +243,18 @@ export function ErrorDetail({ error }: { error: SerializedError | undefined }) {
       <pre>{error.stack}</pre>
     </details>
   );
+}
+
+/** What a timed-out human request did: chose an option, cancelled the run, or failed the step. */
+function timedOutText(data: Record<string, unknown>): string {
+  if (data.escalation === "choose") return `timed out, chose ${String(data.option)}`;
+  if (data.escalation === "cancel") return "timed out, run cancelled";
+  return "timed out, failed";
+}
+
+/** An input schema in a few words: an object's property names, else its type. */
+function schemaSummary(schema: unknown): string {
+  const s = schema as { type?: unknown; properties?: Record<string, unknown> };
+  if (s.properties && typeof s.properties === "object") return `{ ${Object.keys(s.properties).join(", ")} }`;
+  return typeof s.type === "string" ? `a ${s.type}` : "a value";
 }

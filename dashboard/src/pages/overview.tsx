@@ -2,7 +2,7 @@ import type { ApiRun } from "cairn/client";
 import { api } from "../api";
 import { Link } from "../components/link";
 import { ErrorBox, StatusBadge } from "../components/status";
-import { duration, runAge, spendOf, usd } from "../format";
+import { ago, duration, runAge, spendOf, usd } from "../format";
 import { usePolling } from "../hooks";
 import { BASE, runPath } from "../router";
 import { RunTable, STATUSES } from "./runs";
@@ -13,6 +13,7 @@ const COSTED = 40;
 /** At a glance: what is stuck, slow, failing or expensive, and whether people are keeping up. */
 export function OverviewPage() {
   const recent = usePolling(() => api.listRuns({ limit: SAMPLE }), 4000, []);
+  const failed = usePolling(() => api.listRuns({ status: "failed", limit: SAMPLE }), 5000, []);
   const stuck = usePolling(() => api.listStuckRuns({ limit: 20 }), 5000, []);
   const pending = usePolling(() => api.listHumanRequests({ status: "pending" }), 4000, []);
   const answered = usePolling(() => api.listHumanRequests({ status: "answered" }), 10000, []);
@@ -70,7 +71,13 @@ export function OverviewPage() {
         </div>
         <div className="panel">
           <h2>Failure patterns</h2>
-          <FailurePatterns runs={runs} />
+          <p className="muted small">The last {SAMPLE} failed runs, grouped by error.</p>
+          <FailurePatterns runs={failed.data?.runs ?? []} />
+        </div>
+        <div className="panel" data-panel="failing-steps">
+          <h2>Top failing steps</h2>
+          <p className="muted small">Steps whose failure failed a run (of the last {SAMPLE} failed runs), by workflow and step name.</p>
+          <FailingSteps runs={failed.data?.runs ?? []} />
         </div>
         <div className="panel">
           <h2>Spend</h2>
@@ -114,6 +121,64 @@ function FailurePatterns({ runs }: { runs: ApiRun[] }) {
             <td>{[...group.workflows].join(", ")}</td>
             <td>
               <Link href={runPath(group.example)}>e.g.</Link>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** A step's name without its call counter (`#0`) and loop iterations: `turn#0/3/model#0` is `turn/model`. */
+function stepName(opKey: string): string {
+  return opKey
+    .split("/")
+    .filter((part) => !/^\d+$/.test(part))
+    .map((part) => part.replace(/#\d+$/, ""))
+    .join("/");
+}
+
+/** Failed runs whose error came from a step (its `opKey`), by workflow and step name; the newest run gives the last error. */
+function FailingSteps({ runs }: { runs: ApiRun[] }) {
+  const groups = new Map<string, { workflow: string; step: string; count: number; last: ApiRun; lastError: string }>();
+  for (const run of runs) {
+    const opKey = (run.error as { opKey?: unknown } | undefined)?.opKey;
+    if (run.status !== "failed" || typeof opKey !== "string") continue;
+    const step = stepName(opKey);
+    const key = `${run.workflow}\0${step}`;
+    const group = groups.get(key);
+    if (group) {
+      group.count++;
+      continue;
+    }
+    // Runs come newest first: the first one seen has the last error. A step's own error is the cause of STEP_FAILED.
+    const cause = (run.error as { cause?: { name?: string; message?: string } }).cause;
+    const lastError = cause?.message ? `${cause.name ?? "Error"}: ${cause.message}` : run.error!.message;
+    groups.set(key, { workflow: run.workflow, step, count: 1, last: run, lastError });
+  }
+  const top = [...groups.values()].sort((a, b) => b.count - a.count).slice(0, 8);
+  if (top.length === 0) return <p className="muted">No run failed in a step.</p>;
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th className="num">runs</th>
+          <th>step</th>
+          <th>last error</th>
+          <th>last</th>
+        </tr>
+      </thead>
+      <tbody>
+        {top.map((group) => (
+          <tr key={`${group.workflow}/${group.step}`} data-step={group.step}>
+            <td className="num">{group.count}×</td>
+            <td>
+              <span className="mono">{group.step}</span>
+              <div className="muted small">{group.workflow}</div>
+            </td>
+            <td className="err">{group.lastError.slice(0, 200)}</td>
+            <td title={group.last.finishedAt ?? group.last.updatedAt}>
+              <Link href={runPath(group.last.runId)}>{ago(group.last.finishedAt ?? group.last.updatedAt, Date.now())}</Link>
             </td>
           </tr>
         ))}

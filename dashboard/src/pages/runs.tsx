@@ -20,24 +20,35 @@ export const STATUSES: ApiRun["status"][] = [
   "dead",
 ];
 
-/** Runs, newest first, filtered by status and workflow (kept in the URL), refreshed every 2 s. */
+/** Runs, newest first, filtered by status, workflow and text (kept in the URL), refreshed every 2 s. */
 export function RunsPage({ query }: { query: URLSearchParams }) {
   const statuses = (query.get("status") ?? "").split(",").filter((s): s is ApiRun["status"] => (STATUSES as string[]).includes(s));
   const workflow = query.get("workflow") ?? "";
+  const text = query.get("q") ?? "";
   const cursor = query.get("cursor") ?? undefined;
   const [workflowDraft, setWorkflowDraft] = useState(workflow);
+  const [textDraft, setTextDraft] = useState(text);
   const page = usePolling(
-    () => api.listRuns({ ...(statuses.length ? { status: statuses } : {}), ...(workflow ? { workflow } : {}), ...(cursor ? { cursor } : {}), limit: 50 }),
+    () =>
+      api.listRuns({
+        ...(statuses.length ? { status: statuses } : {}),
+        ...(workflow ? { workflow } : {}),
+        ...(text ? { q: text } : {}),
+        ...(cursor ? { cursor } : {}),
+        limit: 50,
+      }),
     2000,
-    [statuses.join(), workflow, cursor],
+    [statuses.join(), workflow, text, cursor],
   );
 
-  const go = (next: { status?: string[]; workflow?: string; cursor?: string }) => {
+  const go = (next: { status?: string[]; workflow?: string; q?: string; cursor?: string }) => {
     const params = new URLSearchParams();
     const status = next.status ?? statuses;
     const wf = next.workflow ?? workflow;
+    const q = next.q ?? text;
     if (status.length) params.set("status", status.join(","));
     if (wf) params.set("workflow", wf);
+    if (q) params.set("q", q);
     if (next.cursor) params.set("cursor", next.cursor);
     const search = params.toString();
     navigate(`${BASE}/runs${search ? `?${search}` : ""}`);
@@ -63,12 +74,22 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
             ))}
           </div>
           <form
+            className="filter-inputs"
             onSubmit={(event) => {
               event.preventDefault();
-              go({ workflow: workflowDraft.trim() });
+              go({ workflow: workflowDraft.trim(), q: textDraft.trim() });
             }}
           >
+            <input
+              type="search"
+              aria-label="search runs"
+              placeholder="search id, workflow, error"
+              value={textDraft}
+              maxLength={200}
+              onChange={(e) => setTextDraft(e.target.value)}
+            />
             <input aria-label="workflow filter" placeholder="workflow" value={workflowDraft} onChange={(e) => setWorkflowDraft(e.target.value)} />
+            <button type="submit">Filter</button>
           </form>
         </div>
       </header>

@@ -13,6 +13,7 @@ interface RunsOptions extends StoreOptions, JsonOptions {
   graceMs?: number;
   status?: RunStatus[];
   workflow?: string;
+  search?: string;
   limit: number;
   cursor?: string;
 }
@@ -28,6 +29,7 @@ export function registerRunCommands(program: Command): void {
     .description("list runs, newest first")
     .option("--status <status>", "only runs with this status (comma-separated for several)", statusArg)
     .option("--workflow <name>", "only runs of this workflow")
+    .option("--search <text>", "only runs whose id, workflow or error message contains this text (ignoring case)")
     .option("--limit <n>", "at most this many runs (1-1000)", intArg(1, 1000), 50)
     .option("--cursor <cursor>", "continue from the previous page's cursor")
     .option("--stuck", "only non-terminal runs that nothing will move (no live lease, no armed timer, no open wait, or runnable but unclaimed past --grace-ms)")
@@ -73,7 +75,7 @@ async function listWorkers(options: WorkersOptions): Promise<void> {
 async function listRuns(options: RunsOptions): Promise<void> {
   if (options.stuck) return listStuck(options);
   await withEngine(options, [], async (engine) => {
-    const page = await engine.listRuns({ status: options.status, workflow: options.workflow, limit: options.limit, cursor: options.cursor });
+    const page = await engine.listRuns({ status: options.status, workflow: options.workflow, q: options.search, limit: options.limit, cursor: options.cursor });
     if (options.json) {
       printJson(page.runs);
       if (page.nextCursor) note(`more runs: add --cursor ${page.nextCursor}`);

@@ -6,6 +6,7 @@ import type { Engine } from "../../engine/engine.js";
 import { json, parse, queryOf, readJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
 import { humanRequestView } from "../wire.js";
+import { inputSchemas } from "../human-input.js";
 import { audit } from "../auth/audit.js";
 import { canSee, principalOf } from "../auth/principal.js";
 
@@ -15,7 +16,8 @@ export function registerHumanRequestRoutes(app: Hono, engine: Engine, options: R
     const query = parse(humanRequestsQuery, queryOf(c), "query");
     const principal = principalOf(c);
     const requests = (await engine.listHumanRequests(query)).filter((request) => canSee(principal, request.runId));
-    return json(c, { requests: requests.map(humanRequestView) });
+    const inputs = await inputSchemas(engine.store, requests);
+    return json(c, { requests: requests.map((request) => humanRequestView(request, inputs.get(request.requestId) ?? null)) });
   });
 
   app.post("/human-requests/:id/answer", async (c) => {
@@ -35,6 +37,7 @@ export function registerHumanRequestRoutes(app: Hono, engine: Engine, options: R
       });
     }
     // A second answer is a no-op: the request, with its first answer, and duplicate: true.
-    return json(c, { request: humanRequestView(request), duplicate });
+    const inputs = await inputSchemas(engine.store, [request]);
+    return json(c, { request: humanRequestView(request, inputs.get(request.requestId) ?? null), duplicate });
   });
 }

@@ -72,6 +72,24 @@ describe("GET /runs", () => {
   });
 });
 
+describe("GET /runs?q=", () => {
+  it("filters by text in the run id, workflow or error message, with the other filters; an over-long q is 400", async () => {
+    const { engine, call } = await setup();
+    flakyState.healed = false;
+    await engine.start(paced, { steps: 1 }, { runId: "order-1" });
+    await engine.start("ask", null, { runId: "Order-2" });
+    await engine.start("flaky", null, { runId: "f1" });
+    await waitFor(() => runStatus(engine, "f1").then((s) => s === "failed"), { timeoutMs: 5000 });
+    const ids = async (query: string) => (await call("GET", `/runs?${query}`)).body.runs.map((r: any) => r.runId).sort();
+    expect(await ids("q=ORDER")).toEqual(["Order-2", "order-1"]);
+    expect(await ids("q=ORDER&workflow=ask")).toEqual(["Order-2"]);
+    expect(await ids("q=fla")).toEqual(["f1"]);
+    expect(await ids("q=NOT%20YET"), "the error message").toEqual(["f1"]);
+    expect(await ids("q=%25")).toEqual([]);
+    expect((await call("GET", `/runs?q=${"x".repeat(201)}`)).status).toBe(400);
+  });
+});
+
 describe("a run through the API", () => {
   it("get, journal pages, events (idempotent), completion, then 409 for events on the finished run", async () => {
     const { engine, call } = await setup();

@@ -58,3 +58,8 @@ export function compareText(a: string, b: string): number {
   }
   return a.length - b.length;
 }
+
+/** `%text%` for `LIKE … ESCAPE '\'`: the text's own `%`, `_` and backslash match themselves, not as wildcards. */
+export function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

@@ -258,6 +258,31 @@ export function runsSpec(store: () => Store): void {
       expect((await store().listRuns({ runIdPrefix: "a/2", workflow: "wf", limit: 3 })).runs.map((run) => run.runId)).toEqual(["a/29", "a/28", "a/27"]);
     });
 
+    it("filters by text (q): run id, workflow or error message, ignoring case, % and _ as text", async () => {
+      await createAt(["order-17", "ORDER-18"], T0, { workflow: "ship" });
+      await createAt(["r1"], T0 + 1, { workflow: "Reorder-Stock" });
+      await createAt(["r2"], T0 + 2, { workflow: "billing" });
+      await createAt(["r%_x"], T0 + 3, { workflow: "w" });
+      const failed = await startRun(store(), "r3", T0 + 4);
+      await commitOk(
+        store(),
+        failed,
+        [entry("run.failed", null, { error: { name: "Error", message: "Card DECLINED by bank", stack: "at charge (order.js:1)" } })],
+        T0 + 5,
+      );
+      const ids = async (query: Parameters<Store["listRuns"]>[0]) => (await store().listRuns(query)).runs.map((run) => run.runId);
+      expect(await ids({ q: "order" })).toEqual(["r1", "order-17", "ORDER-18"]);
+      expect(await ids({ q: "declined" })).toEqual(["r3"]);
+      expect(await ids({ q: "charge" }), "the stack is not searched, only the message").toEqual([]);
+      expect(await ids({ q: "%" })).toEqual(["r%_x"]);
+      expect(await ids({ q: "r_" }), "_ is not a wildcard").toEqual([]);
+      expect(await ids({ q: "%_" })).toEqual(["r%_x"]);
+      expect(await ids({ q: "order", workflow: "ship", limit: 1 })).toEqual(["order-17"]);
+      const first = await store().listRuns({ q: "ORDER", limit: 2 });
+      expect(first.nextCursor).toBeDefined();
+      expect(await ids({ q: "ORDER", limit: 2, cursor: first.nextCursor })).toEqual(["ORDER-18"]);
+    });
+
     it("returns 50 runs by default and caps large limits instead of failing", async () => {
       for (let i = 0; i < 55; i++) await store().createRun(newRun(`r${String(i).padStart(2, "0")}`), T0 + i);
       const page = await store().listRuns({});

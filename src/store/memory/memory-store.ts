@@ -176,6 +176,7 @@ export class MemoryStore implements Store {
         (query.workflow === undefined || run.workflow === query.workflow) &&
         (query.parentRunId === undefined || run.parentRunId === query.parentRunId) &&
         (query.runIdPrefix === undefined || run.runId.startsWith(query.runIdPrefix)) &&
+        (query.q === undefined || query.q === "" || matchesText(run, query.q.toLowerCase())) &&
         (query.createdAfter === undefined || run.createdAt > query.createdAfter) &&
         (query.createdBefore === undefined || run.createdAt < query.createdBefore) &&
         (!after || run.createdAt < after.createdAt || (run.createdAt === after.createdAt && compareText(run.runId, after.runId) < 0)),
@@ -634,4 +635,16 @@ function copyHuman(request: HumanRequest): HumanRequest {
 
 function copyToken(token: TokenRecord): TokenRecord {
   return { ...token, scopes: [...token.scopes] };
+}
+
+/** `listRuns({ q })`: the run's id, workflow or error message contains `lowered` (already lower case). */
+function matchesText(run: RunRecord, lowered: string): boolean {
+  if (run.runId.toLowerCase().includes(lowered) || run.workflow.toLowerCase().includes(lowered)) return true;
+  if (run.error === null) return false;
+  try {
+    const message = (JSON.parse(run.error) as { message?: unknown } | null)?.message;
+    return typeof message === "string" && message.toLowerCase().includes(lowered);
+  } catch {
+    return false;
+  }
 }

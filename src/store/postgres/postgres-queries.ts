@@ -1,6 +1,6 @@
 import { TERMINAL_STATUSES_SQL, type RunStatus } from "../../core/run.js";
 import type { ListRunsQuery } from "../../core/store.js";
-import type { RunCursor } from "../common/list-query.js";
+import { likePattern, type RunCursor } from "../common/list-query.js";
 import { ENTRY_COLUMNS, HUMAN_COLUMNS, INBOX_COLUMNS, RUN_COLUMNS, STATE_COLUMNS, WORKER_COLUMNS, stateColumns } from "./postgres-rows.js";
 
 /**
@@ -251,6 +251,11 @@ export function listRunsQuery(
   if (query.parentRunId !== undefined) where.push(`parent_run_id = ${param(query.parentRunId)}`);
   // starts_with compares code points whatever the column's collation, and treats % and _ as text.
   if (query.runIdPrefix !== undefined && query.runIdPrefix !== "") where.push(`starts_with(run_id, ${param(query.runIdPrefix)})`);
+  if (query.q !== undefined && query.q !== "") {
+    const pattern = param(likePattern(query.q));
+    // The error's message only (not its stack); a sealed error (withPayloads) is a JSON marker without one.
+    where.push(`(run_id ILIKE ${pattern} ESCAPE '\\' OR workflow ILIKE ${pattern} ESCAPE '\\' OR (error::json ->> 'message') ILIKE ${pattern} ESCAPE '\\')`);
+  }
   if (query.createdAfter !== undefined) where.push(`created_at > ${param(query.createdAfter)}`);
   if (query.createdBefore !== undefined) where.push(`created_at < ${param(query.createdBefore)}`);
   if (cursor) where.push(`(created_at, run_id) < (${param(cursor.createdAt)}, ${param(cursor.runId)})`);

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { TERMINAL_STATUSES_SQL, type RunStatus } from "../../core/run.js";
 import type { ClaimRequest, ListRunsQuery } from "../../core/store.js";
-import type { RunCursor } from "../common/list-query.js";
+import { likePattern, type RunCursor } from "../common/list-query.js";
 import { ENTRY_COLUMNS, HUMAN_COLUMNS, INBOX_COLUMNS, RUN_COLUMNS, STATE_COLUMNS, WORKER_COLUMNS } from "./sqlite-rows.js";
 
 type Statement = Database.Statement;
@@ -185,6 +185,14 @@ export class SqliteQueries {
       // substr counts characters; `>=` lets SQLite start from the prefix in the run_id index.
       where.push("run_id >= ? AND substr(run_id, 1, ?) = ?");
       params.push(query.runIdPrefix, [...query.runIdPrefix].length, query.runIdPrefix);
+    }
+    if (query.q !== undefined && query.q !== "") {
+      // LIKE ignores the case of ASCII letters; the error's message only (not its stack), when it is JSON.
+      where.push(
+        "(run_id LIKE ? ESCAPE '\\' OR workflow LIKE ? ESCAPE '\\' OR (CASE WHEN json_valid(error) THEN json_extract(error, '$.message') END) LIKE ? ESCAPE '\\')",
+      );
+      const pattern = likePattern(query.q);
+      params.push(pattern, pattern, pattern);
     }
     if (query.createdAfter !== undefined) {
       where.push("created_at > ?");
