@@ -347,13 +347,14 @@ describe("a question for a person", () => {
       const bad = await cli("answer", "ask-1:deploy#0", "maybe", "--store", store);
       expect(bad.code).not.toBe(0);
       expect(bad.stderr).toContain("approve, reject");
-      const good = await cli("answer", "ask-1:deploy#0", "approve", "--by", "ada", "--store", store);
+      const good = await cli("answer", "ask-1:deploy#0", "approve", "--by", "ada", "--message", "ship after lunch", "--store", store);
       expect(good.code, good.stderr).toBe(0);
       const run = await eventually("the run to complete", async () => {
         const shown = JSON.parse((await cli("show", "ask-1", "--json", "--store", store)).stdout) as { run: { status: string; output: unknown } };
         return shown.run.status === "completed" ? shown.run : undefined;
       });
       expect(run.output).toEqual({ option: "approve", by: "ada" });
+      expect((await cli("show", "ask-1", "--store", store)).stdout).toMatch(/human\.answered\s+deploy#0\s+ask-1:deploy#0: approve "ship after lunch" by ada/);
     } finally {
       expect(await stop(child)).toBe(0);
     }

@@ -231,7 +231,7 @@ export function summarize(entry: JournalEntryView): string {
     }
     case "human.answered": {
       const data = d as EntryData["human.answered"];
-      return `${data.requestId}: ${data.answer.option ?? data.answer.action}${data.answer.value === undefined ? "" : ` ${preview(data.answer.value, 40)}`}${data.answer.by ? ` by ${data.answer.by}` : ""}`;
+      return `${data.requestId}: ${data.answer.option ?? data.answer.action}${data.answer.value === undefined ? "" : ` ${preview(data.answer.value, 40)}`}${data.answer.message ? ` ${preview(data.answer.message, 60)}` : ""}${data.answer.by ? ` by ${data.answer.by}` : ""}`;
     }
     case "human.timedout": {
       const data = d as EntryData["human.timedout"];
