@@ -539,7 +539,7 @@ export class Execution implements OpExecution {
     const missing = stoppedOnPurpose ? undefined : [...this.history.keys()].find((key) => !this.issued.has(key));
     if (missing !== undefined) {
       const entry = this.history.get(missing)?.at(-1);
-      await this.writeFailure(new NonDeterminismError(missing, `${entry?.kind ?? "an op"}`, "finishes without issuing it"));
+      await this.failWithoutCompensating(new NonDeterminismError(missing, `${entry?.kind ?? "an op"}`, "finishes without issuing it"));
       return;
     }
     if (this.saga.halted || this.saga.used) {
@@ -574,7 +574,37 @@ export class Execution implements OpExecution {
     if (this.settled) return;
     this.settled = true;
     this.abortController.abort(error);
-    void this.writeFailure(error);
+    void this.failWithoutCompensating(error);
+  }
+
+  /**
+   * Fails a run whose code no longer matches its journal. No compensation runs (the run can be retried
+   * once the right code is deployed, and undoing its work would make that pointless), but resources are
+   * still given back: those whose release function the replayed code registered again are released,
+   * journaled like any release; the others are journaled as `resource.release_failed` (see Saga.releaseAll).
+   */
+  private async failWithoutCompensating(error: unknown): Promise<void> {
+    if (this.saga.used) {
+      if (this.finishing || this.ended) return;
+      this.finishing = true;
+      // A step still running may complete now and register a resource: wait for it (its signal was aborted).
+      if (this.inflight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+      try {
+        await this.releaseHeld();
+      } catch (caught) {
+        this.onInternalError("saga", caught);
+        return;
+      }
+      crashPoint("before-saga-end");
+    }
+    await this.writeFailure(error);
+  }
+
+  /** Releases every resource still held; a failure is journaled by the saga and logged here, never fatal. */
+  private releaseHeld(): Promise<void> {
+    return this.saga.releaseAll(this, (key, error) =>
+      this.host.logger.log("error", "a resource could not be released; the run ends anyway", { runId: this.runId, opKey: key, error }),
+    );
   }
 
   private async writeFailure(error: unknown): Promise<void> {
@@ -934,9 +964,7 @@ export class Execution implements OpExecution {
       } else {
         terminal = newEntry("run.failed", null, { error: end.error });
       }
-      await saga.releaseAll(this, (key, error) =>
-        this.host.logger.log("error", "a resource could not be released; the run ends anyway", { runId: this.runId, opKey: key, error }),
-      );
+      await this.releaseHeld();
       crashPoint("before-saga-end");
       this.abortController.abort(new Error("workflow finished"));
       const ok = await this.tryWrite([terminal]);

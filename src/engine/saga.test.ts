@@ -349,6 +349,53 @@ describe.each(DURABLE_STORES)("resources on %s", (kind) => {
     expect((await engine.journal("r5")).at(-1)).toMatchObject({ kind: "run.cancelled", data: { reason: "stop" } });
   });
 
+  test("a run failing with NON_DETERMINISM releases what the replayed code can release and journals what it cannot", async () => {
+    const log: string[] = [];
+    const v1 = defineWorkflow({
+      name: "changes-under-resources",
+      async run(ctx) {
+        await ctx.acquire("db", pool(log));
+        await ctx.step("book", () => "b", { compensate: () => void log.push("undo book") });
+        await ctx.acquire("lock", pool(log));
+        return ctx.waitForEvent("go");
+      },
+    });
+    const url = durableStoreUrl(kind);
+    const first = await engineOn(kind, [v1], url);
+    const worker = first.startWorker(fast);
+    await first.start(v1, {}, { runId: "nd-r" });
+    await waitFor(async () => (await first.getRun("nd-r")).status === "suspended", { timeoutMs: 10_000, what: "nd-r suspended" });
+    await worker.stop();
+    await first.close();
+    // The new code still acquires "db" (so it has its release function) but issues a sleep where the journal has "book".
+    const v2 = defineWorkflow({
+      name: "changes-under-resources",
+      async run(ctx) {
+        await ctx.acquire("db", pool(log));
+        await ctx.sleep("book", 1);
+      },
+    });
+    const second = await engineOn(kind, [v2], url);
+    second.startWorker(fast);
+    await second.sendEvent("nd-r", "go", {}, { eventId: "go" });
+    expect(await settle(second, "nd-r")).toBe("RUN_FAILED");
+    expect((await second.getRun("nd-r")).error).toMatchObject({ code: "NON_DETERMINISM" });
+    expect(log).toEqual(["acquire nd-r:acquire:db#0", "acquire nd-r:acquire:lock#0", "release nd-r:acquire:db#0 nd-r:acquire:db#0:release"]);
+    const journal = await second.journal("nd-r");
+    expect(kinds(journal, "resource.")).toEqual([
+      "resource.release_failed acquire:lock#0",
+      "resource.releasing acquire:db#0",
+      "resource.released acquire:db#0",
+    ]);
+    expect(journal.find((e) => e.kind === "resource.release_failed")?.data).toMatchObject({
+      final: true,
+      by: "engine",
+      error: { name: "ResourceNotReleasedError", message: expect.stringContaining('Resource "acquire:lock#0" is still held') },
+    });
+    expect(kinds(journal, "compensation.")).toEqual([]); // no compensation runs on code that changed
+    expect(journal.at(-1)?.kind).toBe("run.failed");
+  });
+
   test("bad input is refused with a typed error before anything is journaled", async () => {
     const wf = defineWorkflow({
       name: "bad-acquire",

@@ -174,14 +174,34 @@ export class Saga {
     return { ok: true };
   }
 
-  /** Releases every resource still held, newest first. Failures are journaled and logged, not fatal. */
+  /**
+   * Releases every resource still held, newest first. Failures are journaled and logged, not fatal.
+   * A resource whose release function the replayed code did not register again (the code changed)
+   * cannot be released: that is journaled once as a final `resource.release_failed`, so the leak shows.
+   */
   async releaseAll(execution: SagaExecution, onFailure: (key: string, error: SerializedError) => void): Promise<void> {
     for (const registration of [...this.resources].reverse()) {
       if (this.isReleased(registration.key)) continue;
       const cleanup = this.releasers.get(registration.key);
-      const result = cleanup ? await this.run(execution, "resource", registration, cleanup, "engine") : missingCleanup(registration.key, undefined);
+      const result = cleanup ? await this.run(execution, "resource", registration, cleanup, "engine") : await this.notReleasable(execution, registration.key);
       if (!result.ok) onFailure(registration.key, result.error);
     }
+  }
+
+  /** Journals (once) that a held resource has no release function to call. */
+  private async notReleasable(execution: SagaExecution, key: string): Promise<ActionResult> {
+    const state = this.state("resource", key);
+    if (state.final) return { ok: false, error: state.final, attempts: state.attempt - state.base };
+    const error: SerializedError = {
+      name: "ResourceNotReleasedError",
+      message:
+        `Resource "${key}" is still held and was not released: the workflow code did not issue ctx.acquire for it again on replay, ` +
+        `so there is no release function to call. Release it by hand, or deploy code that issues it and retry the run.`,
+      opKey: key,
+    };
+    await execution.write([newEntry("resource.release_failed", key, { attempt: state.attempt, error, final: true, by: "engine" })]);
+    state.final = error;
+    return { ok: false, error, attempts: 0 };
   }
 
   /** The workflow's `handle.release()`: the same journaled action the engine would run; a no-op once released. */
