@@ -747,7 +747,14 @@ export class Execution implements OpExecution {
     }
     const key = this.issue(scope, name, "step");
     if (resource) this.saga.setReleaser(key, { fn: resource.release, policy: cleanupPolicy! });
-    else if (registers) this.saga.setCompensator(key, { fn: options.compensate!, policy: cleanupPolicy! });
+    else if (registers) {
+      this.saga.setCompensator(key, {
+        fn: options.compensate!,
+        policy: cleanupPolicy!,
+        ...(options.effect === undefined ? {} : { effect: options.effect }),
+        ...(options.reconcile === undefined ? {} : { reconcile: options.reconcile }),
+      });
+    }
     return this.awaitOp<T>(key, () => runStep(this, key, fn, options, policy, timeoutMs));
   }
 
@@ -945,6 +952,7 @@ export class Execution implements OpExecution {
     if (this.inflight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     try {
       const saga = this.saga;
+      if (end.kind === "failed") saga.noteInterrupted(this.interruptedCompensable());
       let unwinding = saga.unwinding;
       if (!unwinding && end.kind === "failed" && (saga.hasCompensations || end.reason === "requested")) {
         unwinding = { reason: end.reason, error: end.error };
@@ -972,6 +980,16 @@ export class Execution implements OpExecution {
     } catch (error) {
       this.onInternalError("saga", error);
     }
+  }
+
+  /** Steps with a compensate whose last journaled entry is an intent: cut off mid-flight (by a cancel's fence), in intent order. */
+  private interruptedCompensable(): string[] {
+    const found: { key: string; seq: number }[] = [];
+    for (const [key, entries] of this.history) {
+      const last = entries.at(-1);
+      if (last?.kind === "step.started" && (last.data as EntryData["step.started"]).compensable) found.push({ key, seq: last.seq });
+    }
+    return found.sort((a, b) => a.seq - b.seq).map((f) => f.key);
   }
 
   private emit(scope: Scope, topic: string, payload: unknown, options?: EmitOptions): Promise<EmittedMessage> {
