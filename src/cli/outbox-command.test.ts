@@ -24,7 +24,7 @@ function cli(...args: string[]): Promise<{ code: number | null; stdout: string; 
 }
 
 describe("cairn outbox", () => {
-  it("lists undelivered messages, dead ones with --dead, everything with --all, and re-queues a dead one", async () => {
+  it("lists undelivered messages (pending and dead), one status with --pending/--dead, everything with --all, and re-queues a dead one", async () => {
     requireBuild();
     const store = storeUrl("sqlite");
     const wf = defineWorkflow({
@@ -47,9 +47,16 @@ describe("cairn outbox", () => {
       await waitFor(async () => (await engine.listOutbox({ status: ["dead"] })).length === 1, { what: "the mail message to die" });
       await worker.stop();
 
-      const pending = await cli("outbox", "--store", store);
+      // By default both kinds of undelivered message: pending and dead.
+      const undelivered = await cli("outbox", "--store", store);
+      expect(undelivered.code, undelivered.stderr).toBe(0);
+      expect(undelivered.stdout).toMatch(/MESSAGE\s+TOPIC\s+STATUS\s+ATTEMPTS\s+NEXT ATTEMPT\s+LAST ERROR/);
+      expect(undelivered.stdout).toContain("n-1:sms.send#0");
+      expect(undelivered.stdout).toMatch(/n-1:mail\.send#0\s+mail\.send\s+dead/);
+      expect(undelivered.stdout).toContain("outbox retry <message>");
+
+      const pending = await cli("outbox", "--pending", "--store", store);
       expect(pending.code, pending.stderr).toBe(0);
-      expect(pending.stdout).toMatch(/MESSAGE\s+TOPIC\s+STATUS\s+ATTEMPTS\s+NEXT ATTEMPT\s+LAST ERROR/);
       expect(pending.stdout).toContain("n-1:sms.send#0");
       expect(pending.stdout).not.toContain("n-1:mail.send#0");
 

@@ -30,7 +30,11 @@ export interface EntryData {
   /** A debounced start (flow control): the run, not started yet, now starts at `startAt` with this input. */
   "run.debounced": { input: unknown; startAt: number };
   /** A step's intent; `intent` is what the caller asked to journal with it (e.g. a tool call's argument hash). */
-  "step.started": { attempt: number; recovered?: boolean; intent?: unknown };
+  /**
+   * `compensable`: the step has a `compensate`. If the run unwinds while this intent has no outcome (a
+   * cancel fenced the step out mid-flight), its effect may have happened, so it is compensated too.
+   */
+  "step.started": { attempt: number; recovered?: boolean; intent?: unknown; compensable?: true };
   /**
    * `text`: what `StepOptions.searchText` made of the result, indexed for `ctx.searchJournal`.
    * `secret`: the step was marked `StepOptions.secret`; journal views show its result redacted.

@@ -35,7 +35,7 @@ import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
 import { debounceSchema, parseQueues, resolveFlow, type QueueLimits } from "../core/flow-control.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { aesGcmCodecFromEnv } from "../store/payloads/aes-gcm-codec.js";
-import { withPayloads } from "../store/payloads/payload-store.js";
+import { inlineLimitFromEnv, withPayloads } from "../store/payloads/payload-store.js";
 import { listOutboxLibraryQuerySchema, type ListOutboxQuery, type OutboxMessage } from "../core/outbox.js";
 import { Committer } from "./committer.js";
 import { DispatcherImpl } from "./dispatcher.js";
@@ -125,8 +125,11 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     }
   }
   if (options.maxRecoveryAttempts !== undefined) check(z.number().int().min(1).max(1000), options.maxRecoveryAttempts, "createEngine: maxRecoveryAttempts");
+  // The environment is read before the store is opened, so a malformed variable leaks no connection.
+  const codec = options.payloads?.codec !== undefined ? options.payloads.codec : aesGcmCodecFromEnv();
+  const inlineLimit = options.payloads?.inlineLimit ?? inlineLimitFromEnv();
   const opened = typeof options.store === "object" && options.store !== null ? options.store : await openStore(options.store ?? defaultStoreUrl());
-  const store = withPayloads(opened, { ...options.payloads, codec: options.payloads?.codec !== undefined ? options.payloads.codec : aesGcmCodecFromEnv() });
+  const store = withPayloads(opened, { ...options.payloads, codec, ...(inlineLimit === undefined ? {} : { inlineLimit }) });
   const clock = new StoreClock(options.clock ?? Date.now, store);
   await clock.calibrate();
   const engine = new EngineImpl(store, workflows, clock, options, queues);

@@ -31,7 +31,7 @@ export interface EngineOptions {
   maxPayloadBytes?: number;
   /**
    * How payloads are stored (docs/operations/payloads.md): payloads over `inlineLimit` (default
-   * 64 KiB) go to content-addressed blobs; `codec` encrypts them all at rest (default: AES-256-GCM
+   * `CAIRN_PAYLOAD_INLINE_LIMIT` when set, else 64 KiB) go to content-addressed blobs; `codec` encrypts them all at rest (default: AES-256-GCM
    * when `CAIRN_ENCRYPTION_KEY(S)` is set; `null` for none).
    */
   payloads?: PayloadOptions;

@@ -539,7 +539,7 @@ export class Execution implements OpExecution {
     const missing = stoppedOnPurpose ? undefined : [...this.history.keys()].find((key) => !this.issued.has(key));
     if (missing !== undefined) {
       const entry = this.history.get(missing)?.at(-1);
-      await this.writeFailure(new NonDeterminismError(missing, `${entry?.kind ?? "an op"}`, "finishes without issuing it"));
+      await this.failWithoutCompensating(new NonDeterminismError(missing, `${entry?.kind ?? "an op"}`, "finishes without issuing it"));
       return;
     }
     if (this.saga.halted || this.saga.used) {
@@ -574,7 +574,37 @@ export class Execution implements OpExecution {
     if (this.settled) return;
     this.settled = true;
     this.abortController.abort(error);
-    void this.writeFailure(error);
+    void this.failWithoutCompensating(error);
+  }
+
+  /**
+   * Fails a run whose code no longer matches its journal. No compensation runs (the run can be retried
+   * once the right code is deployed, and undoing its work would make that pointless), but resources are
+   * still given back: those whose release function the replayed code registered again are released,
+   * journaled like any release; the others are journaled as `resource.release_failed` (see Saga.releaseAll).
+   */
+  private async failWithoutCompensating(error: unknown): Promise<void> {
+    if (this.saga.used) {
+      if (this.finishing || this.ended) return;
+      this.finishing = true;
+      // A step still running may complete now and register a resource: wait for it (its signal was aborted).
+      if (this.inflight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+      try {
+        await this.releaseHeld();
+      } catch (caught) {
+        this.onInternalError("saga", caught);
+        return;
+      }
+      crashPoint("before-saga-end");
+    }
+    await this.writeFailure(error);
+  }
+
+  /** Releases every resource still held; a failure is journaled by the saga and logged here, never fatal. */
+  private releaseHeld(): Promise<void> {
+    return this.saga.releaseAll(this, (key, error) =>
+      this.host.logger.log("error", "a resource could not be released; the run ends anyway", { runId: this.runId, opKey: key, error }),
+    );
   }
 
   private async writeFailure(error: unknown): Promise<void> {
@@ -717,7 +747,14 @@ export class Execution implements OpExecution {
     }
     const key = this.issue(scope, name, "step");
     if (resource) this.saga.setReleaser(key, { fn: resource.release, policy: cleanupPolicy! });
-    else if (registers) this.saga.setCompensator(key, { fn: options.compensate!, policy: cleanupPolicy! });
+    else if (registers) {
+      this.saga.setCompensator(key, {
+        fn: options.compensate!,
+        policy: cleanupPolicy!,
+        ...(options.effect === undefined ? {} : { effect: options.effect }),
+        ...(options.reconcile === undefined ? {} : { reconcile: options.reconcile }),
+      });
+    }
     return this.awaitOp<T>(key, () => runStep(this, key, fn, options, policy, timeoutMs));
   }
 
@@ -915,6 +952,7 @@ export class Execution implements OpExecution {
     if (this.inflight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     try {
       const saga = this.saga;
+      if (end.kind === "failed") saga.noteInterrupted(this.interruptedCompensable());
       let unwinding = saga.unwinding;
       if (!unwinding && end.kind === "failed" && (saga.hasCompensations || end.reason === "requested")) {
         unwinding = { reason: end.reason, error: end.error };
@@ -934,9 +972,7 @@ export class Execution implements OpExecution {
       } else {
         terminal = newEntry("run.failed", null, { error: end.error });
       }
-      await saga.releaseAll(this, (key, error) =>
-        this.host.logger.log("error", "a resource could not be released; the run ends anyway", { runId: this.runId, opKey: key, error }),
-      );
+      await this.releaseHeld();
       crashPoint("before-saga-end");
       this.abortController.abort(new Error("workflow finished"));
       const ok = await this.tryWrite([terminal]);
@@ -944,6 +980,16 @@ export class Execution implements OpExecution {
     } catch (error) {
       this.onInternalError("saga", error);
     }
+  }
+
+  /** Steps with a compensate whose last journaled entry is an intent: cut off mid-flight (by a cancel's fence), in intent order. */
+  private interruptedCompensable(): string[] {
+    const found: { key: string; seq: number }[] = [];
+    for (const [key, entries] of this.history) {
+      const last = entries.at(-1);
+      if (last?.kind === "step.started" && (last.data as EntryData["step.started"]).compensable) found.push({ key, seq: last.seq });
+    }
+    return found.sort((a, b) => a.seq - b.seq).map((f) => f.key);
   }
 
   private emit(scope: Scope, topic: string, payload: unknown, options?: EmitOptions): Promise<EmittedMessage> {

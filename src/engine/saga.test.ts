@@ -136,7 +136,7 @@ describe.each(DURABLE_STORES)("sagas on %s", (kind) => {
     await worker.stop();
   });
 
-  test("cancelling a running run compensates the steps that completed, not the one cut short", async () => {
+  test("cancelling a running run also compensates the step cut short: its effect may have happened", async () => {
     const log: string[] = [];
     const entered = deferred();
     const wf = trip("running-trip", log, (ctx) =>
@@ -147,7 +147,7 @@ describe.each(DURABLE_STORES)("sagas on %s", (kind) => {
             entered.resolve();
             signal.addEventListener("abort", () => reject(new Error("aborted")));
           }),
-        { compensate: () => void log.push("undo slow") },
+        { compensate: (value, info) => void log.push(`undo slow ${String(value)} ${info.idempotencyKey}`) },
       ),
     );
     const engine = await engineOn(kind, [wf]);
@@ -156,11 +156,78 @@ describe.each(DURABLE_STORES)("sagas on %s", (kind) => {
     await entered.promise;
     await engine.cancel("t4");
     expect(await settle(engine, "t4")).toBe("RUN_COMPENSATED");
+    // No outcome was journaled for "slow" (the cancel fenced it out): its compensation is called with undefined, first.
     expect(log.filter((l) => l.startsWith("undo"))).toEqual([
+      "undo slow undefined t4:slow#0:compensate",
       "undo car-id t4:car#0:compensate",
       "undo hotel-id t4:hotel#0:compensate",
       "undo flight-id t4:flight#0:compensate",
     ]);
+    const journal = await engine.journal("t4");
+    expect(journal.filter((e) => e.opKey === "slow#0").map((e) => e.kind)).toEqual(["step.started", "compensation.started", "compensation.completed"]);
+    expect(journal.find((e) => e.kind === "step.started" && e.opKey === "slow#0")?.data).toMatchObject({ compensable: true });
+  });
+
+  test("a step cut short by a cancel is compensated with what its reconcile finds, and not at all when it finds nothing", async () => {
+    const log: string[] = [];
+    const happened = new Map<string, string>();
+    const both = deferred();
+    let started = 0;
+    const inFlight =
+      (name: string, effect: boolean) =>
+      ({ idempotencyKey, signal }: { idempotencyKey: string; signal: AbortSignal }) =>
+        new Promise((_, reject) => {
+          if (effect) happened.set(idempotencyKey, `${name}-id`); // the effect happens; its outcome never reaches the journal
+          if (++started === 2) both.resolve();
+          signal.addEventListener("abort", () => reject(new Error("aborted")));
+        });
+    const options = (name: string) => ({
+      compensate: (value: unknown) => void log.push(`undo ${name} ${String(value)}`),
+      reconcile: (key: string) => (happened.has(key) ? { done: true as const, value: happened.get(key) } : { done: false as const }),
+    });
+    const wf = trip("reconciled-trip", log, (ctx) =>
+      Promise.all([ctx.step("seat", inFlight("seat", true), options("seat")), ctx.step("meal", inFlight("meal", false), options("meal"))]),
+    );
+    const engine = await engineOn(kind, [wf]);
+    engine.startWorker(fast);
+    await engine.start(wf, {}, { runId: "t6" });
+    await both.promise;
+    await engine.cancel("t6");
+    expect(await settle(engine, "t6")).toBe("RUN_COMPENSATED");
+    expect(log.filter((l) => l.startsWith("undo"))).toEqual([
+      "undo seat seat-id",
+      "undo car-id t6:car#0:compensate",
+      "undo hotel-id t6:hotel#0:compensate",
+      "undo flight-id t6:flight#0:compensate",
+    ]);
+    const journal = await engine.journal("t6");
+    expect(journal.some((e) => e.opKey === "meal#0" && e.kind.startsWith("compensation."))).toBe(false);
+  });
+
+  test("cancelling a run whose only compensable step is in flight goes through a worker that compensates it", async () => {
+    const log: string[] = [];
+    const entered = deferred();
+    const wf = defineWorkflow({
+      name: "first-step-running",
+      run: (ctx) =>
+        ctx.step(
+          "charge",
+          ({ signal }) =>
+            new Promise((_, reject) => {
+              log.push("charged");
+              entered.resolve();
+              signal.addEventListener("abort", () => reject(new Error("aborted")));
+            }),
+          { compensate: () => void log.push("refund") },
+        ),
+    });
+    const engine = await engineOn(kind, [wf]);
+    engine.startWorker(fast);
+    await engine.start(wf, {}, { runId: "t7" });
+    await entered.promise;
+    expect((await engine.cancel("t7", "stop")).status).toBe("pending");
+    expect(await settle(engine, "t7")).toBe("RUN_COMPENSATED");
+    expect(log).toEqual(["charged", "refund"]);
   });
 
   test("a run without compensations or resources is still cancelled at once, as before", async () => {
@@ -347,6 +414,53 @@ describe.each(DURABLE_STORES)("resources on %s", (kind) => {
     expect(await settle(engine, "r5")).toBe("RUN_CANCELLED");
     expect(log).toEqual(["acquire r5:acquire:db#0", "release r5:acquire:db#0 r5:acquire:db#0:release"]);
     expect((await engine.journal("r5")).at(-1)).toMatchObject({ kind: "run.cancelled", data: { reason: "stop" } });
+  });
+
+  test("a run failing with NON_DETERMINISM releases what the replayed code can release and journals what it cannot", async () => {
+    const log: string[] = [];
+    const v1 = defineWorkflow({
+      name: "changes-under-resources",
+      async run(ctx) {
+        await ctx.acquire("db", pool(log));
+        await ctx.step("book", () => "b", { compensate: () => void log.push("undo book") });
+        await ctx.acquire("lock", pool(log));
+        return ctx.waitForEvent("go");
+      },
+    });
+    const url = durableStoreUrl(kind);
+    const first = await engineOn(kind, [v1], url);
+    const worker = first.startWorker(fast);
+    await first.start(v1, {}, { runId: "nd-r" });
+    await waitFor(async () => (await first.getRun("nd-r")).status === "suspended", { timeoutMs: 10_000, what: "nd-r suspended" });
+    await worker.stop();
+    await first.close();
+    // The new code still acquires "db" (so it has its release function) but issues a sleep where the journal has "book".
+    const v2 = defineWorkflow({
+      name: "changes-under-resources",
+      async run(ctx) {
+        await ctx.acquire("db", pool(log));
+        await ctx.sleep("book", 1);
+      },
+    });
+    const second = await engineOn(kind, [v2], url);
+    second.startWorker(fast);
+    await second.sendEvent("nd-r", "go", {}, { eventId: "go" });
+    expect(await settle(second, "nd-r")).toBe("RUN_FAILED");
+    expect((await second.getRun("nd-r")).error).toMatchObject({ code: "NON_DETERMINISM" });
+    expect(log).toEqual(["acquire nd-r:acquire:db#0", "acquire nd-r:acquire:lock#0", "release nd-r:acquire:db#0 nd-r:acquire:db#0:release"]);
+    const journal = await second.journal("nd-r");
+    expect(kinds(journal, "resource.")).toEqual([
+      "resource.release_failed acquire:lock#0",
+      "resource.releasing acquire:db#0",
+      "resource.released acquire:db#0",
+    ]);
+    expect(journal.find((e) => e.kind === "resource.release_failed")?.data).toMatchObject({
+      final: true,
+      by: "engine",
+      error: { name: "ResourceNotReleasedError", message: expect.stringContaining('Resource "acquire:lock#0" is still held') },
+    });
+    expect(kinds(journal, "compensation.")).toEqual([]); // no compensation runs on code that changed
+    expect(journal.at(-1)?.kind).toBe("run.failed");
   });
 
   test("bad input is refused with a typed error before anything is journaled", async () => {

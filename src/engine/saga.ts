@@ -2,6 +2,7 @@ import { newEntry, type EntryData, type EntryKind, type JournalEntry, type NewEn
 import { decode, serializeError, type SerializedError } from "../core/serialize.js";
 import { crashPoint } from "./crash-points.js";
 import { backoffDelay, isNonRetryable, type ResolvedRetryPolicy } from "./retry-policy.js";
+import type { ReconcileResult, StepEffect } from "./workflow.js";
 
 /** Why a saga unwinds (journaled in `saga.compensating`). */
 export type SagaReason = EntryData["saga.compensating"]["reason"];
@@ -13,6 +14,9 @@ type Family = "compensation" | "resource";
 export interface Cleanup {
   fn: (value: any, info: { idempotencyKey: string; attempt: number }) => Promise<void> | void;
   policy: ResolvedRetryPolicy;
+  /** The step's effect class and reconcile: what an interrupted step's compensation is told (see Saga.noteInterrupted). */
+  effect?: StepEffect;
+  reconcile?: (idempotencyKey: string) => Promise<ReconcileResult<unknown>> | ReconcileResult<unknown>;
 }
 
 /** A completed step whose result must be compensated or released, in registration (journal) order. */
@@ -64,6 +68,8 @@ export function isSagaKind(kind: EntryKind): boolean {
  */
 export class Saga {
   private readonly compensations: Registration[] = [];
+  /** Steps with a compensate whose intent has no outcome when the run unwinds, in intent order. */
+  private readonly interrupted: string[] = [];
   private readonly resources: Registration[] = [];
   private readonly compensators = new Map<string, Cleanup>();
   private readonly releasers = new Map<string, Cleanup>();
@@ -88,7 +94,7 @@ export class Saga {
 
   /** True when something must be undone if the run does not complete. */
   get hasCompensations(): boolean {
-    return this.compensations.length > 0 || this.unwinding !== null;
+    return this.compensations.length > 0 || this.interrupted.length > 0 || this.unwinding !== null;
   }
 
   /** Reads one journal entry on resume; true when it is a saga entry that belongs to no op. */
@@ -141,6 +147,18 @@ export class Saga {
     if (data.resource) this.resources.push({ key, value: data.result });
   }
 
+  /**
+   * Steps with a `compensate` whose intent is journaled without an outcome as the run unwinds (a cancel
+   * fenced them out mid-flight): their effect may have happened, so they are compensated too, before
+   * the completed ones. Their compensation gets what the step's `reconcile` finds (nothing to undo
+   * when it reports not done), else `undefined`; a step with `effect: "none"` is not compensated.
+   */
+  noteInterrupted(keys: readonly string[]): void {
+    for (const key of keys) {
+      if (!this.interrupted.includes(key) && !this.compensations.some((r) => r.key === key)) this.interrupted.push(key);
+    }
+  }
+
   /** Workflow code issued a step with a `compensate` (again on every replay). */
   setCompensator(key: string, cleanup: Cleanup): void {
     this.compensators.set(key, cleanup);
@@ -164,8 +182,15 @@ export class Saga {
 
   /** Runs the registered compensations, newest first; stops at the first that fails for good. */
   async compensate(execution: SagaExecution): Promise<{ ok: true } | { ok: false; key: string; error: SerializedError; attempts: number }> {
-    for (const registration of [...this.compensations].reverse()) {
-      const cleanup = this.compensators.get(registration.key);
+    const order = [
+      ...this.compensations.map((registration) => ({ registration, interrupted: false })),
+      ...this.interrupted.map((key) => ({ registration: { key, value: undefined } as Registration, interrupted: true })),
+    ].reverse();
+    for (const { registration: given, interrupted } of order) {
+      const cleanup = this.compensators.get(given.key);
+      let registration: Registration | null = given;
+      if (cleanup && interrupted) registration = await this.whatHappened(execution, given.key, cleanup);
+      if (!registration) continue;
       const result = cleanup
         ? await this.run(execution, "compensation", registration, cleanup, "engine")
         : missingCleanup(registration.key, this.actions.get(`compensation ${registration.key}`));
@@ -174,14 +199,52 @@ export class Saga {
     return { ok: true };
   }
 
-  /** Releases every resource still held, newest first. Failures are journaled and logged, not fatal. */
+  /** What to undo for a step interrupted mid-flight; null when nothing happened (per its reconcile or its effect class). */
+  private async whatHappened(execution: SagaExecution, key: string, cleanup: Cleanup): Promise<Registration | null> {
+    const state = this.actions.get(`compensation ${key}`);
+    if (state?.done) return { key, value: undefined }; // journaled as done: never run again
+    // A compensation already started (before a crash) is carried to its end.
+    const underWay = (state?.attempt ?? 0) > 0;
+    if (cleanup.effect === "none" && !underWay) return null;
+    if (!cleanup.reconcile) return { key, value: undefined };
+    let verdict: ReconcileResult<unknown>;
+    try {
+      verdict = await cleanup.reconcile(`${execution.runId}:${key}`);
+    } catch {
+      return { key, value: undefined }; // unknown: it may have happened
+    }
+    if (verdict.done) return { key, value: verdict.value };
+    return underWay ? { key, value: undefined } : null;
+  }
+
+  /**
+   * Releases every resource still held, newest first. Failures are journaled and logged, not fatal.
+   * A resource whose release function the replayed code did not register again (the code changed)
+   * cannot be released: that is journaled once as a final `resource.release_failed`, so the leak shows.
+   */
   async releaseAll(execution: SagaExecution, onFailure: (key: string, error: SerializedError) => void): Promise<void> {
     for (const registration of [...this.resources].reverse()) {
       if (this.isReleased(registration.key)) continue;
       const cleanup = this.releasers.get(registration.key);
-      const result = cleanup ? await this.run(execution, "resource", registration, cleanup, "engine") : missingCleanup(registration.key, undefined);
+      const result = cleanup ? await this.run(execution, "resource", registration, cleanup, "engine") : await this.notReleasable(execution, registration.key);
       if (!result.ok) onFailure(registration.key, result.error);
     }
+  }
+
+  /** Journals (once) that a held resource has no release function to call. */
+  private async notReleasable(execution: SagaExecution, key: string): Promise<ActionResult> {
+    const state = this.state("resource", key);
+    if (state.final) return { ok: false, error: state.final, attempts: state.attempt - state.base };
+    const error: SerializedError = {
+      name: "ResourceNotReleasedError",
+      message:
+        `Resource "${key}" is still held and was not released: the workflow code did not issue ctx.acquire for it again on replay, ` +
+        `so there is no release function to call. Release it by hand, or deploy code that issues it and retry the run.`,
+      opKey: key,
+    };
+    await execution.write([newEntry("resource.release_failed", key, { attempt: state.attempt, error, final: true, by: "engine" })]);
+    state.final = error;
+    return { ok: false, error, attempts: 0 };
   }
 
   /** The workflow's `handle.release()`: the same journaled action the engine would run; a no-op once released. */
@@ -299,16 +362,23 @@ function pause(execution: SagaExecution, ms: number): Promise<void> {
  */
 export function needsCleanup(entries: readonly JournalEntry[]): boolean {
   const held = new Set<string>();
+  const inFlight = new Set<string>();
   for (const entry of entries) {
     if (entry.kind === "saga.compensating") return true;
+    // A compensable step's intent without an outcome: its effect may have happened (see Saga.noteInterrupted).
+    if (entry.kind === "step.started" && entry.payload.includes('"compensable"') && decode<EntryData["step.started"]>(entry.payload).compensable) {
+      inFlight.add(entry.opKey!);
+    }
+    if (entry.kind === "step.failed") inFlight.delete(entry.opKey!);
     if (entry.kind === "step.completed") {
+      inFlight.delete(entry.opKey!);
       const data = decode<EntryData["step.completed"]>(entry.payload);
       if (data.compensable) return true;
       if (data.resource) held.add(entry.opKey!);
     }
     if (entry.kind === "resource.released") held.delete(entry.opKey!);
   }
-  return held.size > 0;
+  return held.size > 0 || inFlight.size > 0;
 }
 
 /** The error a run ends with when a compensation failed for good: it names the compensation. */

@@ -63,6 +63,7 @@ export async function runStep<T>(
     crashPoint("before-intent", key);
     const intent: EntryData["step.started"] = prefix.length > 0 ? { attempt, recovered: true } : { attempt };
     if (options.intent !== undefined) intent.intent = options.intent;
+    if (execution.saga.flagsFor(key)?.compensable) intent.compensable = true;
     await execution.write([...prefix, newEntry("step.started", key, intent)]);
     prefix = [];
     crashPoint("after-intent", key);

@@ -59,6 +59,8 @@ export interface StepOptions<T> {
    * run ends `compensated` or `compensation_failed` (docs/operations/sagas.md). Called with the step's
    * result and an idempotency key of its own (`<runId>:<opKey>:compensate`), the same on every attempt.
    * A `reversible` step interrupted mid-flight is also compensated (with `undefined`) before it runs again.
+   * A step cut short by a cancel (its intent journaled, its outcome fenced out) is compensated when the
+   * run unwinds: with what `reconcile` finds (not at all if it finds nothing), else with `undefined`.
    * Steps inside `ctx.loop` iterations do not register (a snapshot would supersede the registration).
    */
   compensate?: (result: T | undefined, info: { idempotencyKey: string; attempt?: number }) => Promise<void> | void;

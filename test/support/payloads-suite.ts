@@ -206,6 +206,44 @@ export function payloadsSuite(name: string, open: () => Promise<RawDatabase>): v
       await expect(engine.journal("r2")).rejects.toMatchObject({ code: "PAYLOAD_CORRUPT" });
     });
 
+    it("detects a changed blob behind an event: in the inbox before delivery, and in event.received after", async () => {
+      const db = await open();
+      const engine = await engineOn(db);
+      let worker = engine.startWorker({ pollInterval: 10 });
+      await engine.start(bigFlow, { seed: "abc" }, { runId: "ev" });
+      await until(engine, "ev", "suspended");
+      await worker.stop({ drain: true });
+      await engine.sendEvent("ev", "doc", { text: big("xyz") }, { eventId: "doc-1" });
+      const [queued] = await db.sql<{ payload: string }>(`SELECT payload FROM ${db.t("inbox")} WHERE run_id = 'ev'`);
+      const inboxHash = REF.exec(queued!.payload)![1]!;
+      const tamper = (hash: string) => db.sql(`UPDATE ${db.t("blobs")} SET body = replace(body, 'xyzxyz', 'xyzxyd') WHERE hash = '${hash}'`);
+      const restore = (hash: string) => db.sql(`UPDATE ${db.t("blobs")} SET body = replace(body, 'xyzxyd', 'xyzxyz') WHERE hash = '${hash}'`);
+
+      await tamper(inboxHash);
+      const inInbox = await rejection(engine.store.listInbox("ev"));
+      expect(inInbox.code).toBe("PAYLOAD_CORRUPT");
+      expect(inInbox.message).toContain('run "ev" inbox event "doc-1"');
+      expect(inInbox.message).toContain(inboxHash);
+      // The run cannot take the event while its bytes are wrong.
+      await expect(engine.store.pendingEvents("ev", "doc")).rejects.toMatchObject({ code: "PAYLOAD_CORRUPT" });
+
+      await restore(inboxHash);
+      worker = engine.startWorker({ pollInterval: 10 });
+      expect(await engine.result("ev", { timeoutMs: 15_000 })).toEqual({ length: 300_000, head: "xyzxyz" });
+      await worker.stop({ drain: true });
+      const [received] = await db.sql<{ seq: number; payload: string }>(
+        `SELECT seq, payload FROM ${db.t("journal")} WHERE run_id = 'ev' AND kind = 'event.received'`,
+      );
+      const receivedHash = REF.exec(received!.payload)![1]!;
+      expect(receivedHash).not.toBe(inboxHash); // the entry holds the event with its id and type: another blob
+      await tamper(receivedHash);
+      const inJournal = await rejection(engine.journal("ev"));
+      expect(inJournal.code).toBe("PAYLOAD_CORRUPT");
+      expect(inJournal.message).toContain(`run "ev" journal seq ${Number(received!.seq)}`);
+      expect(inJournal.message).toContain(receivedHash);
+      await expect(engine.store.readJournalForResume("ev")).rejects.toMatchObject({ code: "PAYLOAD_CORRUPT" });
+    });
+
     it("writes a blob only with the entry that references it: a refused or failed commit leaves none", async () => {
       const db = await open();
       const store: Store = withPayloads(await openStore(db.url), { codec: null });

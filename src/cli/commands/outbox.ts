@@ -7,6 +7,7 @@ import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOp
 import { formatTime, oneLine, relative, table, truncate } from "../format.js";
 
 interface ListOptions extends StoreOptions, JsonOptions {
+  pending?: boolean;
   dead?: boolean;
   delivered?: boolean;
   all?: boolean;
@@ -19,7 +20,8 @@ interface ListOptions extends StoreOptions, JsonOptions {
 export function registerOutboxCommands(program: Command): void {
   const outbox = program
     .command("outbox")
-    .description("list outbox messages from ctx.emit not yet delivered (--dead, --delivered or --all for others)")
+    .description("list outbox messages from ctx.emit not yet delivered: pending and dead (--pending, --dead, --delivered, --all to choose)")
+    .option("--pending", "only pending messages (still being delivered)")
     .option("--dead", "only dead messages (out of attempts)")
     .option("--delivered", "only delivered messages")
     .option("--all", "every message, whatever its status")
@@ -39,9 +41,15 @@ export function registerOutboxCommands(program: Command): void {
 function statuses(options: ListOptions): OutboxStatus[] | undefined {
   if (options.all) return undefined;
   const chosen: OutboxStatus[] = [];
+  if (options.pending) chosen.push("pending");
   if (options.dead) chosen.push("dead");
   if (options.delivered) chosen.push("delivered");
-  return chosen.length > 0 ? chosen : ["pending"];
+  // Dead messages are undelivered too: hiding them by default would hide the ones that need a person.
+  return chosen.length > 0 ? chosen : ["pending", "dead"];
+}
+
+function isDefault(options: ListOptions): boolean {
+  return !options.all && !options.pending && !options.dead && !options.delivered;
 }
 
 async function listMessages(options: ListOptions): Promise<void> {
@@ -55,8 +63,8 @@ async function listMessages(options: ListOptions): Promise<void> {
     });
     if (options.json) return printJson(messages.map((m) => ({ ...m, payload: decode(m.payload) })));
     if (messages.length === 0) {
-      const what = status === undefined ? "" : status.length === 1 && status[0] === "pending" ? "pending " : `${status.join(" or ")} `;
-      const hint = status?.length === 1 && status[0] === "pending" ? ` Dead ones: ${CLI} outbox --dead.` : "";
+      const what = status === undefined ? "" : isDefault(options) ? "undelivered " : `${status.join(" or ")} `;
+      const hint = isDefault(options) ? ` Delivered ones: ${CLI} outbox --delivered.` : "";
       return print(`No ${what}outbox messages.${hint}`);
     }
     print(...outboxTable(messages));

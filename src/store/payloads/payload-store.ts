@@ -33,6 +33,27 @@ export interface PayloadOptions {
   codec?: PayloadCodec | null;
 }
 
+/**
+ * The inline limit set by `CAIRN_PAYLOAD_INLINE_LIMIT` (a whole number of bytes, or `Infinity`), or
+ * undefined when unset: how processes started by the CLI (`cairn worker`, `serve`, `dev`) choose it.
+ *
+ * @throws ValidationError naming the variable when its value is not a byte count.
+ * @example
+ * // CAIRN_PAYLOAD_INLINE_LIMIT=16384
+ * withPayloads(store, { inlineLimit: inlineLimitFromEnv() }); // offloads payloads over 16 KiB
+ */
+export function inlineLimitFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env.CAIRN_PAYLOAD_INLINE_LIMIT?.trim();
+  if (raw === undefined || raw === "") return undefined;
+  if (raw === "Infinity") return Infinity;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw new ValidationError(
+      `CAIRN_PAYLOAD_INLINE_LIMIT must be a whole number of bytes (e.g. 65536), or Infinity to never offload payloads; got "${raw.slice(0, 40)}".`,
+    );
+  }
+  return Number(raw);
+}
+
 /** Fields of entry data that stores project into other rows, and whether they may be offloaded there. */
 const PROJECTED: Partial<Record<EntryKind, { field: string; offload: boolean }>> = {
   "run.completed": { field: "output", offload: true },
