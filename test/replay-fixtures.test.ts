@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseJournalFile, type JournalFile } from "../src/core/deploys.js";
@@ -11,7 +11,7 @@ import { isCheckpoint, readForResume } from "../src/core/resume.js";
 import type { Workflow } from "../src/engine/workflow.js";
 import { workflows } from "../examples/index.js";
 import { approval } from "../examples/approval.js";
-import { recordFixtures } from "./support/record-fixtures.js";
+import { fixtureFileName, recordFixtures } from "./support/record-fixtures.js";
 import { testEngine } from "./support/engines.js";
 import { waitFor } from "../src/testing/wait-for.js";
 
@@ -20,10 +20,10 @@ import { waitFor } from "../src/testing/wait-for.js";
 const DIR = resolve("test/fixtures/journals");
 
 if (process.env.CAIRN_RECORD_FIXTURES === "1") {
-  it("records the fixtures", async () => {
-    for (const file of readdirSync(DIR)) if (file.endsWith(".json")) rmSync(join(DIR, file));
-    const written = await recordFixtures(DIR);
-    expect(written.length).toBeGreaterThan(4);
+  // Writes only the missing files (a new version's): the old versions' journals stay pinned.
+  it("records the missing fixtures", async () => {
+    const { written, kept } = await recordFixtures(DIR);
+    expect(written.length + kept.length).toBeGreaterThan(4);
   }, 120_000);
 }
 
@@ -41,6 +41,11 @@ describe("committed journals replay against the current code", () => {
     const names = new Set(files.map((file) => load(file).run.workflow));
     expect([...names].sort()).toEqual(["approval", "code-migration", "code-migrator", "research", "researcher"]);
     expect(files.some((file) => file.startsWith("demo-crash--"))).toBe(true);
+  });
+
+  it.each(files)("%s is named after its scenario, run and workflow version", (file) => {
+    const { run } = load(file);
+    expect(file).toBe(fixtureFileName(file.slice(0, file.indexOf("--")), run));
   });
 
   it.each(files)("%s replays cleanly to its last entry", async (file) => {

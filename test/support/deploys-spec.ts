@@ -264,7 +264,7 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
     it("cairn replay: exit 0 when a committed journal replays, 1 with the divergence when an op was renamed", async () => {
       requireBuild();
       const url = await makeUrl();
-      const fixture = join(ROOT, "test/fixtures/journals/approval-escalated--po-2.json");
+      const fixture = join(ROOT, "test/fixtures/journals/approval-escalated--po-2@1.json");
       const clean = await cli(["replay", fixture, "--workflows", join(ROOT, "dist/examples/index.js"), "--store", url]);
       expect(clean.code, clean.stderr).toBe(0);
       expect(clean.stdout).toMatch(/^po-2 \(approval@1\): replays cleanly up to seq \d+ \(4 outcomes\); the code runs to its end\.$/m);
