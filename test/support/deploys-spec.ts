@@ -316,6 +316,29 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
       expect(ledgerLines(ledger)).toHaveLength(5);
     });
 
+    it("cairn worker --max-recovery-attempts 2: the poison run is dead after 2 failed recoveries (the default, 10, would go on)", async () => {
+      requireBuild();
+      const url = await makeUrl();
+      const ledger = join(tempDir(), "ledger.txt");
+      const poison = defineWorkflow({ name: "poison", run: async (_ctx, _input: { n: number }) => 0 });
+      const engine = await engineOn(url, [poison]);
+      await engine.start(poison, { n: 1 }, { runId: "poisoned" });
+      const args = [CLI, "worker", "--store", url, "--workflows", DEPLOY_WORKFLOWS, "--lease-ms", "300", "--max-recovery-attempts", "2"];
+      const env = { ...process.env, CAIRN_TEST_LEDGER: ledger, CAIRN_TEST_POISON: "1" };
+      // Attempt 1 makes progress ("before") and dies in "boom"; recoveries 2 and 3 die there without progress.
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: "ignore" });
+        const signal = await new Promise<NodeJS.Signals | null>((done) => child.on("exit", (_code, sig) => done(sig)));
+        expect(signal).toBe("SIGKILL");
+      }
+      const last = spawn(process.execPath, args, { cwd: ROOT, env, stdio: "ignore" });
+      onCleanup(() => void last.kill("SIGKILL"));
+      await waitFor(async () => (await engine.getRun("poisoned")).status === "dead", { timeoutMs: 30_000, what: "the run to be dead-lettered" });
+      expect((await engine.journal("poisoned")).at(-1)).toMatchObject({ kind: "run.dead", data: { failures: 2 } });
+      expect(ledgerLines(ledger)).toHaveLength(3);
+      expect(last.exitCode).toBeNull();
+    });
+
     it("cairn versions, drain and undrain against the store", async () => {
       requireBuild();
       const url = await makeUrl();
