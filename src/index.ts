@@ -25,6 +25,7 @@ export { webhookSignature } from "./engine/webhook.js";
 export { OUTBOX_STATUSES, outboxMessageId, type OutboxStatus, type OutboxMessage, type ListOutboxQuery } from "./core/outbox.js";
 export type * from "./engine/workflow.js";
 export type * from "./engine/engine.js";
+export { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./engine/engine.js";
 export type { EngineEvent, EngineObserver } from "./engine/observer.js";
 export { openTelemetryObserver, type OpenTelemetryOptions, type OtelApiLike, type OtelSpanLike } from "./engine/otel.js";
 export type { ForkOptions, ForkPatch } from "./engine/fork.js";

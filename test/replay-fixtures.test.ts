@@ -1,13 +1,17 @@
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseJournalFile, type JournalFile } from "../src/core/deploys.js";
+import { CairnError } from "../src/core/errors.js";
 import { defineWorkflow } from "../src/engine/define-workflow.js";
 import { dryReplay } from "../src/engine/dry-replay.js";
+import { isOutcome } from "../src/core/journal.js";
+import { decode } from "../src/core/serialize.js";
+import { isCheckpoint, readForResume } from "../src/core/resume.js";
 import type { Workflow } from "../src/engine/workflow.js";
 import { workflows } from "../examples/index.js";
 import { approval } from "../examples/approval.js";
-import { recordFixtures } from "./support/record-fixtures.js";
+import { fixtureFileName, recordFixtures } from "./support/record-fixtures.js";
 import { testEngine } from "./support/engines.js";
 import { waitFor } from "../src/testing/wait-for.js";
 
@@ -16,10 +20,10 @@ import { waitFor } from "../src/testing/wait-for.js";
 const DIR = resolve("test/fixtures/journals");
 
 if (process.env.CAIRN_RECORD_FIXTURES === "1") {
-  it("records the fixtures", async () => {
-    for (const file of readdirSync(DIR)) if (file.endsWith(".json")) rmSync(join(DIR, file));
-    const written = await recordFixtures(DIR);
-    expect(written.length).toBeGreaterThan(4);
+  // Writes only the missing files (a new version's): the old versions' journals stay pinned.
+  it("records the missing fixtures", async () => {
+    const { written, kept } = await recordFixtures(DIR);
+    expect(written.length + kept.length).toBeGreaterThan(4);
   }, 120_000);
 }
 
@@ -39,6 +43,11 @@ describe("committed journals replay against the current code", () => {
     expect(files.some((file) => file.startsWith("demo-crash--"))).toBe(true);
   });
 
+  it.each(files)("%s is named after its scenario, run and workflow version", (file) => {
+    const { run } = load(file);
+    expect(file).toBe(fixtureFileName(file.slice(0, file.indexOf("--")), run));
+  });
+
   it.each(files)("%s replays cleanly to its last entry", async (file) => {
     const exported = load(file);
     const workflow = registered.get(`${exported.run.workflow}@${exported.run.version}`);
@@ -46,7 +55,17 @@ describe("committed journals replay against the current code", () => {
     const report = await dryReplay(workflow!, exported.run, exported.journal);
     expect(report.divergence).toBeUndefined();
     expect(report).toMatchObject({ ok: true, stoppedAt: "completed", replayedSeq: exported.journal.at(-1)!.seq });
-    expect(report.deliveredOutcomes).toBeGreaterThan(0);
+    // Every outcome entry reached: code that stops early (e.g. refusing with MANIFEST_CHANGED) is no clean replay.
+    // (Entries a loop checkpoint supersedes are not replayed, on a worker or here.)
+    const journal = exported.journal;
+    const resumed = await readForResume({
+      latestCheckpointBelow: async (below) => journal.findLast((e) => e.seq < below && isCheckpoint(e.kind)),
+      range: async (from, below) => journal.filter((e) => e.seq >= from && e.seq < below),
+      seqs: async (seqs) => journal.filter((e) => seqs.includes(e.seq)),
+    });
+    const outcomes = resumed.filter((entry) => isOutcome(entry.kind, decode(entry.payload))).length;
+    expect(outcomes).toBeGreaterThan(0);
+    expect(report.deliveredOutcomes).toBe(outcomes);
   });
 
   it("the demo's journal holds a recovery (the worker died mid-search)", () => {
@@ -107,6 +126,44 @@ describe("a changed workflow is reported as a divergence", () => {
     const run = (await engine.store.getRun("t1"))!;
     const report = await dryReplay(trip("motel"), run, journal);
     expect(report.divergence).toMatchObject({ opKey: "hotel#0", expected: `step.completed at seq ${completed.seq}` });
+  });
+
+  it("code that refuses to run (MANIFEST_CHANGED) before the journal's outcomes is a divergence, not a clean end", async () => {
+    const exported = load(files.find((f) => f.startsWith("approval-escalated--"))!);
+    const refusing = defineWorkflow({
+      name: approval.name,
+      version: approval.version,
+      run() {
+        throw new CairnError("MANIFEST_CHANGED", "started under a different agent definition");
+      },
+    });
+    const report = await dryReplay(refusing, exported.run, exported.journal);
+    expect(report).toMatchObject({ ok: false, stoppedAt: "diverged", deliveredOutcomes: 0 });
+    expect(report.divergence!.actual).toMatch(/^throws MANIFEST_CHANGED \(started under a different agent definition\) before reaching it$/);
+    expect(report.divergence!.expected).toMatch(/^step\.completed at seq \d+$/);
+  });
+
+  it("code that ends otherwise than the journal's terminal entry is a divergence", async () => {
+    const exported = load(files.find((f) => f.startsWith("approval-escalated--"))!);
+    const end = exported.journal.at(-1)!;
+    expect(end.kind).toBe("run.completed");
+    const throwing = defineWorkflow({
+      name: approval.name,
+      version: approval.version,
+      async run(ctx, input: Parameters<typeof approval.run>[1]) {
+        await approval.run(ctx, input);
+        throw new Error("changed my mind");
+      },
+    });
+    const report = await dryReplay(throwing, exported.run, exported.journal);
+    expect(report.divergence).toMatchObject({ opKey: "(run end)", expected: `run.completed at seq ${end.seq}`, actual: "throws an error (changed my mind)" });
+    // The same journal ending in a failure, against code that returns.
+    const failed = [
+      ...exported.journal.slice(0, -1),
+      { ...end, kind: "run.failed" as const, payload: JSON.stringify({ error: { name: "Error", message: "boom" } }) },
+    ];
+    const returned = await dryReplay(approval, exported.run, failed);
+    expect(returned.divergence).toMatchObject({ opKey: "(run end)", expected: `run.failed at seq ${end.seq} (Error)`, actual: "returns" });
   });
 
   it("reports another op kind at a journaled key", async () => {

@@ -3,6 +3,8 @@ import { pathToFileURL } from "node:url";
 import type { QueueOptions } from "../core/flow-control.js";
 import type { OutboxOptions } from "../engine/outbox.js";
 import { isSchedule, type Schedule } from "../engine/schedule.js";
+import type { Command } from "commander";
+import { intArg } from "./args.js";
 import { UsageError } from "./errors.js";
 
 /**
@@ -38,12 +40,23 @@ export interface ModuleEngineOptions {
   queues?: Record<string, QueueOptions>;
   /** Merged `outbox` exports (handlers and webhooks by topic): createEngine({ outbox }). */
   outbox?: OutboxOptions;
+  /** A `maxRecoveryAttempts` export (dead-letter limit, 0: never): createEngine({ maxRecoveryAttempts }). */
+  maxRecoveryAttempts?: number;
+}
+
+/** Adds `--max-recovery-attempts <n>` (createEngine({ maxRecoveryAttempts })) to a command that runs a worker. */
+export function maxRecoveryOption(command: Command): Command {
+  return command.option(
+    "--max-recovery-attempts <n>",
+    "dead-letter a run after n recoveries in a row without progress (default 10, or the modules' maxRecoveryAttempts export; 0: never)",
+    intArg(0, 1000),
+  );
 }
 
 /**
  * The engine options workflow modules export: schedules (see {@link loadModuleSchedules}), a `queues`
- * record (the flow-control queues their workflows join) and an `outbox` object (handlers and webhooks
- * of the messages they emit), so `cairn worker`, `serve` and `dev` run them as the modules declare.
+ * record (the flow-control queues their workflows join), an `outbox` object (handlers and webhooks
+ * of the messages they emit) and a `maxRecoveryAttempts` number (the dead-letter limit), so `cairn worker`, `serve` and `dev` run them as the modules declare.
  * @throws UsageError when two modules declare one queue differently, or one topic's handler twice.
  */
 export async function loadModuleEngineOptions(specs: readonly string[] | undefined): Promise<ModuleEngineOptions> {
@@ -80,6 +93,16 @@ export async function loadModuleEngineOptions(specs: readonly string[] | undefin
         if (Object.keys(mine).length > 0 || Object.keys(before).length > 0) merged[key] = { ...before, ...mine } as never;
       }
       options.outbox = merged;
+    }
+    const max = namespace["maxRecoveryAttempts"];
+    if (max !== undefined) {
+      if (typeof max !== "number" || !Number.isInteger(max) || max < 0 || max > 1000) {
+        throw new UsageError(`${spec} exports \`maxRecoveryAttempts\` that is not a whole number from 0 (never dead-letter) to 1000.`);
+      }
+      if (options.maxRecoveryAttempts !== undefined && options.maxRecoveryAttempts !== max) {
+        throw new UsageError(`Two workflow modules export different maxRecoveryAttempts (the second is ${spec}); export it once.`);
+      }
+      options.maxRecoveryAttempts = max;
     }
   }
   return options;

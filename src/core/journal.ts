@@ -9,8 +9,11 @@ export interface EntryData {
   "run.created": { workflow: string; version: string; input: unknown; parentRunId?: string; parentOpKey?: string };
   /** A worker took the run (from pending, suspended, or an expired lease). */
   "run.claimed": { workerId: string; epoch: number; from: string };
-  /** A draining worker gave the run back without finishing it. */
-  "run.released": { workerId: string };
+  /**
+   * A worker gave the run back without finishing it. `stopped`: it was shutting down (a drain or a
+   * stop), so the attempt is not a failed recovery (dead-letter); absent: it abandoned the run on an error.
+   */
+  "run.released": { workerId: string; stopped?: boolean };
   "run.suspended": { wakeAt: number | null; waitingFor: WaitDescriptor[] };
   "run.completed": { output: unknown };
   "run.failed": { error: SerializedError };

@@ -44,6 +44,7 @@ import { OutboxRegistry } from "./outbox-registry.js";
 import type { ReplayReport, JournalFile, VersionSummary } from "../core/deploys.js";
 import { replayRun, summarizeVersions } from "./deploys.js";
 import { isWorkflow } from "./define-workflow.js";
+import { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./engine.js";
 import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
 import { planFork, type ForkOptions } from "./fork.js";
 import { needsCleanup } from "./saga.js";
@@ -124,7 +125,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       );
     }
   }
-  if (options.maxRecoveryAttempts !== undefined) check(z.number().int().min(1).max(1000), options.maxRecoveryAttempts, "createEngine: maxRecoveryAttempts");
+  if (options.maxRecoveryAttempts !== undefined) check(z.number().int().min(0).max(1000), options.maxRecoveryAttempts, "createEngine: maxRecoveryAttempts");
   // The environment is read before the store is opened, so a malformed variable leaks no connection.
   const codec = options.payloads?.codec !== undefined ? options.payloads.codec : aesGcmCodecFromEnv();
   const inlineLimit = options.payloads?.inlineLimit ?? inlineLimitFromEnv();
@@ -184,7 +185,8 @@ class EngineImpl implements Engine {
     this.creator = new RunCreator(store, this.clock);
     this.secrets = new SecretViews(store);
     this.maxPayloadBytes = options.maxPayloadBytes ?? 4 * 1024 * 1024;
-    this.maxRecoveryAttempts = options.maxRecoveryAttempts;
+    const maxRecoveryAttempts = options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS;
+    this.maxRecoveryAttempts = maxRecoveryAttempts === 0 ? undefined : maxRecoveryAttempts;
     this.logger = options.logger ?? consoleLogger();
     this.finished.setMaxListeners(0);
     if (options.observer) this.observers.add(options.observer);

@@ -19,13 +19,22 @@ describe("next tick in a time zone", () => {
     expect(ticks).toEqual(["2026-03-28T01:30:00.000Z", "2026-03-29T01:00:00.000Z", "2026-03-30T00:30:00.000Z"]);
   });
 
-  it("02:30 daily in Europe/Berlin across fall-back: the repeated local time fires once, at its first occurrence", () => {
+  it("02:30 daily in Europe/Berlin across fall-back: a repeated local time with a fixed hour fires once, at its first occurrence", () => {
     const cron = parseCron("30 2 * * *", "Europe/Berlin");
     const ticks: (string | null)[] = [];
     let t: number | null = at("2026-10-24T00:00:00Z");
     for (let i = 0; i < 3; i++) ticks.push(iso((t = nextTick(cron, t!))));
     // 25 October: 02:30 happens at 00:30Z (CEST) and again at 01:30Z (CET): only the first fires.
     expect(ticks).toEqual(["2026-10-24T00:30:00.000Z", "2026-10-25T00:30:00.000Z", "2026-10-26T01:30:00.000Z"]);
+  });
+
+  it("hourly in Europe/Berlin across fall-back: every real hour fires, so 02:00 local fires twice (CEST, then CET)", () => {
+    const cron = parseCron("0 * * * *", "Europe/Berlin");
+    const ticks: (string | null)[] = [];
+    let t: number | null = at("2026-10-24T23:30:00Z");
+    for (let i = 0; i < 3; i++) ticks.push(iso((t = nextTick(cron, t!))));
+    // 00:00Z is 02:00 CEST, 01:00Z is 02:00 CET, 02:00Z is 03:00 CET.
+    expect(ticks).toEqual(["2026-10-25T00:00:00.000Z", "2026-10-25T01:00:00.000Z", "2026-10-25T02:00:00.000Z"]);
   });
 
   it("09:00 on weekdays in America/New_York follows the offset change (EST → EDT)", () => {

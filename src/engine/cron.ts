@@ -4,7 +4,10 @@ import type { CatchUpPolicy } from "../core/schedule.js";
 /**
  * Cron arithmetic for schedules, on croner (parsing, next and previous matches in an IANA time zone).
  * DST follows croner: a local time skipped by a spring-forward change fires once at the first valid
- * time after the gap; a local time repeated by a fall-back change fires once, at its first occurrence.
+ * time after the gap; a local time repeated by a fall-back change fires once, at its first occurrence,
+ * when the expression fixes the hour (`30 2 * * *`), but twice when it matches every hour
+ * (`0 * * * *` fires at 02:00 CEST and 02:00 CET): it keeps firing every real hour. See
+ * docs/operations/schedules.md#daylight-saving-time.
  */
 
 /** A parsed cron expression in a time zone. Throws croner's error for a bad expression. */

@@ -2,7 +2,7 @@ import type { ReplayReport } from "../core/deploys.js";
 import { NonDeterminismError, RunCancelledError, RunFailedError, StepFailedError, TimeoutError, ValidationError, isCairnError } from "../core/errors.js";
 import { isOutcome, opKey as makeOpKey, opKindOf, type EntryData, type JournalEntry, type OpKind } from "../core/journal.js";
 import { isCheckpoint, readForResume } from "../core/resume.js";
-import { decode } from "../core/serialize.js";
+import { decode, type SerializedError } from "../core/serialize.js";
 import { replyOutcome } from "./ask-human.js";
 import type { DecodedEntry, Outcome } from "./execution-types.js";
 import { LoopDone, type LoopIteration, type Workflow, type WorkflowContext, type WorkflowLogger } from "./workflow.js";
@@ -29,6 +29,23 @@ interface Waiter {
 
 const noop = () => {};
 const QUIET_ROUNDS = 3;
+/** The op key a divergence names when the code ends otherwise than the journal's terminal entry. */
+const END_KEY = "(run end)";
+/** Errors with which code refuses to run at all (a changed agent manifest, a bad op): never how a run legitimately ended. */
+const REFUSALS = new Set<string>(["MANIFEST_CHANGED", "INVALID_INPUT", "WORKFLOW_NOT_REGISTERED"]);
+const TERMINAL = new Set<string>(["run.completed", "run.failed", "run.cancelled", "run.dead", "run.compensated", "run.compensation_failed"]);
+
+function describeError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const short = message.length > 160 ? `${message.slice(0, 157)}...` : message;
+  return isCairnError(error) ? `${error.code} (${short})` : `an error (${short})`;
+}
+
+interface TerminalEntry {
+  seq: number;
+  kind: string;
+  data: { error?: SerializedError; cause?: SerializedError };
+}
 
 /**
  * Replays a run's journal through the current workflow code **without executing anything**: no step
@@ -37,7 +54,10 @@ const QUIET_ROUNDS = 3;
  * honoured); an op with no journaled outcome never settles, so the code stops there (the frontier,
  * where a worker would go live). Divergences are found with the same rules as a worker's
  * {@link NonDeterminismError}: another op kind at a journaled key, a journaled outcome the code never
- * reaches, a journaled op the finished code never issued.
+ * reaches (also when it ends before it, e.g. refusing with MANIFEST_CHANGED), a journaled op the
+ * finished code never issued; and code that ends otherwise than the journal's terminal entry (throws
+ * where the journal completed, returns where it failed, fails with another error code), named at op
+ * `(run end)`.
  *
  * @example
  * const report = await dryReplay(research, exported.run, exported.journal);
@@ -70,6 +90,8 @@ class DryReplay {
   private settled: { ok: boolean; error?: unknown } | undefined;
   private delivered = 0;
   private lastSeq = 0;
+  /** The journal's last run end (run.completed, run.failed …), forgotten by a later run.retried. */
+  private terminal: TerminalEntry | undefined;
 
   constructor(
     private readonly workflow: Workflow<any, any>,
@@ -108,18 +130,52 @@ class DryReplay {
   }
 
   private onSettled(): ReplayReport {
-    const error = this.settled?.error;
-    if (error !== undefined && isCairnError(error, "NON_DETERMINISM")) {
+    const settled = this.settled!;
+    const error = settled.error;
+    if (!settled.ok && isCairnError(error, "NON_DETERMINISM")) {
       this.divergence = error as NonDeterminismError;
       return this.report("diverged");
     }
-    const stoppedOnPurpose = error !== undefined && isCairnError(error);
+    const ending = settled.ok ? "returns" : `throws ${describeError(error)}`;
+    // Every journaled outcome must be reached: code that ends before one (e.g. refusing with
+    // MANIFEST_CHANGED at its first step) would end a live run differently from the journal.
+    const next = this.deliveries[this.head];
+    if (next) {
+      const entry = this.history.get(next.key)?.find((e) => e.seq === next.seq);
+      this.divergence = new NonDeterminismError(next.key, `${entry?.kind ?? "an outcome"} at seq ${next.seq}`, `${ending} before reaching it`);
+      return this.report("diverged");
+    }
+    // As on a worker: journaled ops the code never reached are fine when it stopped with a Cairn error of its own.
+    const stoppedOnPurpose = !settled.ok && isCairnError(error);
     const missing = stoppedOnPurpose ? undefined : [...this.history.keys()].find((key) => !this.issued.has(key));
     if (missing !== undefined) {
       this.divergence = new NonDeterminismError(missing, `${this.history.get(missing)?.at(-1)?.kind ?? "an op"}`, "finishes without issuing it");
       return this.report("diverged");
     }
+    const mismatch = this.endMismatch(settled);
+    if (mismatch !== undefined) {
+      this.divergence = new NonDeterminismError(END_KEY, mismatch, ending);
+      return this.report("diverged");
+    }
     return this.report("completed");
+  }
+
+  /**
+   * What the journal's end says when the code ended otherwise, or undefined when they agree. A run
+   * ended from outside (cancelled, compensated on request, dead-lettered) agrees with any ending; a
+   * journal with no end yet agrees with any ending but a refusal (the code rejecting itself).
+   */
+  private endMismatch(settled: { ok: boolean; error?: unknown }): string | undefined {
+    const end = this.terminal;
+    if (!end) return !settled.ok && isCairnError(settled.error) && REFUSALS.has(settled.error.code) ? "no end yet (the run was live)" : undefined;
+    const at = `${end.kind} at seq ${end.seq}`;
+    if (end.kind === "run.completed") return settled.ok ? undefined : at;
+    if (end.kind !== "run.failed" && end.kind !== "run.compensated" && end.kind !== "run.compensation_failed") return undefined;
+    const journaled = end.kind === "run.compensation_failed" ? end.data.cause : end.data.error;
+    // A returned output that was too large to journal fails the run after the code returned.
+    if (settled.ok) return end.kind === "run.failed" && journaled?.code !== "PAYLOAD_TOO_LARGE" ? `${at} (${journaled?.code ?? journaled?.name})` : undefined;
+    const thrown = isCairnError(settled.error) ? settled.error.code : undefined;
+    return thrown === journaled?.code ? undefined : `${at} (${journaled?.code ?? journaled?.name ?? "an error"})`;
   }
 
   private report(stoppedAt: ReplayReport["stoppedAt"]): ReplayReport {
@@ -145,6 +201,8 @@ class DryReplay {
     const outcomes: { key: string; entry: DecodedEntry }[] = [];
     for (const raw of entries) {
       this.lastSeq = Math.max(this.lastSeq, raw.seq);
+      if (TERMINAL.has(raw.kind)) this.terminal = { seq: raw.seq, kind: raw.kind, data: decode(raw.payload) as TerminalEntry["data"] };
+      if (raw.kind === "run.retried" || raw.kind === "run.forked") this.terminal = undefined;
       if (raw.kind === "run.retried") {
         for (let i = outcomes.length - 1; i >= 0; i--) if (outcomes[i]!.entry.kind === "step.failed") outcomes.splice(i, 1);
         continue;

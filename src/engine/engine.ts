@@ -66,10 +66,14 @@ export interface EngineOptions {
    * Dead-letter: a run whose last N attempts in a row ended without progress (its worker died or the
    * engine abandoned it, and no outcome was journaled) is moved to `dead` instead of being claimed
    * again; `engine.retry` revives it. Checked only when a run is re-claimed after such an attempt.
-   * Default: unset, runs are recovered forever. See docs/operations/deploys.md.
+   * An attempt given back by a worker shutting down (drain, SIGTERM) never counts. Default
+   * {@link DEFAULT_MAX_RECOVERY_ATTEMPTS} (10); 0: never, runs are recovered forever. See docs/operations/deploys.md.
    */
   maxRecoveryAttempts?: number;
 }
+
+/** The default of `createEngine({ maxRecoveryAttempts })`: a run is dead after 10 failed recoveries in a row. */
+export const DEFAULT_MAX_RECOVERY_ATTEMPTS = 10;
 
 /** A sink for log records. */
 export interface EngineLogger {

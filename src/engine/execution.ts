@@ -516,7 +516,7 @@ export class Execution implements OpExecution {
 
   private async release(): Promise<void> {
     this.settled = true;
-    const ok = await this.tryWrite([newEntry("run.released", null, { workerId: this.host.workerId })]);
+    const ok = await this.tryWrite([newEntry("run.released", null, { workerId: this.host.workerId, stopped: true })]);
     if (ok) this.end("released");
   }
 

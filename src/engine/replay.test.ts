@@ -118,10 +118,29 @@ describe.each(STORE_KINDS)("replay on %s", (kind) => {
     await stopping;
     const kinds = (await one!.journal("d1")).map((e) => e.kind);
     expect(kinds.slice(-2)).toEqual(["step.completed", "run.released"]);
+    expect((await one!.journal("d1")).at(-1)!.data).toMatchObject({ stopped: true });
     expect(second).toBe(0);
     two!.startWorker(fast);
     expect(await two!.result("d1", { timeoutMs: 5000 })).toBe("ab");
     expect(second).toBe(1);
+  });
+
+  it("stopping workers (a rolling deploy) is no failed recovery: a run given back mid-step 3 times is not dead at maxRecoveryAttempts 1", async () => {
+    const gate = deferred<string>();
+    let started = 0;
+    const wf = defineWorkflow({ name: "long-step", run: (ctx) => ctx.step("slow", () => (started++, gate.promise)) });
+    const engine = await testEngine(kind, { workflows: [wf], maxRecoveryAttempts: 1 });
+    await engine.start(wf, undefined, { runId: "rolled" });
+    for (let deploy = 1; deploy <= 3; deploy++) {
+      const worker = engine.startWorker(fast);
+      await waitFor(() => started === deploy, { what: `attempt ${deploy} of the step` });
+      await worker.stop({ drain: false });
+      expect((await engine.getRun("rolled")).status).toBe("running");
+    }
+    engine.startWorker(fast);
+    await waitFor(() => started === 4, { what: "the fourth attempt" });
+    gate.resolve("done");
+    expect(await engine.result("rolled", { timeoutMs: 5000 })).toBe("done");
   });
 
   it("a short retry back-off waits in process, a long one is a durable timer", async () => {

@@ -30,7 +30,7 @@ export interface WorkerDeps {
   onExecutionEnd(runId: string, end: ExecutionEnd, parentRunId: string | null): void;
   /** Versions (`name@version`) this engine drained, known before the worker first reads the store. */
   drained?: Iterable<string>;
-  /** Dead-letter limit passed to claims (`createEngine({ maxRecoveryAttempts })`); undefined: off. */
+  /** Dead-letter limit passed to claims (`createEngine({ maxRecoveryAttempts })`); undefined (0 given): off. */
   maxRecoveryAttempts?: number;
   /** Hands engine events to observers; undefined while nobody observes, so unobserved workers track nothing. */
   emit(): ((event: EngineEvent) => void) | undefined;
@@ -210,7 +210,9 @@ export class WorkerImpl implements Worker, ExecutionHost {
     if (options.drain === false) {
       for (const execution of running) {
         execution.abandon(new Error("worker stopped"));
-        await this.deps.committer.commit({ runId: execution.runId, epoch: execution.epoch, entries: [releasedEntry(this.workerId)] }).catch(() => undefined);
+        await this.deps.committer
+          .commit({ runId: execution.runId, epoch: execution.epoch, entries: [releasedEntry(this.workerId, true)] })
+          .catch(() => undefined);
       }
     } else {
       for (const execution of running) execution.drain();
@@ -419,6 +421,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
   }
 }
 
-function releasedEntry(workerId: string) {
-  return newEntry("run.released", null, { workerId });
+/** `stopped`: given back by a worker shutting down, not abandoned on an error (see the dead-letter count). */
+function releasedEntry(workerId: string, stopped = false) {
+  return newEntry("run.released", null, stopped ? { workerId, stopped } : { workerId });
 }

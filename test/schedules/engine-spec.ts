@@ -142,6 +142,51 @@ export function scheduleEngineSpec(kind: string, storeUrl: () => Promise<string>
       });
     }
 
+    /**
+     * The ticks one schedule fires while a manual clock walks from `from` to `to` in `step`s, each step
+     * waiting until the scheduler has passed it (its next tick is after now).
+     */
+    async function walk(cron: string, timezone: string, from: string, to: string, stepMs: number): Promise<string[]> {
+      const clock = new ManualClock(Date.parse(from));
+      const engine = await createEngine({
+        store: await storeUrl(),
+        workflows: [tick],
+        clock: clock.now,
+        logger: silentLogger,
+        scheduler: { pollMs: 20 },
+        schedules: [defineSchedule({ name: "s", cron, timezone, workflow: tick, overlap: "allow", catchUp: "all" })],
+      });
+      onCleanup(() => engine.close());
+      engine.startWorker({ pollInterval: 10 });
+      while (clock.now() < Date.parse(to)) {
+        clock.advance(stepMs);
+        await waitFor(async () => ((await engine.getSchedule("s")).nextTickAt?.getTime() ?? 0) > clock.now(), {
+          what: `${cron} in ${timezone} past ${new Date(clock.now()).toISOString()}`,
+        });
+      }
+      return (await engine.listRuns({ limit: 1000 })).runs.map((r) => r.runId).sort();
+    }
+    const ids = (...instants: string[]) => instants.map((iso) => scheduleRunId("s", Date.parse(iso)));
+
+    it("fires at local times in the schedule's time zone, across DST changes (Berlin, New York)", async () => {
+      // 02:30 does not exist in Berlin on 2026-03-29 (02:00 CET jumps to 03:00 CEST): that day fires at 03:00 CEST.
+      expect(await walk("30 2 * * *", "Europe/Berlin", "2026-03-27T12:00:00Z", "2026-03-31T06:00:00Z", 6 * 3_600_000)).toEqual(
+        ids("2026-03-28T01:30:00Z", "2026-03-29T01:00:00Z", "2026-03-30T00:30:00Z", "2026-03-31T00:30:00Z"),
+      );
+      // 02:30 happens twice in Berlin on 2026-10-25 (CEST, then CET): a fixed hour fires once, at the first.
+      expect(await walk("30 2 * * *", "Europe/Berlin", "2026-10-24T12:00:00Z", "2026-10-26T06:00:00Z", 6 * 3_600_000)).toEqual(
+        ids("2026-10-25T00:30:00Z", "2026-10-26T01:30:00Z"),
+      );
+      // An hourly schedule fires every real hour: 02:00 local twice that night (00:00Z in CEST, 01:00Z in CET).
+      expect(await walk("0 * * * *", "Europe/Berlin", "2026-10-24T22:30:00Z", "2026-10-25T03:30:00Z", 30 * MIN)).toEqual(
+        ids("2026-10-24T23:00:00Z", "2026-10-25T00:00:00Z", "2026-10-25T01:00:00Z", "2026-10-25T02:00:00Z", "2026-10-25T03:00:00Z"),
+      );
+      // 09:00 in New York is 14:00Z in EST, 13:00Z from 2026-03-08 (EDT).
+      expect(await walk("0 9 * * *", "America/New_York", "2026-03-06T12:00:00Z", "2026-03-09T18:00:00Z", 6 * 3_600_000)).toEqual(
+        ids("2026-03-06T14:00:00Z", "2026-03-07T14:00:00Z", "2026-03-08T13:00:00Z", "2026-03-09T13:00:00Z"),
+      );
+    });
+
     it("pause stops ticks; resume fires from the next tick after now, not the ones that fell due while paused", async () => {
       const { clock, engine, tickId, waitRuns, runIds } = await setUp({ workflow: tick, overlap: "allow", catchUp: "all" });
       engine.startWorker({ pollInterval: 10 });

@@ -14,24 +14,25 @@ import { waitFor } from "../../src/testing/wait-for.js";
 import { onCleanup, tempDir } from "../support/engines.js";
 import { requireBuild, spawnWorker, type WorkerProcess } from "../support/processes.js";
 // @ts-expect-error plain JS fixture
-import { beat, beatSchedule } from "../fixtures/schedule-workflows.mjs";
+import { beat, beatSchedule, skipSchedule, slowBeat } from "../fixtures/schedule-workflows.mjs";
 
 const WORKER = resolve("test/fixtures/schedule-worker.mjs");
 const SECOND = 1000;
 
-async function setUp(store: string) {
+async function setUp(store: string, slow = false) {
   requireBuild();
   const ledger = join(tempDir(), "ledger.txt");
   // The test's engine saves the schedule (its cursor starts now) and later finishes leftover runs; it never fires ticks.
-  const engine: Engine = await createEngine({ store, workflows: [beat], schedules: [beatSchedule], logger: silentLogger, scheduler: { enabled: false } });
+  const [workflow, schedule] = slow ? [slowBeat, skipSchedule] : [beat, beatSchedule];
+  const engine: Engine = await createEngine({ store, workflows: [workflow], schedules: [schedule], logger: silentLogger, scheduler: { enabled: false } });
   onCleanup(() => engine.close());
-  const createdAt = (await engine.store.getSchedule("beat"))!.createdAt;
-  const env = { CAIRN_TEST_STORE: store, CAIRN_TEST_LEDGER: ledger, CAIRN_TEST_SCHEDULE_LEASE_MS: "1000" };
+  const createdAt = (await engine.store.getSchedule(schedule.name))!.createdAt;
+  const env = { CAIRN_TEST_STORE: store, CAIRN_TEST_LEDGER: ledger, CAIRN_TEST_SCHEDULE_LEASE_MS: "1000", CAIRN_TEST_SCHEDULE: schedule.name };
   return { engine, ledger, env, createdAt };
 }
 
-async function scheduleRuns(engine: Engine): Promise<string[]> {
-  const runs = (await engine.listRuns({ workflow: "beat", limit: 1000 })).runs;
+async function scheduleRuns(engine: Engine, workflow = "beat"): Promise<string[]> {
+  const runs = (await engine.listRuns({ workflow, limit: 1000 })).runs;
   return runs.map((r) => r.runId).sort();
 }
 
@@ -78,6 +79,34 @@ export function scheduleWorkersSpec(kind: string, storeUrl: () => Promise<string
       expect(workers.map((w) => w.child.exitCode)).toEqual([0, 0, 0]);
       const ticks = await checkEveryTickOnce(engine, ledger, createdAt);
       expect(ticks.length).toBeGreaterThanOrEqual(6);
+    }, 90_000);
+
+    it("three workers, overlap skip, runs longer than a tick: never two runs at once, every other tick skipped and counted", async () => {
+      const { engine, ledger, env, createdAt } = await setUp(await storeUrl(), true);
+      const workers = [spawnWorker(env, WORKER), spawnWorker(env, WORKER), spawnWorker(env, WORKER)];
+      await Promise.all(workers.map((w) => w.ready));
+      await waitFor(async () => (await engine.store.getSchedule("slow-beat"))!.firedCount >= 3, { timeoutMs: 30_000, what: "three ticks fired" });
+      await stopAll(workers);
+      expect(workers.map((w) => w.child.exitCode)).toEqual([0, 0, 0]);
+      const state = (await engine.store.getSchedule("slow-beat"))!;
+      const runs = await scheduleRuns(engine, "slow-beat");
+      expect(runs).toHaveLength(state.firedCount);
+      // Every tick up to the cursor was fired or skipped, none missed; a 1.5 s run skips at least one tick each.
+      const ticks = Math.floor(state.cursorAt / SECOND) - Math.floor(createdAt / SECOND);
+      expect(state.firedCount + state.skippedCount).toBe(ticks);
+      expect(state.missedCount).toBe(0);
+      expect(state.skippedCount).toBeGreaterThanOrEqual(state.firedCount - 1);
+      // Leftover runs finish here; then no run started before the previous one had finished.
+      const worker = engine.startWorker({ pollInterval: 10 });
+      for (const runId of runs) await engine.result(runId, { timeoutMs: 30_000 });
+      await worker.stop({ drain: true });
+      const infos = await Promise.all(runs.map((runId) => engine.getRun(runId)));
+      for (let i = 1; i < infos.length; i++) {
+        expect(infos[i]!.createdAt.getTime(), `${infos[i]!.runId} started after ${infos[i - 1]!.runId} finished`).toBeGreaterThanOrEqual(
+          infos[i - 1]!.finishedAt!.getTime(),
+        );
+      }
+      expect(readFileSync(ledger, "utf8").split("\n").filter(Boolean).sort()).toEqual(runs);
     }, 90_000);
 
     it("a scheduler SIGKILLed after starting a tick's run, before recording it, neither loses nor doubles the tick", async () => {

@@ -11,7 +11,7 @@ import type { Engine } from "../../src/engine/engine.js";
 import { silentLogger } from "../../src/engine/logger.js";
 import type { Workflow } from "../../src/engine/workflow.js";
 import { waitFor } from "../../src/testing/wait-for.js";
-import { onCleanup, tempDir } from "./engines.js";
+import { deferred, onCleanup, tempDir } from "./engines.js";
 import { requireBuild, spawnWorker } from "./processes.js";
 
 /** A fresh store URL per test: a SQLite file, or a PostgreSQL schema dropped after the test. */
@@ -137,6 +137,82 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
       expect(await engine.result("old-run-2", { timeoutMs: 20_000 })).toBe("1:6");
     });
 
+    it("a running worker hears of another process's drain on its heartbeat: new runs stay pending, a run mid-step finishes that execution and is not claimed again", async () => {
+      const url = await makeUrl();
+      const entered = deferred();
+      const release = deferred<string>();
+      const steps: string[] = [];
+      const make = (version: string) =>
+        defineWorkflow({
+          name: "drain-wf",
+          version,
+          async run(ctx, input: { hold: boolean }) {
+            const held = await ctx.step("hold", () => {
+              steps.push(`hold ${ctx.runId}`);
+              if (!input.hold) return "quick";
+              entered.resolve();
+              return release.promise;
+            });
+            await ctx.sleep("nap", 50);
+            return ctx.step("after", () => {
+              steps.push(`after ${ctx.runId}`);
+              return `${version}:${held}`;
+            });
+          },
+        });
+      const [v1, v2] = [make("1"), make("2")];
+      const engine = await engineOn(url, [v1, v2]);
+      // The worker starts first (it reads the drained list now: empty), with a short lease: a heartbeat every 100 ms.
+      const worker = engine.startWorker({ pollInterval: 10, leaseMs: 300 });
+      await engine.start(v1, { hold: true }, { runId: "mid" });
+      await entered.promise;
+
+      // Another process drains version 1 through the store alone.
+      const other = await engineOn(url, [v1, v2]);
+      expect(await other.drainVersion("drain-wf", "1")).toBe(true);
+      const drainedAt = Date.now();
+      // Three heartbeats after the drain: each rereads the drained list (one read at a time).
+      const beats = new Set<number>();
+      await waitFor(
+        async () => {
+          for (const w of await engine.listWorkers()) if (w.workerId === worker.workerId && w.heartbeatAt > drainedAt) beats.add(w.heartbeatAt);
+          return beats.size >= 3;
+        },
+        { timeoutMs: 10_000, what: "three heartbeats after the drain" },
+      );
+
+      // A new run of the drained version is older than one of version 2: claims go oldest first.
+      await engine.start(v1, { hold: false }, { runId: "fresh" });
+      await engine.start(v2, { hold: false }, { runId: "current" });
+      expect(await engine.result("current", { timeoutMs: 20_000 })).toBe("2:quick");
+
+      // The run mid-step when the drain landed finishes its execution: its step completes and it suspends.
+      release.resolve("held");
+      const suspended = await waitFor(
+        async () => {
+          const run = await engine.getRun("mid");
+          return run.status === "suspended" && run;
+        },
+        { timeoutMs: 20_000, what: "the mid-step run to suspend" },
+      );
+      // Once its nap is over it is due, and the worker (still claiming) must leave it alone.
+      await waitFor(async () => Date.now() > Number(suspended.wakeAt ?? 0) + 20, { timeoutMs: 5_000, what: "the nap to be due" });
+      await engine.start(v2, { hold: false }, { runId: "later" });
+      expect(await engine.result("later", { timeoutMs: 20_000 })).toBe("2:quick");
+      expect((await engine.getRun("mid")).status).toBe("suspended");
+      const midKinds = (await engine.journal("mid")).map((e) => e.kind);
+      expect(midKinds.filter((kind) => kind === "run.claimed")).toHaveLength(1);
+      expect(midKinds).toContain("step.completed");
+      expect(midKinds.at(-1)).toBe("run.suspended");
+      expect((await engine.journal("fresh")).map((e) => e.kind)).toEqual(["run.created"]);
+      expect(steps.filter((line) => !line.endsWith(" current") && !line.endsWith(" later"))).toEqual(["hold mid"]);
+
+      // Undrained (again by the other process): the worker resumes both on a heartbeat.
+      expect(await other.undrainVersion("drain-wf", "1")).toBe(true);
+      expect(await engine.result("mid", { timeoutMs: 20_000 })).toBe("1:held");
+      expect(await engine.result("fresh", { timeoutMs: 20_000 })).toBe("1:quick");
+    });
+
     it("a worker started with drain skips that version even when the store has it undrained", async () => {
       const url = await makeUrl();
       const ledger = join(tempDir(), "ledger.txt");
@@ -240,6 +316,29 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
       expect(ledgerLines(ledger)).toHaveLength(5);
     });
 
+    it("cairn worker --max-recovery-attempts 2: the poison run is dead after 2 failed recoveries (the default, 10, would go on)", async () => {
+      requireBuild();
+      const url = await makeUrl();
+      const ledger = join(tempDir(), "ledger.txt");
+      const poison = defineWorkflow({ name: "poison", run: async (_ctx, _input: { n: number }) => 0 });
+      const engine = await engineOn(url, [poison]);
+      await engine.start(poison, { n: 1 }, { runId: "poisoned" });
+      const args = [CLI, "worker", "--store", url, "--workflows", DEPLOY_WORKFLOWS, "--lease-ms", "300", "--max-recovery-attempts", "2"];
+      const env = { ...process.env, CAIRN_TEST_LEDGER: ledger, CAIRN_TEST_POISON: "1" };
+      // Attempt 1 makes progress ("before") and dies in "boom"; recoveries 2 and 3 die there without progress.
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: "ignore" });
+        const signal = await new Promise<NodeJS.Signals | null>((done) => child.on("exit", (_code, sig) => done(sig)));
+        expect(signal).toBe("SIGKILL");
+      }
+      const last = spawn(process.execPath, args, { cwd: ROOT, env, stdio: "ignore" });
+      onCleanup(() => void last.kill("SIGKILL"));
+      await waitFor(async () => (await engine.getRun("poisoned")).status === "dead", { timeoutMs: 30_000, what: "the run to be dead-lettered" });
+      expect((await engine.journal("poisoned")).at(-1)).toMatchObject({ kind: "run.dead", data: { failures: 2 } });
+      expect(ledgerLines(ledger)).toHaveLength(3);
+      expect(last.exitCode).toBeNull();
+    });
+
     it("cairn versions, drain and undrain against the store", async () => {
       requireBuild();
       const url = await makeUrl();
@@ -264,7 +363,7 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
     it("cairn replay: exit 0 when a committed journal replays, 1 with the divergence when an op was renamed", async () => {
       requireBuild();
       const url = await makeUrl();
-      const fixture = join(ROOT, "test/fixtures/journals/approval-escalated--po-2.json");
+      const fixture = join(ROOT, "test/fixtures/journals/approval-escalated--po-2@1.json");
       const clean = await cli(["replay", fixture, "--workflows", join(ROOT, "dist/examples/index.js"), "--store", url]);
       expect(clean.code, clean.stderr).toBe(0);
       expect(clean.stdout).toMatch(/^po-2 \(approval@1\): replays cleanly up to seq \d+ \(4 outcomes\); the code runs to its end\.$/m);

@@ -1,10 +1,12 @@
 /**
  * Records the replay fixtures (`test/fixtures/journals/*.json`): runs each example to completion on
- * the scripted model, in memory, and exports every run it made (`cairn.run/1`). Run it with
+ * the scripted model, in memory, and exports every run it made (`cairn.run/1`) as
+ * `<scenario>--<runId>@<version>.json`. Run it with
  * `CAIRN_RECORD_FIXTURES=1 npx vitest run test/replay-fixtures.test.ts` when a deliberate change of
- * an example's code needs new fixtures (and a new workflow version for runs already out there).
+ * an example's code comes with a new workflow version: it writes only the files missing (the new
+ * version's) and never deletes or overwrites one, so the old version's journals stay pinned.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JOURNAL_FILE_FORMAT, type JournalFile } from "../../src/core/deploys.js";
@@ -34,13 +36,22 @@ async function exportAll(engine: Engine): Promise<JournalFile[]> {
   return Promise.all(page.runs.map((run) => exportRun(engine, run.runId)));
 }
 
-/** Runs every scenario and writes one file per run to `dir`; returns the file names. */
-export async function recordFixtures(dir: string): Promise<string[]> {
+/** The fixture file name of one exported run: scenario, run id and the run's workflow version. */
+export function fixtureFileName(scenario: string, run: { runId: string; version: string }): string {
+  return `${scenario}--${run.runId.replace(/[^\w.-]+/g, "_")}@${run.version.replace(/[^\w.-]+/g, "_")}.json`;
+}
+
+/**
+ * Runs every scenario and writes one file per run to `dir` unless a file of that name (same scenario,
+ * run and version) exists; returns the names written and the names kept as they were.
+ */
+export async function recordFixtures(dir: string): Promise<{ written: string[]; kept: string[] }> {
   for (const key of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CAIRN_MODEL"]) delete process.env[key];
   mkdirSync(dir, { recursive: true });
   const scratch = mkdtempSync(join(tmpdir(), "cairn-fixtures-"));
   process.env[LEDGER_ENV] = join(scratch, "ledger.txt");
   const written: string[] = [];
+  const kept: string[] = [];
   const scenario = async (name: string, play: (engine: Engine, clock: { now: number }, worker: Worker) => Promise<void>) => {
     const clock = { now: Date.UTC(2026, 0, 5, 9) };
     const engine = await createEngine({ store: "memory:", workflows, logger: silentLogger, clock: () => clock.now });
@@ -48,8 +59,12 @@ export async function recordFixtures(dir: string): Promise<string[]> {
     try {
       await play(engine, clock, worker);
       for (const exported of await exportAll(engine)) {
-        const file = `${name}--${exported.run.runId.replace(/[^\w.-]+/g, "_")}.json`;
-        writeFileSync(join(dir, file), `${JSON.stringify(exported, null, 2)}\n`);
+        const file = fixtureFileName(name, exported.run);
+        if (existsSync(join(dir, file))) {
+          kept.push(file);
+          continue;
+        }
+        writeFileSync(join(dir, file), `${JSON.stringify(exported, null, 2)}\n`, { flag: "wx" });
         written.push(file);
       }
     } finally {
@@ -114,5 +129,5 @@ export async function recordFixtures(dir: string): Promise<string[]> {
     delete process.env[LEDGER_ENV];
     rmSync(scratch, { recursive: true, force: true });
   }
-  return written;
+  return { written, kept };
 }

@@ -42,7 +42,7 @@ export function registerDeployCommands(program: Command): void {
     .option("--workflows <module...>", "ES module(s) exporting the workflows to check (default: the examples)")
     .addHelpText(
       "after",
-      `\nExamples:\n  ${CLI} replay export.json --workflows dist/my-workflows.js   # a file from cairn export\n  ${CLI} replay test/fixtures/journals/approval-escalated--po-2.json\n  ${CLI} replay thread-42`,
+      `\nExamples:\n  ${CLI} replay export.json --workflows dist/my-workflows.js   # a file from cairn export\n  ${CLI} replay test/fixtures/journals/approval-escalated--po-2@1.json\n  ${CLI} replay thread-42`,
     );
   storeOption(jsonOption(replay)).action(replayCommand);
 }

@@ -13,7 +13,7 @@ import { followRun } from "../follow.js";
 import { formatError, preview } from "../format.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
-import { loadModuleEngineOptions } from "../load-schedules.js";
+import { loadModuleEngineOptions, maxRecoveryOption } from "../load-schedules.js";
 import { dashboardLine } from "./serve.js";
 
 interface DevOptions extends StoreOptions {
@@ -24,6 +24,7 @@ interface DevOptions extends StoreOptions {
   concurrency?: number;
   port: number;
   dashboard: boolean;
+  maxRecoveryAttempts?: number;
 }
 
 /** Registers `cairn dev`: what `npm start` runs. */
@@ -38,13 +39,18 @@ export function registerDevCommand(program: Command): void {
     .option("--concurrency <n>", "runs held at once (default 16)", intArg(1, 10_000))
     .option("--port <n>", "port of the dashboard and API on 127.0.0.1 (a free one if it is taken); 0 picks a free one", intArg(0, 65_535), 4000)
     .option("--no-dashboard", "do not serve the dashboard and the HTTP API");
-  storeOption(dev).action(runDev);
+  storeOption(maxRecoveryOption(dev)).action(runDev);
 }
 
 async function runDev(options: DevOptions): Promise<void> {
   const workflows = await resolveWorkflows(options.workflows);
   const shutdown = untilShutdown("stopping: in-flight steps finish, then the store is closed");
-  const engine = await createEngine({ store: options.store, workflows, ...(await loadModuleEngineOptions(options.workflows)) });
+  const engine = await createEngine({
+    store: options.store,
+    workflows,
+    ...(await loadModuleEngineOptions(options.workflows)),
+    ...defined({ maxRecoveryAttempts: options.maxRecoveryAttempts }),
+  });
   const stopFollowing = new AbortController();
   try {
     const worker = engine.startWorker(defined({ concurrency: options.concurrency }));

@@ -8,7 +8,7 @@ import { CLI, defined, print, storeOption, type StoreOptions } from "../context.
 import { UsageError } from "../errors.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
-import { loadModuleEngineOptions } from "../load-schedules.js";
+import { loadModuleEngineOptions, maxRecoveryOption } from "../load-schedules.js";
 import { retentionFrom, retentionOptions, type RetentionCommandOptions } from "./retention.js";
 
 interface ServeCommandOptions extends StoreOptions, RetentionCommandOptions {
@@ -19,6 +19,7 @@ interface ServeCommandOptions extends StoreOptions, RetentionCommandOptions {
   worker: boolean;
   auth: "none" | "tokens";
   dashboard: boolean;
+  maxRecoveryAttempts?: number;
 }
 
 /** Registers `cairn serve`: the HTTP API and a worker in one process. */
@@ -35,7 +36,7 @@ export function registerServeCommand(program: Command): void {
     .option("--concurrency <n>", "runs the worker holds at once (default 16)", intArg(1, 10_000))
     .option("--no-worker", "serve the API only; runs are executed by `cairn worker` processes")
     .option("--no-dashboard", "do not serve the web dashboard at /ui/");
-  storeOption(retentionOptions(command)).action(runServe);
+  storeOption(retentionOptions(maxRecoveryOption(command))).action(runServe);
 }
 
 async function runServe(options: ServeCommandOptions): Promise<void> {
@@ -50,7 +51,13 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
   const retention = retentionFrom(options);
   if (retention && !options.worker) throw new UsageError("--retention-* options need the built-in worker: drop --no-worker, or give them to `cairn worker`.");
   const fromModules = await loadModuleEngineOptions(options.workflows);
-  const engine = await createEngine({ store: options.store, workflows, ...fromModules, ...(retention ? { retention } : {}) });
+  const engine = await createEngine({
+    store: options.store,
+    workflows,
+    ...fromModules,
+    ...defined({ maxRecoveryAttempts: options.maxRecoveryAttempts }),
+    ...(retention ? { retention } : {}),
+  });
   try {
     const worker = options.worker ? engine.startWorker(defined({ concurrency: options.concurrency })) : undefined;
     const dashboardDir = options.dashboard ? builtDashboardDir() : undefined;

@@ -5,7 +5,7 @@ import { defined, print, storeOption, type StoreOptions } from "../context.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
 import { retentionFrom, retentionOptions, type RetentionCommandOptions } from "./retention.js";
-import { loadModuleEngineOptions } from "../load-schedules.js";
+import { loadModuleEngineOptions, maxRecoveryOption } from "../load-schedules.js";
 
 interface WorkerCommandOptions extends StoreOptions, RetentionCommandOptions {
   workflows?: string[];
@@ -14,6 +14,7 @@ interface WorkerCommandOptions extends StoreOptions, RetentionCommandOptions {
   pollMs?: number;
   workerId?: string;
   drain?: string[];
+  maxRecoveryAttempts?: number;
 }
 
 /** Registers `cairn worker`. */
@@ -30,7 +31,7 @@ export function registerWorkerCommand(program: Command): void {
     .option("--poll-ms <ms>", "idle poll interval in ms (default 200)", intArg(1))
     .option("--worker-id <id>", "this worker's id (default host:pid:random)", idArg("worker id"))
     .option("--drain <version...>", "workflow versions not to claim runs of, e.g. research@1 (see also cairn drain)");
-  storeOption(retentionOptions(worker)).action(runWorker);
+  storeOption(retentionOptions(maxRecoveryOption(worker))).action(runWorker);
 }
 
 async function runWorker(options: WorkerCommandOptions): Promise<void> {
@@ -38,7 +39,13 @@ async function runWorker(options: WorkerCommandOptions): Promise<void> {
   const shutdown = untilShutdown("draining: in-flight steps finish and leases are released");
   const retention = retentionFrom(options);
   const fromModules = await loadModuleEngineOptions(options.workflows);
-  const engine = await createEngine({ store: options.store, workflows, ...fromModules, ...(retention ? { retention } : {}) });
+  const engine = await createEngine({
+    store: options.store,
+    workflows,
+    ...fromModules,
+    ...defined({ maxRecoveryAttempts: options.maxRecoveryAttempts }),
+    ...(retention ? { retention } : {}),
+  });
   try {
     const worker = engine.startWorker(
       defined({ concurrency: options.concurrency, leaseMs: options.leaseMs, pollInterval: options.pollMs, workerId: options.workerId, drain: options.drain }),

@@ -13,6 +13,10 @@ import type { RunState } from "./run-state.js";
 /** Entries a recovery writes by itself, which therefore do not prove progress. */
 const NOT_PROGRESS = new Set<string>(["step.started", "step.reconciled", "run.claimed", "run.released"]);
 
+function isStoppedRelease(entry: Pick<JournalEntry, "kind" | "payload">): boolean {
+  return entry.kind === "run.released" && (JSON.parse(entry.payload) as EntryData["run.released"]).stopped === true;
+}
+
 /** What a re-claim of a run whose last attempt ended abnormally decides. */
 export interface RecoveryVerdict {
   /** Consecutive attempts without progress, the one that just ended included (0 if it made progress). */
@@ -27,7 +31,8 @@ export interface RecoveryVerdict {
  * `stored` is the run's `recovery_failures` column. Progress is any entry of an op other than a
  * step intent or a reconciliation (an outcome, a timer or wait armed, a value recorded, a question asked).
  * The counter continues only across attempts that were themselves recoveries (claimed from `running`),
- * so a clean suspension, a retry or a fresh start resets it.
+ * so a clean suspension, a retry or a fresh start resets it; so does an attempt its worker gave back
+ * while shutting down (`run.released` with `stopped`).
  */
 export function recoveryVerdict(
   run: RunState,
@@ -38,7 +43,8 @@ export function recoveryVerdict(
 ): RecoveryVerdict {
   const claim = attempt[0]?.kind === "run.claimed" ? attempt[0] : undefined;
   const progressed = attempt.some((entry) => entry.opKey !== null && !NOT_PROGRESS.has(entry.kind));
-  if (progressed) return { failures: 0, dead: null };
+  // A worker shutting down (a rolling deploy's SIGTERM) gave it back on purpose: no failed recovery.
+  if (progressed || attempt.some(isStoppedRelease)) return { failures: 0, dead: null };
   const claimedFrom = claim ? (JSON.parse(claim.payload) as EntryData["run.claimed"]).from : "pending";
   const failures = (claimedFrom === "running" ? stored : 0) + 1;
   if (failures < max) return { failures, dead: null };

@@ -132,6 +132,27 @@ export function deploysSpec(store: () => Store): void {
       expect((await mustGet(store(), "r3")).status).toBe("running");
     });
 
+    it("does not count an attempt its worker gave back while shutting down (run.released stopped), but does one given back on an error", async () => {
+      await store().createRun(newRun("r5"), T0);
+      let now = T0;
+      let n = 0;
+      const attempt = async (workerId: string, released?: { stopped?: boolean }) => {
+        const [held] = await store().claimRuns(claim(workerId, now, 2));
+        expect(held?.runId).toBe("r5");
+        await commitOk(store(), held!, [stepStarted("s", ++n)], now);
+        if (released) await commitOk(store(), held!, [entry("run.released", null, { workerId, ...released })], now);
+        now += LEASE + 1;
+      };
+      // Five rolling restarts in a row, each giving the run back before its step finished: never dead.
+      for (let i = 0; i < 5; i++) await attempt(`w-deploy-${i}`, { stopped: true });
+      expect((await mustGet(store(), "r5")).status).toBe("running");
+      // A release on an error counts like a crash: two in a row reach the limit of 2.
+      await attempt("w-error", {});
+      await attempt("w-crash");
+      expect(await store().claimRuns(claim("w-last", now, 2))).toEqual([]);
+      expect((await mustGet(store(), "r5")).status).toBe("dead");
+    });
+
     it("a retried dead run starts counting from zero", async () => {
       await store().createRun(newRun("r4"), T0);
       const [first] = await store().claimRuns(claim("w-first", T0, 2));
