@@ -6,6 +6,7 @@ import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
 import { retentionFrom, retentionOptions, type RetentionCommandOptions } from "./retention.js";
 import { loadModuleEngineOptions } from "../load-schedules.js";
+import { otelFromEnv } from "../otel-env.js";
 import { metricsOptions, startMetrics, type MetricsCommandOptions } from "./worker-metrics.js";
 
 interface WorkerCommandOptions extends StoreOptions, RetentionCommandOptions, MetricsCommandOptions {
@@ -38,7 +39,7 @@ async function runWorker(options: WorkerCommandOptions): Promise<void> {
   const workflows = await resolveWorkflows(options.workflows);
   const shutdown = untilShutdown("draining: in-flight steps finish and leases are released");
   const retention = retentionFrom(options);
-  const fromModules = await loadModuleEngineOptions(options.workflows);
+  const fromModules = { ...(await loadModuleEngineOptions(options.workflows)), ...(await otelFromEnv()) };
   const engine = await createEngine({ store: options.store, workflows, ...fromModules, ...(retention ? { retention } : {}) });
   let metrics: Awaited<ReturnType<typeof startMetrics>>;
   try {
