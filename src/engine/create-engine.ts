@@ -48,7 +48,7 @@ import { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./engine.js";
 import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
 import { planFork, type ForkOptions } from "./fork.js";
 import { needsCleanup } from "./saga.js";
-import type { EngineEvent, EngineObserver } from "./observer.js";
+import type { EngineEvent, EngineObserver, StepAttempt } from "./observer.js";
 import { consoleLogger } from "./logger.js";
 import { checkAnswerValue } from "./ask-human.js";
 import { StoreClock } from "./store-clock.js";
@@ -170,6 +170,32 @@ class EngineImpl implements Engine {
     }
   };
 
+  /** The observers' `aroundStep` wrappers composed (outermost first); undefined while none has one. */
+  private aroundStep: (<T>(step: StepAttempt, run: () => T) => T) | undefined;
+
+  private refreshAroundStep(): void {
+    const wrappers = [...this.observers].flatMap((observer) => (observer.aroundStep ? [observer.aroundStep] : []));
+    this.aroundStep =
+      wrappers.length === 0
+        ? undefined
+        : <T>(step: StepAttempt, run: () => T): T => wrappers.reduceRight<() => T>((inner, wrap) => () => this.wrapSafely(wrap, step, inner), run)();
+  }
+
+  /** A wrapper that throws before running the step is logged and skipped: the step still runs, once. */
+  private wrapSafely<T>(wrap: NonNullable<EngineObserver["aroundStep"]>, step: StepAttempt, run: () => T): T {
+    let ran = false;
+    try {
+      return wrap(step, () => {
+        ran = true;
+        return run();
+      });
+    } catch (error) {
+      if (ran) throw error;
+      this.logger.log("warn", "an engine observer's aroundStep threw; the step runs without it", { opKey: step.opKey, error: serializeError(error) });
+      return run();
+    }
+  }
+
   constructor(
     readonly store: Store,
     private readonly workflows: Map<string, Workflow<any, any>>,
@@ -190,6 +216,7 @@ class EngineImpl implements Engine {
     this.logger = options.logger ?? consoleLogger();
     this.finished.setMaxListeners(0);
     if (options.observer) this.observers.add(options.observer);
+    this.refreshAroundStep();
     this.retention = options.retention;
     this.schedules = new ScheduleService(
       {
@@ -253,8 +280,13 @@ class EngineImpl implements Engine {
     if (typeof observer !== "function") throw new ValidationError("observe: pass a function that takes an engine event.");
     // A wrapper per call, so adding the same function twice gives two independent subscriptions.
     const entry: EngineObserver = (event) => observer(event);
+    if (observer.aroundStep) entry.aroundStep = observer.aroundStep;
     this.observers.add(entry);
-    return () => void this.observers.delete(entry);
+    this.refreshAroundStep();
+    return () => {
+      this.observers.delete(entry);
+      this.refreshAroundStep();
+    };
   }
 
   async start<I, O>(workflow: Workflow<I, O> | string, input: I, options: StartOptions = {}): Promise<RunHandle<O>> {
@@ -643,6 +675,7 @@ class EngineImpl implements Engine {
         drained: this.drained,
         ...(this.maxRecoveryAttempts === undefined ? {} : { maxRecoveryAttempts: this.maxRecoveryAttempts }),
         emit: () => (this.observers.size > 0 ? this.emitEvent : undefined),
+        aroundStep: () => this.aroundStep,
         onExecutionEnd: (runId, end, parentRunId) => {
           this.finished.emit(runId);
           // A queued run that ends frees a slot another run of its queue may be waiting for.

@@ -14,6 +14,8 @@ export interface ExecutionHost {
   heartbeat(runId: string): void;
   /** Ephemeral progress of a step attempt, for observers (a step called `progress()`). */
   progress(runId: string, opKey: string, attempt: number, data: unknown): void;
+  /** Runs a step attempt's function inside the observers' `aroundStep` (a tracing span), or just runs it. */
+  aroundStep<T>(runId: string, opKey: string, attempt: number, run: () => T): T;
   /** New runnable work may exist (a child was started): poll soon. */
   kick(): void;
   /** A suspended run wants to wake at this time: poll then. */

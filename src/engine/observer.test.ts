@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { STORE_KINDS, testEngine } from "../../test/support/engines.js";
 import { defineWorkflow } from "./define-workflow.js";
-import type { EngineEvent } from "./observer.js";
+import type { EngineEvent, StepAttempt } from "./observer.js";
+import { waitFor } from "../testing/wait-for.js";
 
 describe.each(STORE_KINDS)("engine events on %s", (kind) => {
   it("reports each step attempt once it is durable, with its outcome and duration; unsubscribing stops them", async () => {
@@ -62,5 +63,47 @@ describe.each(STORE_KINDS)("engine events on %s", (kind) => {
     fail = true;
     await (await engine.start(wf, undefined, { runId: "o2" })).result({ timeoutMs: 5000 });
     expect(seen).toHaveLength(count);
+  });
+
+  it("aroundStep wraps each attempt's function after its intent is durable; one that throws is skipped, the step runs once; unsubscribing removes it", async () => {
+    let calls = 0;
+    const wf = defineWorkflow({
+      name: "wrapped",
+      async run(ctx) {
+        const first = await ctx.step("a", () => ++calls);
+        await ctx.waitForEvent("go");
+        return first + (await ctx.step("b", () => ++calls));
+      },
+    });
+    const logged: string[] = [];
+    const engine = await testEngine(kind, { workflows: [wf], logger: { log: (_level, message) => void logged.push(message) } });
+    const wrapped: string[] = [];
+    const observer = Object.assign(() => {}, {
+      aroundStep: <T>(step: StepAttempt, run: () => T): T => {
+        wrapped.push(`${step.workflow} ${step.opKey} ${step.attempt}`);
+        return run();
+      },
+    });
+    const broken = Object.assign(() => {}, {
+      aroundStep: (): never => {
+        throw new Error("tracer down");
+      },
+    });
+    const stop = engine.observe(observer);
+    const stopBroken = engine.observe(broken);
+    const worker = engine.startWorker({ pollInterval: 10 });
+    const handle = await engine.start(wf, undefined, { runId: "w1" });
+    await waitFor(async () => (await engine.getRun("w1")).status === "suspended");
+    const journal = await engine.journal("w1");
+    expect(journal.filter((e) => e.kind === "step.started").map((e) => e.opKey)).toEqual(["a#0"]);
+    expect(wrapped).toEqual(["wrapped a#0 1"]);
+    expect(logged).toContain("an engine observer's aroundStep threw; the step runs without it");
+    stop();
+    stopBroken();
+    await engine.sendEvent("w1", "go", null);
+    expect(await handle.result({ timeoutMs: 5000 })).toBe(3);
+    expect(calls).toBe(2);
+    expect(wrapped).toEqual(["wrapped a#0 1"]);
+    await worker.stop();
   });
 });

@@ -73,8 +73,23 @@ export type EngineEvent =
       waitMs: number;
     };
 
-/** A listener of {@link EngineEvent}s. It must not throw (errors are logged and dropped) and should be quick. */
-export type EngineObserver = (event: EngineEvent) => void;
+/** The step attempt a {@link EngineObserver.aroundStep} wraps. */
+export interface StepAttempt {
+  runId: string;
+  workflow: string;
+  opKey: string;
+  attempt: number;
+}
+
+/**
+ * A listener of {@link EngineEvent}s. It must not throw (errors are logged and dropped) and should be quick.
+ * It may also carry `aroundStep`: called by the worker with each step attempt's function, after the
+ * attempt's intent is durable, to run it inside a context (a tracing span); it must call `run` once
+ * and return what it returns. Observers without it cost nothing per step.
+ */
+export type EngineObserver = ((event: EngineEvent) => void) & {
+  aroundStep?: <T>(step: StepAttempt, run: () => T) => T;
+};
 
 /**
  * Turns a worker's committed journal entries into step events, remembering when each attempt's

@@ -1,5 +1,8 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Context as OtelContext, Tracer } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
-import { testEngine } from "../../test/support/engines.js";
+import { onCleanup, testEngine } from "../../test/support/engines.js";
+import { waitFor } from "../testing/wait-for.js";
 import { defineWorkflow } from "./define-workflow.js";
 import { openTelemetryObserver, type OtelApiLike, type OtelSpanLike } from "./otel.js";
 
@@ -85,5 +88,90 @@ describe("openTelemetryObserver", () => {
       observer({ type: "step", runId: "r", workflow: "w", opKey: "a#0", outcome: "failed", attempt: 1, durationMs: 5 });
       observer({ type: "execution-ended", runId: "r", workflow: "w", workerId: "x", end: "failed", durationMs: 9 });
     }).not.toThrow();
+  });
+});
+
+describe("openTelemetryObserver with @opentelemetry/api and a registered SDK", () => {
+  it("starts a step's span before its function runs and makes it active, so spans started inside nest under it", async () => {
+    const api = await import("@opentelemetry/api");
+    const store = new AsyncLocalStorage<OtelContext>();
+    // A context manager like @opentelemetry/context-async-hooks', and a tracer provider that keeps spans in memory.
+    api.context.setGlobalContextManager({
+      active: () => store.getStore() ?? api.ROOT_CONTEXT,
+      with: (ctx, fn, thisArg, ...args) => store.run(ctx, () => fn.call(thisArg, ...args)),
+      bind: (_ctx, target) => target,
+      enable() {
+        return this;
+      },
+      disable() {
+        store.disable();
+        return this;
+      },
+    });
+    type Recorded = { name: string; parent: Recorded | undefined; ended: boolean; attributes: Record<string, unknown> };
+    const recorded: Recorded[] = [];
+    const spanOf = new WeakMap<object, Recorded>();
+    let ids = 0;
+    const tracer = {
+      startSpan(name: string, options?: { attributes?: Record<string, unknown> }, ctx?: OtelContext) {
+        const parentSpan = api.trace.getSpan(ctx ?? api.context.active());
+        const record: Recorded = { name, parent: parentSpan && spanOf.get(parentSpan), ended: false, attributes: { ...options?.attributes } };
+        recorded.push(record);
+        const id = (++ids).toString(16).padStart(16, "0");
+        const span = {
+          spanContext: () => ({ traceId: "1".repeat(32), spanId: id, traceFlags: 1 }),
+          setAttribute: (key: string, value: unknown) => ((record.attributes[key] = value), span),
+          setAttributes: () => span,
+          addEvent: () => span,
+          addLink: () => span,
+          addLinks: () => span,
+          setStatus: () => span,
+          updateName: () => span,
+          end: () => void (record.ended = true),
+          isRecording: () => true,
+          recordException: () => undefined,
+        };
+        spanOf.set(span, record);
+        return span;
+      },
+      startActiveSpan: () => {
+        throw new Error("not used");
+      },
+    };
+    api.trace.setGlobalTracerProvider({ getTracer: () => tracer as unknown as Tracer });
+    onCleanup(() => {
+      api.trace.disable();
+      api.context.disable();
+    });
+
+    const seenInside: { active: Recorded | undefined; ended: boolean | undefined }[] = [];
+    const wf = defineWorkflow({
+      name: "nested",
+      async run(ctx) {
+        return ctx.step("call", async () => {
+          const active = api.trace.getActiveSpan();
+          seenInside.push({ active: active && spanOf.get(active), ended: active && spanOf.get(active)?.ended });
+          await new Promise((resolve) => setTimeout(resolve, 5)); // the context survives an await
+          api.trace.getTracer("app").startSpan("app.request").end();
+          return 1;
+        });
+      },
+    });
+    const engine = await testEngine("sqlite", { workflows: [wf], observer: await openTelemetryObserver() });
+    const worker = engine.startWorker({ pollInterval: 10 });
+    onCleanup(() => worker.stop());
+    await (await engine.start(wf, undefined, { runId: "n1" })).result({ timeoutMs: 5000 });
+    await waitFor(() => recorded.find((s) => s.name === "cairn.run nested")?.ended);
+
+    const run = recorded.find((s) => s.name === "cairn.run nested")!;
+    const step = recorded.find((s) => s.name === "cairn.step call#0")!;
+    const inner = recorded.find((s) => s.name === "app.request")!;
+    // While the step ran, its span was the active one and not yet ended.
+    expect(seenInside).toEqual([{ active: step, ended: false }]);
+    expect(inner.parent).toBe(step);
+    expect(step.parent).toBe(run);
+    expect(step).toMatchObject({ ended: true, attributes: { "cairn.op_key": "call#0", "cairn.attempt": 1, "cairn.step_outcome": "completed" } });
+    // One attempt, one step span: none made again after the fact.
+    expect(recorded.filter((s) => s.name.startsWith("cairn.step"))).toHaveLength(1);
   });
 });

@@ -166,7 +166,7 @@ async function runAttempt<T>(
       heartbeat: () => host.heartbeat(execution.runId),
       progress: (data) => host.progress(execution.runId, key, attempt, data),
     };
-    const racers: Promise<unknown>[] = [Promise.resolve().then(() => fn(info))];
+    const racers: Promise<unknown>[] = [Promise.resolve().then(() => host.aroundStep(execution.runId, key, attempt, () => fn(info)))];
     if (controller && timeoutMs !== undefined) {
       racers.push(
         new Promise((_, reject) => {

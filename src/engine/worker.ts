@@ -12,7 +12,7 @@ import type { Committer } from "./committer.js";
 import type { EngineLogger, Worker, WorkerOptions } from "./engine.js";
 import { Execution, type ExecutionEnd } from "./execution.js";
 import type { ExecutionHost } from "./execution-host.js";
-import { StepTracker, type EngineEvent } from "./observer.js";
+import { StepTracker, type EngineEvent, type StepAttempt } from "./observer.js";
 import type { Workflow } from "./workflow.js";
 
 /** What a worker needs from its engine. */
@@ -34,6 +34,8 @@ export interface WorkerDeps {
   maxRecoveryAttempts?: number;
   /** Hands engine events to observers; undefined while nobody observes, so unobserved workers track nothing. */
   emit(): ((event: EngineEvent) => void) | undefined;
+  /** The observers' `aroundStep` wrappers, composed; undefined while none has one (steps then run bare). */
+  aroundStep?(): (<T>(step: StepAttempt, run: () => T) => T) | undefined;
 }
 
 const optionsSchema = z
@@ -175,6 +177,11 @@ export class WorkerImpl implements Worker, ExecutionHost {
       this.wakeTimerAt = Infinity;
       this.kick();
     }, delay + 1);
+  }
+
+  aroundStep<T>(runId: string, opKey: string, attempt: number, run: () => T): T {
+    const around = this.deps.aroundStep?.();
+    return around ? around({ runId, workflow: this.workflowOf.get(runId) ?? "", opKey, attempt }, run) : run();
   }
 
   progress(runId: string, opKey: string, attempt: number, data: unknown): void {

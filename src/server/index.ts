@@ -10,3 +10,4 @@ export { signatureMatches } from "./routes/webhooks.js";
 export { openApiDocument } from "./openapi.js";
 export { isLoopbackHost } from "./loopback.js";
 export { builtDashboardDir, DASHBOARD_PATH } from "./dashboard.js";
+export { serveMetrics, type MetricsServerOptions } from "./metrics/serve-metrics.js";

@@ -42,8 +42,18 @@ export function serve(engine: Engine, options: ServeOptions = {}): Promise<Runni
       ),
     );
   const app = createServer(engine, options);
+  return listen(app.fetch, host, options.port ?? 4000, () => app.closeStreams());
+}
+
+/** Listens with Node's HTTP server; `beforeClose` runs when {@link RunningServer.close} is called (e.g. to end streams). */
+export function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  host: string,
+  port: number,
+  beforeClose?: () => void,
+): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const server = serveNode({ fetch: app.fetch, hostname: host, port: options.port ?? 4000 }) as Server;
+    const server = serveNode({ fetch, hostname: host, port }) as Server;
     server.once("error", reject);
     server.once("listening", () => {
       server.off("error", reject);
@@ -55,7 +65,7 @@ export function serve(engine: Engine, options: ServeOptions = {}): Promise<Runni
         port,
         close: () =>
           new Promise<void>((done) => {
-            app.closeStreams();
+            beforeClose?.();
             server.close(() => done());
             server.closeIdleConnections();
             // Streams end at once; give in-flight requests a moment, then cut what is left.

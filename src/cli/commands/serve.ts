@@ -9,6 +9,7 @@ import { UsageError } from "../errors.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
 import { loadModuleEngineOptions, maxRecoveryOption } from "../load-schedules.js";
+import { otelFromEnv } from "../otel-env.js";
 import { retentionFrom, retentionOptions, type RetentionCommandOptions } from "./retention.js";
 
 interface ServeCommandOptions extends StoreOptions, RetentionCommandOptions {
@@ -50,7 +51,7 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
   const shutdown = untilShutdown("stopping: the server closes, in-flight steps finish, then the store is closed");
   const retention = retentionFrom(options);
   if (retention && !options.worker) throw new UsageError("--retention-* options need the built-in worker: drop --no-worker, or give them to `cairn worker`.");
-  const fromModules = await loadModuleEngineOptions(options.workflows);
+  const fromModules = { ...(await loadModuleEngineOptions(options.workflows)), ...(await otelFromEnv()) };
   const engine = await createEngine({
     store: options.store,
     workflows,

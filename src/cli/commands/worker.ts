@@ -6,8 +6,10 @@ import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
 import { retentionFrom, retentionOptions, type RetentionCommandOptions } from "./retention.js";
 import { loadModuleEngineOptions, maxRecoveryOption } from "../load-schedules.js";
+import { otelFromEnv } from "../otel-env.js";
+import { metricsOptions, startMetrics, type MetricsCommandOptions } from "./worker-metrics.js";
 
-interface WorkerCommandOptions extends StoreOptions, RetentionCommandOptions {
+interface WorkerCommandOptions extends StoreOptions, RetentionCommandOptions, MetricsCommandOptions {
   workflows?: string[];
   concurrency?: number;
   leaseMs?: number;
@@ -31,14 +33,14 @@ export function registerWorkerCommand(program: Command): void {
     .option("--poll-ms <ms>", "idle poll interval in ms (default 200)", intArg(1))
     .option("--worker-id <id>", "this worker's id (default host:pid:random)", idArg("worker id"))
     .option("--drain <version...>", "workflow versions not to claim runs of, e.g. research@1 (see also cairn drain)");
-  storeOption(retentionOptions(maxRecoveryOption(worker))).action(runWorker);
+  storeOption(retentionOptions(metricsOptions(maxRecoveryOption(worker)))).action(runWorker);
 }
 
 async function runWorker(options: WorkerCommandOptions): Promise<void> {
   const workflows = await resolveWorkflows(options.workflows);
   const shutdown = untilShutdown("draining: in-flight steps finish and leases are released");
   const retention = retentionFrom(options);
-  const fromModules = await loadModuleEngineOptions(options.workflows);
+  const fromModules = { ...(await loadModuleEngineOptions(options.workflows)), ...(await otelFromEnv()) };
   const engine = await createEngine({
     store: options.store,
     workflows,
@@ -46,14 +48,18 @@ async function runWorker(options: WorkerCommandOptions): Promise<void> {
     ...defined({ maxRecoveryAttempts: options.maxRecoveryAttempts }),
     ...(retention ? { retention } : {}),
   });
+  let metrics: Awaited<ReturnType<typeof startMetrics>>;
   try {
+    metrics = await startMetrics(engine, options);
     const worker = engine.startWorker(
       defined({ concurrency: options.concurrency, leaseMs: options.leaseMs, pollInterval: options.pollMs, workerId: options.workerId, drain: options.drain }),
     );
     print(`cairn worker ${worker.workerId} ready (store ${engine.store.url}, workflows ${describeWorkflows(workflows)})`);
+    if (metrics) print(`  metrics: ${metrics.url}/metrics`);
     await shutdown;
     await worker.stop({ drain: true });
   } finally {
+    await metrics?.close();
     await engine.close();
   }
 }

@@ -37,7 +37,9 @@ export function registerTokenAuth(app: Hono, store: Store): void {
     if (!match) throw new UnauthorizedError();
     const record = await verifyToken(store, match[1]!);
     if (!record) throw new UnauthorizedError("The API token is malformed, unknown or revoked. Create a new one with `cairn token create`.");
-    const principal = { actor: `token:${record.name}`, scopes: new Set(record.scopes), namespace: record.namespace };
+    // A namespaced token is never admin (issueToken refuses it); a record that says so anyway gets no admin power.
+    const scopes = record.namespace === null ? record.scopes : record.scopes.filter((scope) => scope !== "admin");
+    const principal = { actor: `token:${record.name}`, scopes: new Set(scopes), namespace: record.namespace };
     requireScope(principal, scopeFor(c.req.method, c.req.path));
     setPrincipal(c, principal);
     return next();

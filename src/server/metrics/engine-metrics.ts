@@ -17,6 +17,10 @@ const HUMAN_BUCKETS = [10, 60, 300, 900, 3600, 4 * 3600, 12 * 3600, 86_400, 3 * 
 export class EngineMetrics {
   private readonly runs = new Gauge("cairn_runs", "Runs in the store by workflow and status.");
   private readonly workers = new Gauge("cairn_workers", "Workers that heartbeated within the last minute (all processes sharing the store).");
+  private readonly oldestQuestion = new Gauge(
+    "cairn_human_oldest_pending_seconds",
+    "Age of the oldest unanswered human request in the store (0 when none), whichever process asked it.",
+  );
   private readonly steps = new Counter(
     "cairn_steps_total",
     "Step attempts that ended in this process, by workflow and outcome (completed, failed, retry). rate() of it is steps per second.",
@@ -29,7 +33,7 @@ export class EngineMetrics {
   );
   private readonly humanWait = new Histogram(
     "cairn_human_wait_seconds",
-    "Time from a human request to its answer, for answers given through this process.",
+    "Time from a human request to its answer, for answers given through this process (see cairn_human_oldest_pending_seconds for the store-wide view).",
     HUMAN_BUCKETS,
   );
   private readonly spend = new Counter(
@@ -48,7 +52,12 @@ export class EngineMetrics {
 
   /** The exposition for a scrape: reads the gauges from the store. */
   async render(): Promise<string> {
-    const [counts, workers] = await Promise.all([this.engine.store.countRuns(), this.engine.listWorkers()]);
+    const [counts, workers, [oldest]] = await Promise.all([
+      this.engine.store.countRuns(),
+      this.engine.listWorkers(),
+      // One index seek (status, created_at): the oldest pending request, asked by whichever process.
+      this.engine.store.listHumanRequests({ status: "pending", limit: 1 }),
+    ]);
     const byWorkflow = new Map<string, Map<string, number>>();
     for (const { workflow, status, count } of counts) {
       let statuses = byWorkflow.get(workflow);
@@ -60,7 +69,18 @@ export class EngineMetrics {
       [...byWorkflow].flatMap(([workflow, statuses]) => RUN_STATUSES.map((status) => ({ labels: { workflow, status }, value: statuses.get(status) ?? 0 }))),
     );
     this.workers.reset([{ labels: {}, value: workers.length }]);
-    return renderMetrics([this.runs, this.workers, this.steps, this.retries, this.stepSeconds, this.humanWait, this.spend, this.leaseLosses]);
+    this.oldestQuestion.reset([{ labels: {}, value: oldest ? Math.max(0, Date.now() - oldest.createdAt) / 1000 : 0 }]);
+    return renderMetrics([
+      this.runs,
+      this.workers,
+      this.oldestQuestion,
+      this.steps,
+      this.retries,
+      this.stepSeconds,
+      this.humanWait,
+      this.spend,
+      this.leaseLosses,
+    ]);
   }
 
   /** Stops counting. */

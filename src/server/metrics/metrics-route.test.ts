@@ -83,4 +83,30 @@ describe("GET /metrics", () => {
     expect(m.get('cairn_lease_losses_total{workflow="slow"}')).toBe(1);
     expect(text).toContain("# TYPE cairn_step_duration_seconds histogram");
   });
+
+  it("cairn_human_oldest_pending_seconds is the age of the oldest unanswered question in the store, 0 once answered", async () => {
+    const ask = defineWorkflow({
+      name: "asks",
+      async run(ctx) {
+        return (await ctx.askHuman({ name: "ok", question: "Ship?", options: ["yes", "no"] })).option;
+      },
+    });
+    // The asking engine's clock runs an hour behind: its question looks an hour old to the scrape.
+    const engine = await testEngine("sqlite", { workflows: [ask], clock: () => Date.now() - 3_600_000 });
+    const worker = engine.startWorker({ pollInterval: 10 });
+    onCleanup(() => worker.stop());
+    const app = createServer(engine);
+    expect(parse(await (await app.request("/metrics")).text()).get("cairn_human_oldest_pending_seconds")).toBe(0);
+    const run = await engine.start(ask, undefined, { runId: "q1" });
+    const [request] = await waitFor(async () => {
+      const pending = await engine.listHumanRequests({ status: "pending" });
+      return pending.length > 0 ? pending : undefined;
+    });
+    const age = parse(await (await app.request("/metrics")).text()).get("cairn_human_oldest_pending_seconds")!;
+    expect(age).toBeGreaterThanOrEqual(3599);
+    expect(age).toBeLessThan(3700);
+    await engine.respondToHuman(request!.requestId, { action: "answer", option: "yes" });
+    expect(await run.result({ timeoutMs: 5000 })).toBe("yes");
+    expect(parse(await (await app.request("/metrics")).text()).get("cairn_human_oldest_pending_seconds")).toBe(0);
+  });
 });

@@ -1,40 +1,33 @@
 import type { Hono } from "hono";
 import { workersQuery } from "../../core/api-schemas.js";
-import { ForbiddenError } from "../../core/errors.js";
-import { principalOf } from "../auth/principal.js";
 import type { Engine } from "../../engine/engine.js";
 import { json, parse, queryOf } from "../http.js";
-import { EngineMetrics } from "../metrics/engine-metrics.js";
-import { PROMETHEUS_CONTENT_TYPE } from "../metrics/prometheus.js";
+import { registerMetricsRoute, requireEveryNamespace } from "../metrics/metrics-route.js";
 import { openApiDocument } from "../openapi.js";
 import { workerView } from "../wire.js";
 
 /** Registers workers, versions, health, metrics and the OpenAPI description. */
 export function registerSystemRoutes(app: Hono, engine: Engine): void {
-  // Counting starts with the server, so the counters cover everything its engine did since.
-  const metrics = new EngineMetrics(engine);
-  app.get("/metrics", async (c) => c.body(await metrics.render(), 200, { "content-type": PROMETHEUS_CONTENT_TYPE }));
+  registerMetricsRoute(app, engine);
 
+  // Workers are shared, not per-namespace: a namespaced token may see that they are alive (their runsHeld counts every namespace's runs).
   app.get("/workers", async (c) => {
     const query = parse(workersQuery, queryOf(c), "query");
     const workers = await engine.listWorkers(query);
     return json(c, { workers: workers.map(workerView) });
   });
 
-  // Schedules, queue counts and version counts span every tenant's runs, so a namespaced token may not read them.
-  const everyNamespace = (c: Parameters<typeof principalOf>[0], what: string): void => {
-    if (principalOf(c).namespace !== null) throw new ForbiddenError("read", `${what} cover runs of every namespace: use a token without a namespace.`);
-  };
+  // Schedules, queue counts, version counts and metrics span every tenant's runs, so a namespaced token may not read them.
   app.get("/schedules", async (c) => {
-    everyNamespace(c, "Schedules (their last runs)");
+    requireEveryNamespace(c, "Schedules (their last runs)");
     return json(c, { schedules: await engine.listSchedules() });
   });
   app.get("/queues", async (c) => {
-    everyNamespace(c, "Queue counts");
+    requireEveryNamespace(c, "Queue counts");
     return json(c, { queues: await engine.queueStates() });
   });
   app.get("/versions", async (c) => {
-    everyNamespace(c, "Version counts");
+    requireEveryNamespace(c, "Version counts");
     return json(c, { versions: await engine.listVersions() });
   });
 
