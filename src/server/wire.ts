@@ -18,6 +18,7 @@ export function humanRequestView(request: HumanRequest) {
     timeoutAt: date(request.timeoutAt),
     createdAt: new Date(request.createdAt),
     answeredAt: date(request.answeredAt),
+    closedReason: request.closedReason ?? null,
     context: request.context === undefined ? null : decode(request.context),
   };
 }

@@ -25,11 +25,28 @@ export type SideEffect =
   /** `step.completed` with search text: index it for `Store.searchJournal`. */
   | { kind: "index-text"; runId: string; seq: number; opKey: string; text: string }
   /** `outbox.emitted`: insert the outbox message unless one with its id exists. */
-  | { kind: "insert-outbox"; message: NewOutboxMessage };
+  | { kind: "insert-outbox"; message: NewOutboxMessage }
+  /** A terminal entry: the run's pending human requests are closed, with its final status as the reason. */
+  | { kind: "close-humans"; runId: string; reason: string; at: number }
+  /** `run.retried`: the requests closed when the run finished are pending again (the retried run waits on them). */
+  | { kind: "reopen-humans"; runId: string };
 
 /** A human request as the SQL stores insert it, in column order (options as JSON text). */
 export function humanRequestRow(r: HumanRequest): unknown[] {
-  return [r.requestId, r.runId, r.opKey, r.question, JSON.stringify(r.options), r.status, r.answer, r.timeoutAt, r.createdAt, r.answeredAt, r.context ?? null];
+  return [
+    r.requestId,
+    r.runId,
+    r.opKey,
+    r.question,
+    JSON.stringify(r.options),
+    r.status,
+    r.answer,
+    r.timeoutAt,
+    r.createdAt,
+    r.answeredAt,
+    r.context ?? null,
+    r.closedReason ?? null,
+  ];
 }
 
 /** The outcome of planning one write: the new row, the entries to insert, and their side effects. */
@@ -91,6 +108,7 @@ const SIDE_EFFECT_KINDS = new Set([
   "child.started",
   "human.requested",
   "outbox.emitted",
+  "run.retried",
 ]);
 
 /**
@@ -179,9 +197,13 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
       if (data.context !== undefined) request.context = encode(data.context);
       return [{ kind: "request-human", request }];
     }
-    default:
-      if (TERMINAL_KINDS.has(entry.kind) && isTerminal(run.status) && run.parentRunId !== null) return [{ kind: "wake", runId: run.parentRunId }];
-      return [];
+    case "run.retried":
+      return [{ kind: "reopen-humans", runId: run.runId }];
+    default: {
+      if (!TERMINAL_KINDS.has(entry.kind) || !isTerminal(run.status)) return [];
+      const close: SideEffect = { kind: "close-humans", runId: run.runId, reason: run.status, at: now };
+      return run.parentRunId === null ? [close] : [close, { kind: "wake", runId: run.parentRunId }];
+    }
   }
 }
 
