@@ -1,4 +1,4 @@
-import type { EntryData, HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
+import type { EntryData, HumanAnswer, HumanNotice, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, projectEntry, type RunPatch } from "../../core/run.js";
 import { encode } from "../../core/serialize.js";
 import type { NewOutboxMessage } from "../../core/outbox.js";
@@ -148,11 +148,13 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
           ? { action: "answer", option: data.option, value: data.value, by: "timeout" }
           : { action: "fail", message: data.escalation === "cancel" ? "timed out; the run was cancelled" : "timed out", by: "timeout" };
       if (answer.option === undefined) delete answer.option;
-      return [{ kind: "answer-human", requestId: data.requestId, answer: encode(answer), at: now }];
+      const answered: SideEffect = { kind: "answer-human", requestId: data.requestId, answer: encode(answer), at: now };
+      return data.notify ? [answered, noticeEffect(run.runId, entry, seq, data.notify, now)] : [answered];
     }
     case "human.extended": {
       const data = entry.data as EntryData["human.extended"];
-      return [{ kind: "extend-human", requestId: data.requestId, timeoutAt: data.timeoutAt }];
+      const extended: SideEffect = { kind: "extend-human", requestId: data.requestId, timeoutAt: data.timeoutAt };
+      return data.notify ? [extended, noticeEffect(run.runId, entry, seq, data.notify, now)] : [extended];
     }
     case "child.started": {
       const data = entry.data as EntryData["child.started"];
@@ -205,6 +207,20 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
       return run.parentRunId === null ? [close] : [close, { kind: "wake", runId: run.parentRunId }];
     }
   }
+}
+
+/** The outbox row of an askHuman's `notify`, inserted by the commit of its extended/timed-out entry. */
+function noticeEffect(runId: string, entry: NewEntry, seq: number, notice: HumanNotice, now: number): SideEffect {
+  const message: NewOutboxMessage = {
+    messageId: notice.messageId,
+    runId,
+    opKey: entry.opKey ?? "",
+    seq,
+    topic: notice.topic,
+    payload: encode(notice.payload),
+    createdAt: now,
+  };
+  return { kind: "insert-outbox", message };
 }
 
 /**
