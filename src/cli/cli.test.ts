@@ -355,6 +355,23 @@ describe("a question for a person", () => {
       });
       expect(run.output).toEqual({ option: "approve", by: "ada" });
       expect((await cli("show", "ask-1", "--store", store)).stdout).toMatch(/human\.answered\s+deploy#0\s+ask-1:deploy#0: approve "ship after lunch" by ada/);
+
+      // A question whose run is cancelled leaves the inbox: closed, and an answer is refused.
+      expect((await cli("start", "asker", "--run-id", "ask-2", "--workflows", fixture, "--store", store)).code).toBe(0);
+      await eventually("the second question", async () => ((await cli("inbox", "--store", store)).stdout.includes("ask-2:deploy#0") ? true : undefined));
+      expect((await cli("cancel", "ask-2", "--store", store)).code).toBe(0);
+      await eventually("the run to be cancelled", async () => {
+        const shown = JSON.parse((await cli("show", "ask-2", "--json", "--store", store)).stdout) as { run: { status: string } };
+        return shown.run.status === "cancelled" ? true : undefined;
+      });
+      expect((await cli("inbox", "--store", store)).stdout).not.toContain("ask-2:deploy#0");
+      const all = (await cli("inbox", "--all", "--store", store)).stdout;
+      expect(all).toMatch(/ask-2:deploy#0 .*closed \(run cancelled\)/);
+      const closed = await cli("answer", "ask-2:deploy#0", "approve", "--store", store);
+      expect(closed.code).not.toBe(0);
+      expect(closed.stderr).toContain("HUMAN_REQUEST_CLOSED");
+      const limited = (await cli("inbox", "--all", "--limit", "1", "--store", store)).stdout;
+      expect(limited).toContain("More requests match than the 1 shown");
     } finally {
       expect(await stop(child)).toBe(0);
     }

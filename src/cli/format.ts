@@ -262,7 +262,7 @@ export function humanTable(requests: readonly HumanRequest[]): string[] {
     { header: "request", cell: (r) => r.requestId },
     { header: "run", cell: (r) => r.runId },
     { header: "op", cell: (r) => r.opKey },
-    { header: "status", cell: (r) => r.status },
+    { header: "status", cell: (r) => (r.status === "closed" ? `closed (run ${r.closedReason ?? "finished"})` : r.status) },
     { header: "asked", cell: (r) => formatTime(r.createdAt) },
     { header: "times out", cell: (r) => formatTime(r.timeoutAt) },
     { header: "question", cell: (r) => `${truncate(r.question, 60)}${r.options.length ? ` [${r.options.join("|")}]` : ""}` },

@@ -75,6 +75,18 @@ export interface StreamEnd {
 
 type Query = Record<string, string | number | undefined>;
 
+/** Filters and paging of {@link CairnClient.listHumanRequests} (see `GET /human-requests`). */
+export interface HumanRequestsQuery {
+  status?: "pending" | "answered" | "closed";
+  runId?: string;
+  runIdPrefix?: string;
+  /** Default: oldest first for pending requests, newest first otherwise. */
+  order?: "asc" | "desc";
+  /** Default and at most 1000. */
+  limit?: number;
+  cursor?: string;
+}
+
 /**
  * A typed client of the Cairn HTTP API (`cairn/server`). Uses the global fetch; no server code.
  * @example
@@ -162,10 +174,14 @@ export class CairnClient {
     return this.request("POST", `/runs/${enc(runId)}/retry`, { body: {} });
   }
 
-  /** `GET /human-requests` */
-  async listHumanRequests(query: { status?: "pending" | "answered"; runId?: string } = {}): Promise<ApiHumanRequest[]> {
-    const page = await this.request<{ requests: ApiHumanRequest[] }>("GET", "/human-requests", { query });
-    return page.requests;
+  /** `GET /human-requests`: one page (default 1000); see {@link CairnClient.listHumanRequestPage} for the next ones. */
+  async listHumanRequests(query: HumanRequestsQuery = {}): Promise<ApiHumanRequest[]> {
+    return (await this.listHumanRequestPage(query)).requests;
+  }
+
+  /** `GET /human-requests` with `nextCursor` (present when more match): pass it as `cursor` for the next page. */
+  listHumanRequestPage(query: HumanRequestsQuery = {}): Promise<{ requests: ApiHumanRequest[]; nextCursor?: string }> {
+    return this.request<{ requests: ApiHumanRequest[]; nextCursor?: string }>("GET", "/human-requests", { query: { ...query } });
   }
 
   /** `POST /human-requests/:id/answer`. Answering again is a no-op: the request comes back with its first answer. */

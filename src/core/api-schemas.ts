@@ -145,13 +145,28 @@ export const stuckRunsQuery = z
   })
   .strict();
 
+/** Filters of the human-request list, shared by the HTTP query and `engine.listHumanRequests`. */
+const humanRequestFilters = {
+  status: z
+    .enum(["pending", "answered", "closed"])
+    .optional()
+    .describe("`closed`: the run finished before anyone answered (closedReason is its final status)."),
+  runId: runIdSchema.optional(),
+  runIdPrefix: z.string().min(1).max(256).optional().describe("Only requests of runs whose id starts with this text."),
+  order: z
+    .enum(["asc", "desc"])
+    .optional()
+    .describe("By creation time: `asc` oldest first, `desc` newest first. Default: oldest first for pending requests, newest first otherwise."),
+  cursor: z.string().min(1).max(2048).optional().describe("`nextCursor` of the previous page (same filters and order)."),
+};
+
 /** `GET /human-requests` */
 export const humanRequestsQuery = z
-  .object({
-    status: z.enum(["pending", "answered"]).optional(),
-    runId: runIdSchema.optional(),
-  })
+  .object({ ...humanRequestFilters, limit: wholeNumber(1, 1000).optional().describe("Page size, default and at most 1000.") })
   .strict();
+
+/** `engine.listHumanRequests(options)` */
+export const listHumanRequestsOptionsSchema = z.object({ ...humanRequestFilters, limit: z.number().int().min(1).max(1000).optional() }).strict();
 
 /** `GET /workers` */
 export const workersQuery = z
@@ -272,8 +287,10 @@ export const apiHumanRequestSchema = z.object({
   opKey: z.string(),
   question: z.string(),
   options: z.array(z.string()),
-  status: z.enum(["pending", "answered"]),
+  status: z.enum(["pending", "answered", "closed"]),
   answer: humanAnswerSchema.nullable(),
+  /** With status `closed`: the final status of the run, which finished before anyone answered. */
+  closedReason: z.string().nullable(),
   timeoutAt: timestamp.nullable(),
   createdAt: timestamp,
   answeredAt: timestamp.nullable(),
@@ -286,7 +303,10 @@ export const apiHumanRequestSchema = z.object({
     .describe("JSON Schema of the answer's `value` (from the request's zod `input` schema); an answer that does not match it is refused with 422."),
 });
 
-export const humanRequestListSchema = z.object({ requests: z.array(apiHumanRequestSchema) });
+export const humanRequestListSchema = z.object({
+  requests: z.array(apiHumanRequestSchema),
+  nextCursor: z.string().optional().describe("Present when more requests match: pass it as `cursor` for the next page."),
+});
 
 export const answerResponse = z.object({
   request: apiHumanRequestSchema,

@@ -25,6 +25,7 @@ export type ErrorCode =
   | "COMPENSATION_FAILED"
   | "HUMAN_REQUEST_NOT_FOUND"
   | "HUMAN_REQUEST_ANSWERED"
+  | "HUMAN_REQUEST_CLOSED"
   | "STORE_INVALID"
   | "STORE_URL"
   | "SCHEMA_TOO_NEW"
@@ -233,6 +234,20 @@ export class OutboxMessageNotFoundError extends CairnError {
 export class HumanRequestAnsweredError extends CairnError {
   constructor(readonly requestId: string) {
     super("HUMAN_REQUEST_ANSWERED", `Human request "${requestId}" has already been answered.`);
+  }
+}
+
+/** A human request was closed unanswered because its run finished (completed, failed, cancelled, …). */
+export class HumanRequestClosedError extends CairnError {
+  constructor(
+    readonly requestId: string,
+    /** The status the run finished with. */
+    readonly runStatus: string,
+  ) {
+    super(
+      "HUMAN_REQUEST_CLOSED",
+      `Human request "${requestId}" is closed: its run finished (${runStatus}) before anyone answered, so no answer can reach it. Retry the run (if it failed) to ask again.`,
+    );
   }
 }
 

@@ -81,9 +81,9 @@ export interface EntryData {
   /** The answer, consumed from the inbox. `reply: true` when it is the outcome of a `ctx.askHuman`. */
   "human.answered": { requestId: string; answer: HumanAnswer; inboxId: number; reply?: boolean };
   /** A `ctx.askHuman` expired unanswered and escalated as declared: failed, cancelled the run, or chose `option`. */
-  "human.timedout": { requestId: string; escalation: "fail" | "cancel" | "choose"; option?: string; value?: unknown };
+  "human.timedout": { requestId: string; escalation: "fail" | "cancel" | "choose"; option?: string; value?: unknown; notify?: HumanNotice };
   /** A `ctx.askHuman` expired and was given more time (`onTimeout.extend`): it now times out at `timeoutAt`. */
-  "human.extended": { requestId: string; timeoutAt: number; extension: number };
+  "human.extended": { requestId: string; timeoutAt: number; extension: number; notify?: HumanNotice };
   /** `ctx.loop` entered; iterations' ops are keyed `<loopKey>/<iteration>/<name>#k`. */
   "loop.started": { snapshotEvery: number };
   /**
@@ -127,6 +127,17 @@ export type WaitDescriptor =
   | { kind: "event"; opKey: string; type: string; timeoutAt: number | null }
   | { kind: "child"; opKey: string; childRunId: string }
   | { kind: "human"; opKey: string; requestId: string; timeoutAt: number | null };
+
+/**
+ * The outbox message a `human.extended` / `human.timedout` entry inserts in its own commit, when the
+ * `ctx.askHuman` declared `notify` (store/common/plan-write `insert-outbox`).
+ */
+export interface HumanNotice {
+  topic: string;
+  /** `<requestId>:extended:<n>` or `<requestId>:timedout`: stable, so a consumer can deduplicate. */
+  messageId: string;
+  payload: unknown;
+}
 
 /** An answer to a human request. For "did this happen?" requests: retry, skip (with the step's value) or fail. */
 export interface HumanAnswer {

@@ -49,12 +49,13 @@ const humanSchema = z
     opKey: text,
     question: text,
     options: z.array(text),
-    status: z.enum(["pending", "answered"]),
+    status: z.enum(["pending", "answered", "closed"]),
     answer: nullableText,
     timeoutAt: time.nullable(),
     createdAt: time,
     answeredAt: time.nullable(),
     context: text.optional(),
+    closedReason: text.optional(),
   })
   .strict();
 

@@ -36,7 +36,11 @@ export const humanAnswerSchema = z
     option: z.string().min(1).max(256).optional(),
     value: z.unknown().optional(),
     message: z.string().max(10_000).optional(),
-    by: z.string().max(256).optional(),
+    by: z
+      .string()
+      .max(256)
+      .optional()
+      .describe("Who answered. Over HTTP with token auth this is replaced by the token (`token:<name>`); the given name goes to the audit log as claimedBy."),
   })
   .strict();
 

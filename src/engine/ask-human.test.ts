@@ -162,6 +162,25 @@ describe.each(STORE_KINDS)("ctx.askHuman on %s", (kind) => {
     expect(await pending(engine, "cxl")).toEqual([]);
   });
 
+  it("notify needs a timeout and a valid topic", async () => {
+    const wf = defineWorkflow({
+      name: "mute",
+      async run(ctx, input: { mode: string }) {
+        if (input.mode === "no-timeout") return ctx.askHuman({ question: "Ok?", notify: true });
+        return ctx.askHuman({ question: "Ok?", timeout: "1h", notify: { topic: "no spaces" } });
+      },
+    });
+    const engine = await testEngine(kind, { workflows: [wf] });
+    engine.startWorker(fast);
+    for (const mode of ["no-timeout", "topic"]) {
+      await engine.start(wf, { mode }, { runId: mode });
+      await waitFor(async () => (await engine.getRun(mode)).status === "failed");
+      expect((await engine.journal(mode)).some((e) => e.kind === "human.requested")).toBe(false);
+    }
+    expect((await engine.getRun("no-timeout")).error?.message).toContain("notify needs a timeout");
+    expect((await engine.getRun("topic")).error?.message).toContain("notify.topic");
+  });
+
   it("refuses a malformed request before journaling anything", async () => {
     const wf = defineWorkflow({
       name: "malformed",

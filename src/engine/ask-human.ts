@@ -1,11 +1,13 @@
 import { z } from "zod";
 import { toMs } from "../core/duration.js";
 import { RunCancelledError, TimeoutError, ValidationError } from "../core/errors.js";
+import { checkTopic } from "../core/outbox.js";
+import { describeIssues } from "../core/schemas.js";
 import { newEntry, type EntryData, type HumanAnswer } from "../core/journal.js";
 import { decode, decodeKeepingSecrets, encode } from "../core/serialize.js";
 import { crashPoint } from "./crash-points.js";
 import type { OpExecution, Outcome } from "./execution-types.js";
-import type { AskHumanRequest, HumanEscalation, HumanReply } from "./workflow.js";
+import type { AskHumanRequest, HumanEscalation, HumanNoticePayload, HumanReply } from "./workflow.js";
 
 /** A request checked at the call, before anything is journaled. */
 export interface CheckedAskHuman {
@@ -21,6 +23,27 @@ export interface CheckedAskHuman {
   extensions: number;
   /** Answers are secret (`askHuman({ secret: true })`). */
   secret: boolean;
+  /** `notify`: the outbox topics of an extension and of the final escalation, and the data sent along. */
+  notify: { extended: string; timedOut: string; data: unknown } | undefined;
+}
+
+const notifySchema = z.union([z.boolean(), z.object({ topic: z.string().optional(), data: z.unknown().optional() }).strict()]);
+
+function checkNotify(where: string, notify: unknown, timeoutMs: number | undefined): CheckedAskHuman["notify"] {
+  const parsed = notifySchema.safeParse(notify);
+  if (!parsed.success) throw new ValidationError(`${where}: notify must be true, false or { topic?, data? } (${describeIssues(parsed.error)}).`);
+  const value = parsed.data;
+  if (value === false) return undefined;
+  if (timeoutMs === undefined) throw new ValidationError(`${where}: notify needs a timeout: it tells someone when nobody answered in time.`);
+  if (value === true) return { extended: "human.escalated", timedOut: "human.timedout", data: undefined };
+  const topic = value.topic === undefined ? undefined : checkTopic(value.topic, `${where}: notify.topic`);
+  let data: unknown;
+  try {
+    data = value.data === undefined ? undefined : decode(encode(value.data));
+  } catch (error) {
+    throw new ValidationError(`${where}: notify.data must be plain data the journal can hold (${(error as Error).message}).`);
+  }
+  return { extended: topic ?? "human.escalated", timedOut: topic ?? "human.timedout", data };
 }
 
 /** Validates `ctx.askHuman`'s argument; throws ValidationError naming what is wrong. */
@@ -64,12 +87,14 @@ export function checkAskHuman(request: AskHumanRequest): CheckedAskHuman {
       throw new ValidationError(`${where}: the input schema has no JSON Schema form (${(error as Error).message}).`);
     }
   }
+  const timeoutMs = request.timeout === undefined ? undefined : toMs(request.timeout);
   return {
     question: request.question,
     options,
     context: request.context,
     input,
-    timeoutMs: request.timeout === undefined ? undefined : toMs(request.timeout),
+    timeoutMs,
+    notify: request.notify === undefined ? undefined : checkNotify(where, request.notify, timeoutMs),
     escalation,
     extendMs,
     extensions,
@@ -157,7 +182,13 @@ export async function runAskHuman(execution: OpExecution, key: string, request: 
     if (extended.length < request.extensions) {
       // More time: the deadline moves (the request shows it), and the op waits again.
       const next = host.clock() + request.extendMs;
-      await execution.write([newEntry("human.extended", key, { requestId, timeoutAt: next, extension: extended.length + 1 })]);
+      const extension = extended.length + 1;
+      const data: EntryData["human.extended"] = { requestId, timeoutAt: next, extension };
+      if (request.notify) {
+        const payload = notice(execution.runId, requestId, request, { event: "extended", extension, timeoutAt: next });
+        data.notify = { topic: request.notify.extended, messageId: `${requestId}:extended:${extension}`, payload };
+      }
+      await execution.write([newEntry("human.extended", key, data)]);
       execution.block({ kind: "human", opKey: key, requestId, timeoutAt: next });
       return;
     }
@@ -166,8 +197,27 @@ export async function runAskHuman(execution: OpExecution, key: string, request: 
       escalation === "fail" || escalation === "cancel"
         ? { requestId, escalation }
         : { requestId, escalation: "choose", option: escalation.option, value: decode(encode(escalation.value)) };
+    if (request.notify) {
+      const payload = notice(execution.runId, requestId, request, {
+        event: "timedout",
+        escalation: data.escalation,
+        ...(data.option === undefined ? {} : { option: data.option }),
+      });
+      data.notify = { topic: request.notify.timedOut, messageId: `${requestId}:timedout`, payload };
+    }
     execution.commitOutcome(key, [newEntry("human.timedout", key, data)], replyOutcome(execution.runId, key, "human.timedout", data));
     return;
   }
   execution.block({ kind: "human", opKey: key, requestId, timeoutAt });
+}
+
+function notice(
+  runId: string,
+  requestId: string,
+  request: CheckedAskHuman,
+  what: Pick<HumanNoticePayload, "event" | "extension" | "timeoutAt" | "escalation" | "option">,
+): HumanNoticePayload {
+  const payload: HumanNoticePayload = { ...what, requestId, runId, question: request.question, options: request.options };
+  if (request.notify?.data !== undefined) payload.data = request.notify.data;
+  return payload;
 }

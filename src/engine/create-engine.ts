@@ -7,6 +7,8 @@ import {
   RunCancelledError,
   RunCompensatedError,
   CompensationFailedError,
+  HumanRequestClosedError,
+  HumanRequestNotFoundError,
   RunConflictError,
   RunFailedError,
   RunFinishedError,
@@ -29,7 +31,8 @@ import {
   runIdSchema as RUN_ID,
   runStatusSchema as statusSchema,
 } from "../core/schemas.js";
-import { forkBody } from "../core/api-schemas.js";
+import { forkBody, listHumanRequestsOptionsSchema } from "../core/api-schemas.js";
+import { decodeCursor, encodeCursor } from "../store/common/list-query.js";
 import { decode, decodeSecrets, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
 import { debounceSchema, parseQueues, resolveFlow, type QueueLimits } from "../core/flow-control.js";
@@ -45,7 +48,18 @@ import type { ReplayReport, JournalFile, VersionSummary } from "../core/deploys.
 import { replayRun, summarizeVersions } from "./deploys.js";
 import { isWorkflow } from "./define-workflow.js";
 import { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./engine.js";
-import type { Engine, EngineOptions, JournalEntryView, ListRunsOptions, RunHandle, RunInfo, StartOptions, Worker, WorkerOptions } from "./engine.js";
+import type {
+  Engine,
+  EngineOptions,
+  JournalEntryView,
+  ListHumanRequestsOptions,
+  ListRunsOptions,
+  RunHandle,
+  RunInfo,
+  StartOptions,
+  Worker,
+  WorkerOptions,
+} from "./engine.js";
 import { planFork, type ForkOptions } from "./fork.js";
 import { needsCleanup } from "./saga.js";
 import type { EngineEvent, EngineObserver, StepAttempt } from "./observer.js";
@@ -526,12 +540,18 @@ class EngineImpl implements Engine {
     check(requestIdSchema, requestId, "respondToHuman: requestId");
     const parsed = check(humanAnswerSchema, answer, "respondToHuman: answer") as HumanAnswer;
     const request = await this.store.getHumanRequest(requestId);
+    if (!request) throw new HumanRequestNotFoundError(requestId);
     // Answering twice is a no-op that returns the first answer.
-    if (request?.status === "answered" && request.answer !== null) return { answer: decode<HumanAnswer>(request.answer), duplicate: true };
-    if (request) {
-      checkAnswerFits(request, parsed);
-      if (parsed.action === "answer") await this.checkAnswerInput(request, parsed);
+    if (request.status === "answered" && request.answer !== null) return { answer: decode<HumanAnswer>(request.answer), duplicate: true };
+    if (request.status === "closed") throw new HumanRequestClosedError(requestId, request.closedReason ?? "finished");
+    try {
+      encode(parsed);
+    } catch (error) {
+      // e.g. a value nested thousands of levels deep: refused like a start or event payload, nothing written.
+      throw new ValidationError(`respondToHuman: the answer to "${requestId}" cannot be stored: ${(error as Error).message}`);
     }
+    checkAnswerFits(request, parsed);
+    if (parsed.action === "answer") await this.checkAnswerInput(request, parsed);
     const now = this.clock();
     try {
       await this.store.answerHuman(requestId, parsed, now);
@@ -542,10 +562,8 @@ class EngineImpl implements Engine {
       if (first?.answer) return { answer: decode<HumanAnswer>(first.answer), duplicate: true };
       throw error;
     }
-    if (request) {
-      this.notifyWorkers(request.runId);
-      if (this.observers.size > 0) this.emitEvent({ type: "human-answered", runId: request.runId, requestId, waitMs: Math.max(0, now - request.createdAt) });
-    }
+    this.notifyWorkers(request.runId);
+    if (this.observers.size > 0) this.emitEvent({ type: "human-answered", runId: request.runId, requestId, waitMs: Math.max(0, now - request.createdAt) });
     return { answer: parsed, duplicate: false };
   }
 
@@ -560,9 +578,26 @@ class EngineImpl implements Engine {
     }
   }
 
-  async listHumanRequests(options: { status?: "pending" | "answered"; runId?: string } = {}): Promise<HumanRequest[]> {
-    const requests = await this.store.listHumanRequests(options);
-    return Promise.all(requests.map((request) => this.humanView(request)));
+  async listHumanRequests(options: ListHumanRequestsOptions = {}): Promise<HumanRequest[]> {
+    return (await this.listHumanRequestPage(options)).requests;
+  }
+
+  async listHumanRequestPage(options: ListHumanRequestsOptions = {}): Promise<{ requests: HumanRequest[]; nextCursor?: string }> {
+    const query = check(listHumanRequestsOptionsSchema, options, "listHumanRequests");
+    const limit = query.limit ?? 1000;
+    const order = query.order ?? (query.status === undefined || query.status === "pending" ? "asc" : "desc");
+    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, "start from the first request");
+    const rows = await this.store.listHumanRequests({
+      ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.runId === undefined ? {} : { runId: query.runId }),
+      ...(query.runIdPrefix === undefined ? {} : { runIdPrefix: query.runIdPrefix }),
+      ...(cursor === undefined ? {} : { after: { createdAt: cursor.createdAt, requestId: cursor.runId } }),
+      order,
+      limit: limit + 1,
+    });
+    const requests = await Promise.all(rows.slice(0, limit).map((request) => this.humanView(request)));
+    const last = rows.length > limit ? rows[limit - 1] : undefined;
+    return last ? { requests, nextCursor: encodeCursor({ createdAt: last.createdAt, runId: last.requestId }) } : { requests };
   }
 
   async getHumanRequest(requestId: string): Promise<HumanRequest | undefined> {

@@ -3,7 +3,7 @@ import type { DebounceOptions, FlowOptions, QueueOptions } from "../core/flow-co
 import type { HumanAnswer, EntryKind, WaitDescriptor } from "../core/journal.js";
 import type { RunStatus } from "../core/run.js";
 import type { SerializedError } from "../core/serialize.js";
-import type { HumanRequest, Store, WorkerRecord } from "../core/store.js";
+import type { HumanRequest, HumanRequestStatus, Store, WorkerRecord } from "../core/store.js";
 import type { ExportOptions, ImportOptions, PruneOptions, PruneResult, RetentionPolicy } from "../core/retention-schemas.js";
 import type { RunExport } from "../core/run-export.js";
 import type { ListOutboxQuery, OutboxMessage } from "../core/outbox.js";
@@ -152,6 +152,21 @@ export interface ListRunsOptions {
 }
 
 /** Options of `engine.startWorker`. */
+/** Filters and paging of {@link Engine.listHumanRequests}. */
+export interface ListHumanRequestsOptions {
+  /** `pending` (waiting for a person), `answered` (by a person or an escalation), `closed` (the run finished first). */
+  status?: HumanRequestStatus;
+  runId?: string;
+  /** Only requests of runs whose id starts with this text. */
+  runIdPrefix?: string;
+  /** By creation time. Default: oldest first (`asc`) for pending requests, newest first (`desc`) otherwise. */
+  order?: "asc" | "desc";
+  /** Page size: default and at most 1000. */
+  limit?: number;
+  /** The `nextCursor` of the previous page (same filters and order). */
+  cursor?: string;
+}
+
 export interface WorkerOptions {
   /** Runs held at once. Default 16. */
   concurrency?: number;
@@ -235,8 +250,15 @@ export interface Engine {
   result<O = unknown>(runId: string, options?: { timeoutMs?: number }): Promise<O>;
   /** Answers a human request (e.g. "did this happen?" for an `unsafe` step). */
   respondToHuman(requestId: string, answer: HumanAnswer): Promise<{ answer: HumanAnswer; duplicate: boolean }>;
-  /** Human requests, as views show them: secrets in the question, context and secret answers redacted. */
-  listHumanRequests(options?: { status?: "pending" | "answered"; runId?: string }): Promise<HumanRequest[]>;
+  /**
+   * Human requests, as views show them: secrets in the question, context and secret answers redacted.
+   * One page (default and at most 1000); see {@link Engine.listHumanRequestPage} for the next ones.
+   * @example
+   * const waiting = await engine.listHumanRequests({ status: "pending", runIdPrefix: "team-a/" });
+   */
+  listHumanRequests(options?: ListHumanRequestsOptions): Promise<HumanRequest[]>;
+  /** {@link Engine.listHumanRequests} with `nextCursor` (present when more match) to pass as `cursor`. */
+  listHumanRequestPage(options?: ListHumanRequestsOptions): Promise<{ requests: HumanRequest[]; nextCursor?: string }>;
   /** One human request, redacted like {@link Engine.listHumanRequests}; undefined when unknown. */
   getHumanRequest(requestId: string): Promise<HumanRequest | undefined>;
   /** Workers that heartbeated within `staleAfterMs` (default 60 s). */

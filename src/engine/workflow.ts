@@ -191,6 +191,36 @@ export interface AskHumanRequest {
    * and redact their text wherever it shows up later. For secrets in the `context`, wrap them in `secret()`.
    */
   secret?: boolean;
+  /**
+   * Tell someone when nobody answers in time (needs `timeout`). Each extension (`onTimeout.extend`)
+   * writes an outbox message on topic `human.escalated`, and the final escalation one on
+   * `human.timedout`, in the same commit as its journal entry, so it is sent exactly when the deadline
+   * moved (at least once, by `outbox.handlers` or `outbox.webhooks`; deduplicate by `messageId`).
+   * `true` uses those topics; `{ topic }` sends both to one topic; `data` (plain JSON) rides along.
+   * The payload is {@link HumanNoticePayload}.
+   * @example
+   * await ctx.askHuman({ question: "Approve the refund?", timeout: "4h",
+   *   onTimeout: { extend: "4h", times: 2, then: "cancel" }, notify: { data: { team: "support" } } });
+   */
+  notify?: boolean | { topic?: string; data?: unknown };
+}
+
+/** The payload of the outbox message an askHuman with `notify` writes when its deadline passes. */
+export interface HumanNoticePayload {
+  /** `extended`: the deadline moved to `timeoutAt`; `timedout`: the final escalation happened. */
+  event: "extended" | "timedout";
+  requestId: string;
+  runId: string;
+  question: string;
+  options: string[];
+  /** With `extended`: which extension (1, 2, …) and the new deadline (epoch ms). */
+  extension?: number;
+  timeoutAt?: number;
+  /** With `timedout`: what happened (`fail`, `cancel`, or `choose` with `option`). */
+  escalation?: "fail" | "cancel" | "choose";
+  option?: string;
+  /** `notify.data`, when given. */
+  data?: unknown;
 }
 
 /** A person's answer to `ctx.askHuman` (or the escalation chosen when it timed out). */

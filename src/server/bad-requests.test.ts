@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { testEngine } from "../../test/support/engines.js";
+import { onCleanup, testEngine } from "../../test/support/engines.js";
+import { waitFor } from "../testing/wait-for.js";
 import { TEST_WORKFLOWS } from "../../test/support/server.js";
 import { createServer } from "./create-server.js";
 
@@ -52,6 +53,14 @@ const BAD: [string, string, string, string | undefined, number, string, Record<s
   ["answer with unknown action", "POST", "/human-requests/r%3Aask%230/answer", '{"action":"maybe"}', 400, "INVALID_INPUT"],
   ["answer without action", "POST", "/human-requests/r%3Aask%230/answer", "{}", 400, "INVALID_INPUT"],
   ["answer for an unknown request", "POST", "/human-requests/r%3Aask%230/answer", '{"action":"answer","option":"x"}', 404, "HUMAN_REQUEST_NOT_FOUND"],
+  [
+    "answer for an unknown request, deeply nested value",
+    "POST",
+    "/human-requests/r%3Aask%230/answer",
+    `{"action":"answer","value":${nested(5000)}}`,
+    404,
+    "HUMAN_REQUEST_NOT_FOUND",
+  ],
   ["human requests, unknown status", "GET", "/human-requests?status=open", undefined, 400, "INVALID_INPUT"],
   ["workers, negative staleness", "GET", "/workers?staleAfterMs=-5", undefined, 400, "INVALID_INPUT"],
   ["stuck, bad grace", "GET", "/runs/stuck?graceMs=soon", undefined, 400, "INVALID_INPUT"],
@@ -71,6 +80,24 @@ describe("bad requests", () => {
     expect([res.status, json.error.code]).toEqual([status, code]);
     expect(json.error.message.length).toBeGreaterThan(10);
     expect(JSON.stringify([await engine.listRuns(), await engine.journal("r"), await engine.store.listInbox("r")])).toBe(before);
+  });
+
+  it("an answer whose value is nested 5000 levels deep is 422 INVALID_INPUT, and the request stays pending", async () => {
+    const engine = await testEngine("sqlite", { workflows: TEST_WORKFLOWS });
+    const worker = engine.startWorker({ pollInterval: 10 });
+    onCleanup(() => worker.stop());
+    await engine.start("ask", null, { runId: "deep" });
+    await waitFor(async () => (await engine.listHumanRequests({ runId: "deep", status: "pending" })).length === 1);
+    const app = createServer(engine, { bodyLimitBytes: 64 * 1024 });
+    const res = await app.request("/human-requests/deep%3Areview%230/answer", {
+      method: "POST",
+      body: `{"action":"answer","option":"approve","value":${nested(5000)}}`,
+    });
+    const json = (await res.json()) as { error: { code: string; message: string } };
+    expect([res.status, json.error.code]).toEqual([422, "INVALID_INPUT"]);
+    expect(json.error.message).toContain("cannot be stored");
+    expect(await engine.getHumanRequest("deep:review#0")).toMatchObject({ status: "pending", answer: null });
+    expect((await engine.store.listInbox("deep")).length).toBe(0);
   });
 
   it("bodies over the limit get 413, with or without a Content-Length", async () => {

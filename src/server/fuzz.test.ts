@@ -3,10 +3,29 @@ import { describe, expect, it } from "vitest";
 import { testEngine } from "../../test/support/engines.js";
 import { TEST_WORKFLOWS } from "../../test/support/server.js";
 import { createServer } from "./create-server.js";
+import { waitFor } from "../testing/wait-for.js";
 
 /** Odd run ids: empty, whitespace, control characters, slashes, unicode, very long, percent-encoding. */
 const oddId = fc.oneof(
-  fc.constantFrom("", " ", "\t", "a b", "..", "../etc/passwd", "%", "%zz", "r", "ghost", "a/b/c", "é€😀", "x".repeat(2000), "\u0000"),
+  fc.constantFrom(
+    "",
+    " ",
+    "\t",
+    "a b",
+    "..",
+    "../etc/passwd",
+    "%",
+    "%zz",
+    "r",
+    "ghost",
+    "q:review#0",
+    "q:review#0",
+    "q:review#0",
+    "a/b/c",
+    "é€😀",
+    "x".repeat(2000),
+    "\u0000",
+  ),
   fc.string({ maxLength: 40 }),
 );
 
@@ -16,6 +35,8 @@ const badBody = fc.oneof(
   fc.string({ maxLength: 80 }),
   fc.json({ maxDepth: 6 }),
   fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify({ workflow: value, input: value, runId: value, type: value, action: value, reason: value })),
+  // A valid answer shape whose value is nested far too deep to store.
+  fc.integer({ min: 2000, max: 6000 }).map((depth) => `{"action":"answer","option":"approve","value":${"[".repeat(depth)}${"]".repeat(depth)}}`),
   fc.record({ workflow: fc.constantFrom("paced", "nope"), input: fc.jsonValue({ maxDepth: 3 }), extra: fc.anything() }).map((v) => {
     try {
       return JSON.stringify(v);
@@ -60,12 +81,20 @@ describe("a seeded fuzz of malformed requests", () => {
   it("never answers 5xx, never crashes, always answers JSON errors, and changes nothing", async () => {
     const engine = await testEngine("sqlite", { workflows: TEST_WORKFLOWS });
     await engine.start("paced", { steps: 1 }, { runId: "r" });
+    // A run with a pending question, so answer bodies reach a real request.
+    const worker = engine.startWorker({ pollInterval: 10 });
+    await engine.start("ask", null, { runId: "q" });
+    await waitFor(async () => (await engine.getRun("q")).status === "suspended" && (await engine.listHumanRequests({ runId: "q" })).length === 1);
+    await worker.stop();
     const app = createServer(engine, { bodyLimitBytes: 16 * 1024 });
     const snapshot = async () =>
       JSON.stringify([
         (await engine.listRuns({ limit: 1000 })).runs.map((run) => [run.runId, run.status]),
         await engine.journal("r"),
         await engine.store.listInbox("r"),
+        await engine.journal("q"),
+        await engine.store.listInbox("q"),
+        await engine.listHumanRequests({ runId: "q" }),
       ]);
     const before = await snapshot();
     let requests = 0;

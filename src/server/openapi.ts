@@ -174,7 +174,7 @@ export const ROUTES: RouteDoc[] = [
     path: "/human-requests/:id/answer",
     summary: "Answer a human request",
     description:
-      'The id is `<runId>:<op key>`; URL-encode it. The answer must be one of the request\'s options (action `answer`), or retry/skip/fail for a "did this happen?" request.',
+      'The id is `<runId>:<op key>`; URL-encode it. The answer must be one of the request\'s options (action `answer`), or retry/skip/fail for a "did this happen?" request. With token auth the answer is recorded as given by the token (`token:<name>`), whatever `by` says. 409 HUMAN_REQUEST_CLOSED when the run finished before anyone answered; 422 for a value that cannot be stored (e.g. nested thousands of levels deep).',
     params: api.requestIdParam,
     body: api.answerBody,
     ok: [

@@ -125,6 +125,43 @@ describe("token auth", () => {
     expect(seen.sort()).toEqual(ours.sort());
   });
 
+  it("a namespaced token pages through its human requests in full pages, behind more older foreign ones than a page holds", async () => {
+    const { engine, tokens, call } = await setup();
+    // Six foreign questions, older than ours, then three of ours.
+    for (let i = 0; i < 6; i++) await engine.start("ask", null, { runId: `b/q${i}` });
+    await waitFor(async () => (await engine.listHumanRequests({ status: "pending" })).length === 6);
+    for (let i = 0; i < 3; i++) await engine.start("ask", null, { runId: `a/q${i}` });
+    await waitFor(async () => (await engine.listHumanRequests({ status: "pending" })).length === 9);
+    const first = await call(tokens.teamA, "GET", "/human-requests?status=pending&limit=2");
+    expect(first.status).toBe(200);
+    expect(first.body.requests.map((r: any) => r.runId)).toHaveLength(2);
+    expect(first.body.requests.every((r: any) => r.runId.startsWith("a/"))).toBe(true);
+    const second = await call(tokens.teamA, "GET", `/human-requests?status=pending&limit=2&cursor=${first.body.nextCursor}`);
+    expect(second.body.requests).toHaveLength(1);
+    expect(second.body.nextCursor).toBeUndefined();
+    const seen = [...first.body.requests, ...second.body.requests].map((r: any) => r.runId).sort();
+    expect(seen).toEqual(["a/q0", "a/q1", "a/q2"]);
+    // A prefix inside the namespace narrows it; one outside it sees nothing.
+    expect((await call(tokens.teamA, "GET", "/human-requests?runIdPrefix=a%2Fq1")).body.requests.map((r: any) => r.runId)).toEqual(["a/q1"]);
+    expect((await call(tokens.teamA, "GET", "/human-requests?runIdPrefix=b%2F")).body.requests).toEqual([]);
+    expect((await call(tokens.writer, "GET", "/human-requests?limit=1000")).body.requests).toHaveLength(9);
+  });
+
+  it("under token auth the recorded answerer is the token, whatever the body's `by` says", async () => {
+    const { engine, tokens, call } = await setup();
+    await call(tokens.writer, "POST", "/runs", { workflow: "ask", runId: "who" });
+    await waitFor(async () => (await engine.listHumanRequests({ runId: "who" })).length === 1);
+    const answered = await call(tokens.writer, "POST", "/human-requests/who%3Areview%230/answer", { action: "answer", option: "approve", by: "the-ceo" });
+    expect(answered.status).toBe(200);
+    expect(answered.body.request.answer.by).toBe("token:ops");
+    // The journal (what the workflow saw) and the audit log say the same; the claimed name is kept apart.
+    await waitFor(async () => (await status(engine, "who")) === "completed");
+    const journal = await engine.journal("who");
+    expect(journal.find((e) => e.kind === "human.answered")?.data).toMatchObject({ answer: { by: "token:ops" } });
+    const audit = await call(tokens.admin, "GET", "/audit?target=who%3Areview%230");
+    expect(audit.body.entries[0]).toMatchObject({ actor: "token:ops", action: "human.answer", detail: { claimedBy: "the-ceo" } });
+  });
+
   it("every privileged action lands in the audit log with actor, action, target and time", async () => {
     const { engine, tokens, call } = await setup();
     const before = Date.now();

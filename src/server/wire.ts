@@ -19,6 +19,7 @@ export function humanRequestView(request: HumanRequest, input: Record<string, un
     timeoutAt: date(request.timeoutAt),
     createdAt: new Date(request.createdAt),
     answeredAt: date(request.answeredAt),
+    closedReason: request.closedReason ?? null,
     context: request.context === undefined ? null : decode(request.context),
     input,
   };

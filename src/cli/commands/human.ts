@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import type { HumanAnswer } from "../../core/journal.js";
 import { decode } from "../../core/serialize.js";
-import { idArg, jsonArg } from "../args.js";
+import { idArg, intArg, jsonArg } from "../args.js";
 import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { humanTable } from "../format.js";
 import { recordAudit } from "../audit.js";
@@ -19,6 +19,7 @@ interface AnswerOptions extends StoreOptions, JsonOptions {
 interface InboxOptions extends StoreOptions, JsonOptions {
   run?: string;
   all?: boolean;
+  limit?: number;
 }
 
 /** Registers `cairn answer` and `cairn inbox`. */
@@ -41,7 +42,8 @@ export function registerHumanCommands(program: Command): void {
     .command("inbox")
     .description("list human requests waiting for an answer")
     .option("--run <runId>", "only requests of this run", idArg("run id"))
-    .option("--all", "include answered requests");
+    .option("--all", "include answered requests and those closed because their run finished")
+    .option("--limit <n>", "at most this many (default 100; pending oldest first)", intArg(1, 1000));
   storeOption(jsonOption(inbox)).action(listRequests);
 }
 
@@ -87,11 +89,16 @@ async function answerRequest(requestId: string, choice: string, options: AnswerO
 
 async function listRequests(options: InboxOptions): Promise<void> {
   await withEngine(options, [], async (engine) => {
-    const requests = await engine.listHumanRequests({ status: options.all ? undefined : "pending", runId: options.run });
+    const { requests, nextCursor } = await engine.listHumanRequestPage({
+      ...(options.all ? {} : { status: "pending" as const }),
+      ...(options.run === undefined ? {} : { runId: options.run }),
+      limit: options.limit ?? 100,
+    });
     if (options.json) return printJson(requests.map((r) => ({ ...r, answer: r.answer === null ? null : decode<HumanAnswer>(r.answer) })));
     if (requests.length === 0) return print(options.all ? "No human requests." : "No human requests are waiting.");
     print(
       ...humanTable(requests),
+      ...(nextCursor ? ["", `More requests match than the ${requests.length} shown: raise --limit (at most 1000) or narrow with --run.`] : []),
       "",
       `Answer one with: ${CLI} answer <request> <option> [--value '<json>']   (retry|skip|fail for a step that may have happened)`,
     );

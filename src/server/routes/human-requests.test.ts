@@ -52,4 +52,47 @@ describe("human requests", () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe("HUMAN_REQUEST_NOT_FOUND");
   });
+
+  it("cancelling a run closes its pending request: not listed as pending, listed as closed, and an answer is 409 HUMAN_REQUEST_CLOSED", async () => {
+    const engine = await testEngine("sqlite", { workflows: TEST_WORKFLOWS });
+    const worker = engine.startWorker({ pollInterval: 10 });
+    onCleanup(() => worker.stop());
+    const app = createServer(engine);
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await app.request(path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    await engine.start("ask", null, { runId: "gone" });
+    await waitFor(async () => (await call("GET", "/human-requests?status=pending")).body.requests.length === 1);
+    expect((await call("POST", "/runs/gone/cancel", { reason: "not needed" })).status).toBe(200);
+    await waitFor(async () => (await engine.getRun("gone")).status === "cancelled");
+    expect((await call("GET", "/human-requests?status=pending")).body.requests).toEqual([]);
+    const closed = (await call("GET", "/human-requests?status=closed")).body.requests;
+    expect(closed).toMatchObject([{ requestId: "gone:review#0", status: "closed", closedReason: "cancelled", answer: null }]);
+    expect(closed[0].answeredAt).toMatch(/T/);
+    const answer = await call("POST", "/human-requests/gone%3Areview%230/answer", { action: "answer", option: "approve" });
+    expect([answer.status, answer.body.error.code]).toEqual([409, "HUMAN_REQUEST_CLOSED"]);
+    expect(answer.body.error.message).toContain("cancelled");
+  });
+
+  it("pages: pending oldest first, answered newest first, with a cursor", async () => {
+    const engine = await testEngine("sqlite", { workflows: TEST_WORKFLOWS });
+    const worker = engine.startWorker({ pollInterval: 10 });
+    onCleanup(() => worker.stop());
+    const app = createServer(engine);
+    const get = async (path: string) => (await (await app.request(path)).json()) as any;
+    for (let i = 0; i < 4; i++) {
+      await engine.start("ask", null, { runId: `p${i}` });
+      await waitFor(async () => (await engine.listHumanRequests({ runId: `p${i}` })).length === 1);
+    }
+    const page1 = await get("/human-requests?status=pending&limit=3");
+    expect(page1.requests.map((r: any) => r.runId)).toEqual(["p0", "p1", "p2"]);
+    const page2 = await get(`/human-requests?status=pending&limit=3&cursor=${page1.nextCursor}`);
+    expect([page2.requests.map((r: any) => r.runId), page2.nextCursor]).toEqual([["p3"], undefined]);
+    for (const runId of ["p0", "p1", "p2"]) await engine.respondToHuman(`${runId}:review#0`, { action: "answer", option: "approve" });
+    expect((await get("/human-requests?status=answered&limit=2")).requests.map((r: any) => r.runId)).toEqual(["p2", "p1"]);
+    expect((await get("/human-requests?status=answered&order=asc&limit=2")).requests.map((r: any) => r.runId)).toEqual(["p0", "p1"]);
+    const bad = await app.request("/human-requests?cursor=bm9wZQ");
+    expect(bad.status).toBe(422);
+  });
 });

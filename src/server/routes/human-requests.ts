@@ -8,24 +8,38 @@ import type { ResolvedServerOptions } from "../options.js";
 import { humanRequestView } from "../wire.js";
 import { inputSchemas } from "../human-input.js";
 import { audit } from "../auth/audit.js";
-import { canSee, principalOf } from "../auth/principal.js";
+import { ANONYMOUS, canSee, principalOf } from "../auth/principal.js";
 
 /** Registers the human-request routes: list and answer. */
 export function registerHumanRequestRoutes(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
   app.get("/human-requests", async (c) => {
     const query = parse(humanRequestsQuery, queryOf(c), "query");
-    const principal = principalOf(c);
-    const requests = (await engine.listHumanRequests(query)).filter((request) => canSee(principal, request.runId));
-    const inputs = await inputSchemas(engine.store, requests);
-    return json(c, { requests: requests.map((request) => humanRequestView(request, inputs.get(request.requestId) ?? null)) });
+    const { namespace } = principalOf(c);
+    // A namespaced token sees only its namespace: filtered in the store's query, so pages stay full.
+    let runIdPrefix = query.runIdPrefix;
+    if (namespace !== null) {
+      const own = `${namespace}/`;
+      if (runIdPrefix === undefined || own.startsWith(runIdPrefix)) runIdPrefix = own;
+      else if (!runIdPrefix.startsWith(own)) return json(c, { requests: [] });
+    }
+    const page = await engine.listHumanRequestPage({ ...query, ...(runIdPrefix === undefined ? {} : { runIdPrefix }) });
+    const inputs = await inputSchemas(engine.store, page.requests);
+    return json(c, {
+      requests: page.requests.map((request) => humanRequestView(request, inputs.get(request.requestId) ?? null)),
+      ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+    });
   });
 
   app.post("/human-requests/:id/answer", async (c) => {
     const { id } = parse(requestIdParam, c.req.param(), "path");
     const answer = parse(answerBody, await readJson(c, options.bodyLimitBytes), "body") as HumanAnswer;
     // Outside the caller's namespace a request does not exist (404, like an unknown one).
+    const principal = principalOf(c);
     const existing = await engine.store.getHumanRequest(id);
-    if (existing && !canSee(principalOf(c), existing.runId)) throw new HumanRequestNotFoundError(id);
+    if (!existing || !canSee(principal, existing.runId)) throw new HumanRequestNotFoundError(id);
+    // Under token auth the answerer is the token (as in the audit log), never what the body says.
+    const claimedBy = answer.by;
+    if (principal !== ANONYMOUS) answer.by = principal.actor;
     const { duplicate } = await engine.respondToHuman(id, answer);
     const request = await engine.getHumanRequest(id);
     if (!request) throw new HumanRequestNotFoundError(id);
@@ -34,6 +48,7 @@ export function registerHumanRequestRoutes(app: Hono, engine: Engine, options: R
         runId: request.runId,
         action: answer.action,
         ...(answer.option === undefined ? {} : { option: answer.option }),
+        ...(claimedBy === undefined || claimedBy === answer.by ? {} : { claimedBy }),
       });
     }
     // A second answer is a no-op: the request, with its first answer, and duplicate: true.

@@ -30,7 +30,7 @@ export function encodeCursor(cursor: RunCursor): string {
  * Decodes a cursor made by {@link encodeCursor}.
  * @throws ValidationError when it was not.
  */
-export function decodeCursor(text: string): RunCursor {
+export function decodeCursor(text: string, start = "start from the newest run"): RunCursor {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
@@ -38,7 +38,7 @@ export function decodeCursor(text: string): RunCursor {
     parsed = undefined;
   }
   if (!Array.isArray(parsed) || parsed.length !== 2 || !Number.isSafeInteger(parsed[0]) || typeof parsed[1] !== "string") {
-    throw new ValidationError(`Invalid cursor "${text}": pass the nextCursor of a previous page unchanged, or omit it to start from the newest run.`);
+    throw new ValidationError(`Invalid cursor "${text}": pass the nextCursor of a previous page unchanged, or omit it to ${start}.`);
   }
   return { createdAt: parsed[0] as number, runId: parsed[1] };
 }

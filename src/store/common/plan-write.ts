@@ -1,4 +1,4 @@
-import type { EntryData, HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
+import type { EntryData, HumanAnswer, HumanNotice, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, projectEntry, type RunPatch } from "../../core/run.js";
 import { encode } from "../../core/serialize.js";
 import type { NewOutboxMessage } from "../../core/outbox.js";
@@ -25,11 +25,28 @@ export type SideEffect =
   /** `step.completed` with search text: index it for `Store.searchJournal`. */
   | { kind: "index-text"; runId: string; seq: number; opKey: string; text: string }
   /** `outbox.emitted`: insert the outbox message unless one with its id exists. */
-  | { kind: "insert-outbox"; message: NewOutboxMessage };
+  | { kind: "insert-outbox"; message: NewOutboxMessage }
+  /** A terminal entry: the run's pending human requests are closed, with its final status as the reason. */
+  | { kind: "close-humans"; runId: string; reason: string; at: number }
+  /** `run.retried`: the requests closed when the run finished are pending again (the retried run waits on them). */
+  | { kind: "reopen-humans"; runId: string };
 
 /** A human request as the SQL stores insert it, in column order (options as JSON text). */
 export function humanRequestRow(r: HumanRequest): unknown[] {
-  return [r.requestId, r.runId, r.opKey, r.question, JSON.stringify(r.options), r.status, r.answer, r.timeoutAt, r.createdAt, r.answeredAt, r.context ?? null];
+  return [
+    r.requestId,
+    r.runId,
+    r.opKey,
+    r.question,
+    JSON.stringify(r.options),
+    r.status,
+    r.answer,
+    r.timeoutAt,
+    r.createdAt,
+    r.answeredAt,
+    r.context ?? null,
+    r.closedReason ?? null,
+  ];
 }
 
 /** The outcome of planning one write: the new row, the entries to insert, and their side effects. */
@@ -91,6 +108,7 @@ const SIDE_EFFECT_KINDS = new Set([
   "child.started",
   "human.requested",
   "outbox.emitted",
+  "run.retried",
 ]);
 
 /**
@@ -130,11 +148,13 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
           ? { action: "answer", option: data.option, value: data.value, by: "timeout" }
           : { action: "fail", message: data.escalation === "cancel" ? "timed out; the run was cancelled" : "timed out", by: "timeout" };
       if (answer.option === undefined) delete answer.option;
-      return [{ kind: "answer-human", requestId: data.requestId, answer: encode(answer), at: now }];
+      const answered: SideEffect = { kind: "answer-human", requestId: data.requestId, answer: encode(answer), at: now };
+      return data.notify ? [answered, noticeEffect(run.runId, entry, seq, data.notify, now)] : [answered];
     }
     case "human.extended": {
       const data = entry.data as EntryData["human.extended"];
-      return [{ kind: "extend-human", requestId: data.requestId, timeoutAt: data.timeoutAt }];
+      const extended: SideEffect = { kind: "extend-human", requestId: data.requestId, timeoutAt: data.timeoutAt };
+      return data.notify ? [extended, noticeEffect(run.runId, entry, seq, data.notify, now)] : [extended];
     }
     case "child.started": {
       const data = entry.data as EntryData["child.started"];
@@ -179,10 +199,28 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
       if (data.context !== undefined) request.context = encode(data.context);
       return [{ kind: "request-human", request }];
     }
-    default:
-      if (TERMINAL_KINDS.has(entry.kind) && isTerminal(run.status) && run.parentRunId !== null) return [{ kind: "wake", runId: run.parentRunId }];
-      return [];
+    case "run.retried":
+      return [{ kind: "reopen-humans", runId: run.runId }];
+    default: {
+      if (!TERMINAL_KINDS.has(entry.kind) || !isTerminal(run.status)) return [];
+      const close: SideEffect = { kind: "close-humans", runId: run.runId, reason: run.status, at: now };
+      return run.parentRunId === null ? [close] : [close, { kind: "wake", runId: run.parentRunId }];
+    }
   }
+}
+
+/** The outbox row of an askHuman's `notify`, inserted by the commit of its extended/timed-out entry. */
+function noticeEffect(runId: string, entry: NewEntry, seq: number, notice: HumanNotice, now: number): SideEffect {
+  const message: NewOutboxMessage = {
+    messageId: notice.messageId,
+    runId,
+    opKey: entry.opKey ?? "",
+    seq,
+    topic: notice.topic,
+    payload: encode(notice.payload),
+    createdAt: now,
+  };
+  return { kind: "insert-outbox", message };
 }
 
 /**

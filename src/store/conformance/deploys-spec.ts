@@ -81,6 +81,20 @@ export function deploysSpec(store: () => Store): void {
       expect(late).toMatchObject({ ok: false });
     });
 
+    it("closes the pending human requests of a run it moves to dead, in the same transaction", async () => {
+      await store().createRun(newRun("rh"), T0);
+      const [first] = await store().claimRuns(claim("w-first", T0, 2));
+      await commitOk(store(), first!, [entry("human.requested", "ask#0", { requestId: "rh:ask#0", question: "Ok?", options: [], timeoutAt: null })], T0);
+      let now = T0;
+      for (let i = 0; i < 6 && (await mustGet(store(), "rh")).status !== "dead"; i++) {
+        now += LEASE + 1;
+        const [held] = await store().claimRuns(claim(`w${i}`, now, 2));
+        if (held) await commitOk(store(), held, [stepStarted("s", i + 2)], now);
+      }
+      expect((await mustGet(store(), "rh")).status).toBe("dead");
+      expect(await store().getHumanRequest("rh:ask#0")).toMatchObject({ status: "closed", closedReason: "dead", answeredAt: now });
+    });
+
     it("dead-letters a queued run the same way (flow control claims it through its queue)", async () => {
       const queues = [{ name: "q", concurrency: 1, perKeyConcurrency: null, rateLimit: null }];
       const queuedClaim = (workerId: string, now: number) => ({ ...claim(workerId, now, 2), queues });

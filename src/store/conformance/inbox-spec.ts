@@ -143,6 +143,39 @@ export function inboxSpec(store: () => Store): void {
       expect(await ids({ limit: 1 })).toEqual(["b1"]);
     });
 
+    it("lists by run id prefix in the query (a page is never short), newest first on request, and after a keyset cursor", async () => {
+      const runs = await Promise.all(["ns/a", "ns0", "other", "ns/b"].map((runId) => startRun(store(), runId)));
+      let at = T0;
+      // Interleaved: 3 requests per run, in creation order; "ns0" sorts right after "ns/" and must not match.
+      for (let k = 0; k < 3; k++) {
+        for (const run of runs)
+          await commitOk(store(), run, [entry("human.requested", `q#${k}`, { ...question, requestId: `${run.runId}:q#${k}` })], (at += 1));
+      }
+      const ids = async (query: Parameters<Store["listHumanRequests"]>[0]) => (await store().listHumanRequests(query)).map((r) => r.requestId);
+      const ours = ["ns/a:q#0", "ns/b:q#0", "ns/a:q#1", "ns/b:q#1", "ns/a:q#2", "ns/b:q#2"];
+      expect(await ids({ runIdPrefix: "ns/" })).toEqual(ours);
+      expect(await ids({ runIdPrefix: "ns/", limit: 2 })).toEqual(ours.slice(0, 2));
+      expect(await ids({ runIdPrefix: "ns/", order: "desc", limit: 4 })).toEqual([...ours].reverse().slice(0, 4));
+      const first = (await store().listHumanRequests({ runIdPrefix: "ns/", limit: 4 })).at(-1)!;
+      expect(await ids({ runIdPrefix: "ns/", limit: 4, after: { createdAt: first.createdAt, requestId: first.requestId } })).toEqual(ours.slice(4));
+      const newest = (await store().listHumanRequests({ runIdPrefix: "ns/", order: "desc", limit: 2 })).at(-1)!;
+      expect(await ids({ runIdPrefix: "ns/", order: "desc", after: { createdAt: newest.createdAt, requestId: newest.requestId } })).toEqual(
+        [...ours].reverse().slice(2),
+      );
+      // Same creation time: ties are broken by request id, in both directions.
+      const tie = await startRun(store(), "tie");
+      await commitOk(
+        store(),
+        tie,
+        [entry("human.requested", "q#0", { ...question, requestId: "tie:b" }), entry("human.requested", "q#1", { ...question, requestId: "tie:a" })],
+        at + 1,
+      );
+      expect(await ids({ runId: "tie" })).toEqual(["tie:a", "tie:b"]);
+      expect(await ids({ runId: "tie", order: "desc" })).toEqual(["tie:b", "tie:a"]);
+      expect(await ids({ runId: "tie", after: { createdAt: at + 1, requestId: "tie:a" } })).toEqual(["tie:b"]);
+      expect(await ids({ runIdPrefix: "%" })).toEqual([]);
+    });
+
     it("answerHuman records the answer, delivers it to the inbox and wakes the run", async () => {
       await asked();
       await store().answerHuman("rq1", answer, T0 + 50);
@@ -168,11 +201,35 @@ export function inboxSpec(store: () => Store): void {
       await expect(store().answerHuman("rq1", answer, T0 + 6)).rejects.toMatchObject({ code: "HUMAN_REQUEST_ANSWERED" });
     });
 
-    it("answerHuman refuses when the run has finished", async () => {
+    it("a run's final entry closes its pending requests in the same commit; answering one is HUMAN_REQUEST_CLOSED", async () => {
       await asked();
       await store().controlRun("r1", ["suspended"], entry("run.cancelled", null, {}), T0 + 5);
-      await expect(store().answerHuman("rq1", answer, T0 + 6)).rejects.toMatchObject({ code: "RUN_FINISHED" });
-      expect(await store().getHumanRequest("rq1")).toMatchObject({ status: "pending", answer: null });
+      expect(await store().getHumanRequest("rq1")).toMatchObject({ status: "closed", closedReason: "cancelled", answer: null, answeredAt: T0 + 5 });
+      await expect(store().answerHuman("rq1", answer, T0 + 6)).rejects.toMatchObject({ code: "HUMAN_REQUEST_CLOSED", runStatus: "cancelled" });
+      expect(await store().getHumanRequest("rq1")).toMatchObject({ status: "closed", answer: null });
+      expect(await store().listInbox("r1")).toEqual([]);
+      expect((await store().listHumanRequests({ status: "pending" })).map((r) => r.requestId)).toEqual([]);
+      expect((await store().listHumanRequests({ status: "closed" })).map((r) => r.requestId)).toEqual(["rq1"]);
+    });
+
+    it("closes only the finished run's pending requests (answered ones and other runs' stay), on completion and failure; a retry reopens them", async () => {
+      const a = await startRun(store(), "a");
+      const b = await startRun(store(), "b");
+      await commitOk(store(), a, [entry("human.requested", "q#0", { ...question, requestId: "a1" })], T0 + 1);
+      await commitOk(store(), a, [entry("human.requested", "q#1", { ...question, requestId: "a2" })], T0 + 2);
+      await commitOk(store(), b, [entry("human.requested", "q#0", { ...question, requestId: "b1" })], T0 + 3);
+      await store().answerHuman("a1", answer, T0 + 4);
+      await commitOk(store(), a, [entry("run.failed", null, { error: { name: "Error", message: "boom" } })], T0 + 6);
+      expect(await store().getHumanRequest("a1")).toMatchObject({ status: "answered", answer: encode(answer) });
+      expect(await store().getHumanRequest("a2")).toMatchObject({ status: "closed", closedReason: "failed", answeredAt: T0 + 6 });
+      expect(await store().getHumanRequest("b1")).toMatchObject({ status: "pending" });
+      // A retried run waits on its questions again.
+      await store().controlRun("a", ["failed"], entry("run.retried", null, { failedSteps: [] }), T0 + 7);
+      const reopened = await store().getHumanRequest("a2");
+      expect(reopened).toMatchObject({ status: "pending", answeredAt: null });
+      expect(reopened?.closedReason).toBeUndefined();
+      await commitOk(store(), b, [entry("run.completed", null, { output: 1 })], T0 + 8);
+      expect(await store().getHumanRequest("b1")).toMatchObject({ status: "closed", closedReason: "completed" });
     });
 
     it("human.answered consumes the answer and keeps the first recorded answer", async () => {

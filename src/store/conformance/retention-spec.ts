@@ -133,7 +133,7 @@ export function retentionSpec(store: () => Store): void {
       await store().importRun(rows);
       expect(await store().readRunRows("r")).toEqual(rows);
       expect((await store().searchJournal("r", "electrolyte", 10)).map((h) => h.opKey)).toEqual(["a#0"]);
-      expect(await store().getHumanRequest("r:ok#0")).toMatchObject({ runId: "r", status: "pending" });
+      expect(await store().getHumanRequest("r:ok#0")).toMatchObject({ runId: "r", status: "closed", closedReason: "completed" });
     });
 
     it("refuses an import whose run id or human request id exists, and writes nothing", async () => {

@@ -1,7 +1,7 @@
 import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "../../core/schedule.js";
 import { MemorySchedules } from "./memory-schedules.js";
 import type { QueueStat } from "../../core/flow-control.js";
-import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
+import { HumanRequestAnsweredError, HumanRequestClosedError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord, type RunStatus } from "../../core/run.js";
 import { isCheckpoint, readForResume } from "../../core/resume.js";
@@ -10,6 +10,7 @@ import type {
   ClaimRequest,
   CommitResult,
   HumanRequest,
+  ListHumanRequestsQuery,
   InboxEvent,
   ListRunsQuery,
   CopiedEntry,
@@ -265,6 +266,7 @@ export class MemoryStore implements Store {
           if (verdict.dead) {
             this.t.putRun({ ...run, ...verdict.dead.run });
             this.t.append([verdict.dead.entry]);
+            this.closeHumans(run.runId, "dead", request.now);
             continue;
           }
         }
@@ -363,12 +365,20 @@ export class MemoryStore implements Store {
   }
 
   /** See {@link Store.listHumanRequests}. */
-  async listHumanRequests(query: { status?: "pending" | "answered"; runId?: string; limit?: number }): Promise<HumanRequest[]> {
+  async listHumanRequests(query: ListHumanRequestsQuery): Promise<HumanRequest[]> {
     const limit = pageLimit(query.limit, 1000);
+    const sign = query.order === "desc" ? -1 : 1;
+    const order = (a: Pick<HumanRequest, "createdAt" | "requestId">, b: Pick<HumanRequest, "createdAt" | "requestId">) =>
+      sign * (a.createdAt - b.createdAt || compareText(a.requestId, b.requestId));
+    const after = query.after;
     const matches = [...this.t.humans.values()].filter(
-      (request) => (query.status === undefined || request.status === query.status) && (query.runId === undefined || request.runId === query.runId),
+      (request) =>
+        (query.status === undefined || request.status === query.status) &&
+        (query.runId === undefined || request.runId === query.runId) &&
+        (query.runIdPrefix === undefined || request.runId.startsWith(query.runIdPrefix)) &&
+        (after === undefined || order(request, after) > 0),
     );
-    matches.sort((a, b) => a.createdAt - b.createdAt || compareText(a.requestId, b.requestId));
+    matches.sort(order);
     return matches.slice(0, limit).map(copyHuman);
   }
 
@@ -377,6 +387,7 @@ export class MemoryStore implements Store {
     this.t.atomic(() => {
       const request = this.t.humans.get(requestId);
       if (!request) throw new HumanRequestNotFoundError(requestId);
+      if (request.status === "closed") throw new HumanRequestClosedError(requestId, request.closedReason ?? "finished");
       if (request.status === "answered" || this.t.findInbox(request.runId, requestId)) throw new HumanRequestAnsweredError(requestId);
       const run = this.mustGet(request.runId);
       if (isTerminal(run.status)) throw new RunFinishedError(run.runId, run.status, `answer human request "${requestId}"`);
@@ -601,6 +612,22 @@ export class MemoryStore implements Store {
       case "insert-outbox":
         this.outbox.insert(effect.message);
         return;
+      case "close-humans":
+        this.closeHumans(effect.runId, effect.reason, effect.at);
+        return;
+      case "reopen-humans":
+        for (const request of this.t.humansOf(effect.runId)) {
+          if (request.status !== "closed") continue;
+          const { closedReason: _, ...open } = request;
+          this.t.putHuman({ ...open, status: "pending", answeredAt: null });
+        }
+        return;
+    }
+  }
+
+  private closeHumans(runId: string, reason: string, at: number): void {
+    for (const request of this.t.humansOf(runId)) {
+      if (request.status === "pending") this.t.putHuman({ ...request, status: "closed", closedReason: reason, answeredAt: at });
     }
   }
 

@@ -15,6 +15,8 @@ export class MemoryTables {
   readonly inbox = new Map<number, InboxEvent>();
   readonly inboxByRun = new Map<string, number[]>();
   readonly humans = new Map<string, HumanRequest>();
+  /** Request ids by run: a superset index (ids of deleted or rolled-back requests may linger; check `humans`). */
+  private readonly humanIdsByRun = new Map<string, Set<string>>();
   /** Indexed step-result text (`StepOptions.searchText`) by `runId\0seq`, like the SQL stores' index: never the payload itself. */
   readonly texts = new Map<string, string>();
   /** Content-addressed payloads by hash; `usedAt` is the last write that referenced each. */
@@ -122,7 +124,18 @@ export class MemoryTables {
   putHuman(request: HumanRequest): void {
     const previous = this.humans.get(request.requestId);
     this.humans.set(request.requestId, request);
+    let ids = this.humanIdsByRun.get(request.runId);
+    if (!ids) this.humanIdsByRun.set(request.runId, (ids = new Set()));
+    ids.add(request.requestId);
     this.record(() => (previous ? this.humans.set(request.requestId, previous) : this.humans.delete(request.requestId)));
+  }
+
+  /** The human requests of a run. */
+  humansOf(runId: string): HumanRequest[] {
+    return [...(this.humanIdsByRun.get(runId) ?? [])].flatMap((id) => {
+      const request = this.humans.get(id);
+      return request && request.runId === runId ? [request] : [];
+    });
   }
 
   /** Forgets the `(runId, eventId)` key of a deleted inbox row (retention). */

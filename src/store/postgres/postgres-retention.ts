@@ -103,8 +103,8 @@ export async function importRows(tx: Tx, data: RunImport): Promise<void> {
   }
   for (const r of data.humanRequests) {
     await tx.query(
-      `INSERT INTO human_requests (request_id, run_id, op_key, question, options, status, answer, timeout_at, created_at, answered_at, context)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      `INSERT INTO human_requests (request_id, run_id, op_key, question, options, status, answer, timeout_at, created_at, answered_at, context, closed_reason)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       humanRequestRow({ ...r, runId: run.runId }),
     );
   }

@@ -134,15 +134,26 @@ export type InboxRow = InboxEvent;
 
 /** Columns of a human request, aliased. */
 export const HUMAN_COLUMNS = `request_id AS "requestId", run_id AS "runId", op_key AS "opKey", question, options, status, answer,
-  timeout_at AS "timeoutAt", created_at AS "createdAt", answered_at AS "answeredAt", context`;
+  timeout_at AS "timeoutAt", created_at AS "createdAt", answered_at AS "answeredAt", context, closed_reason AS "closedReason"`;
 
 /** A human_requests row as selected with {@link HUMAN_COLUMNS}: options are JSON text. */
-export type HumanRow = Omit<HumanRequest, "options" | "status" | "context"> & { options: string; status: string; context: string | null };
+export type HumanRow = Omit<HumanRequest, "options" | "status" | "context" | "closedReason"> & {
+  options: string;
+  status: string;
+  context: string | null;
+  closedReason: string | null;
+};
 
 /** Maps a row selected with {@link HUMAN_COLUMNS}. */
 export function toHuman(row: HumanRow): HumanRequest {
-  const { context, ...rest } = row;
-  return { ...rest, options: JSON.parse(row.options) as string[], status: row.status as HumanRequest["status"], ...(context == null ? {} : { context }) };
+  const { context, closedReason, ...rest } = row;
+  return {
+    ...rest,
+    options: JSON.parse(row.options) as string[],
+    status: row.status as HumanRequest["status"],
+    ...(context == null ? {} : { context }),
+    ...(closedReason == null ? {} : { closedReason }),
+  };
 }
 
 /** Columns of a worker, aliased. */

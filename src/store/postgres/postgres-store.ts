@@ -1,6 +1,6 @@
 import type { QueueStat } from "../../core/flow-control.js";
 import type pg from "pg";
-import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
+import { HumanRequestAnsweredError, HumanRequestClosedError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord, type RunStatus } from "../../core/run.js";
 import { readForResume } from "../../core/resume.js";
@@ -9,6 +9,7 @@ import type {
   ClaimRequest,
   CommitResult,
   HumanRequest,
+  ListHumanRequestsQuery,
   InboxEvent,
   ListRunsQuery,
   CopiedEntry,
@@ -61,6 +62,7 @@ import {
   PENDING_EVENTS,
   READ_JOURNAL,
   LATEST_CHECKPOINT,
+  CLOSE_HUMANS,
   READ_JOURNAL_RANGE,
   READ_JOURNAL_SEQS,
   SEARCH_TEXT,
@@ -443,6 +445,7 @@ export class PostgresStore implements Store {
       }
       await tx.query(UPDATE_STATES, stateArrays([verdict.dead.run]));
       await tx.query(INSERT_ENTRIES, entryArrays([verdict.dead.entry]));
+      await tx.query(CLOSE_HUMANS, [[state.runId], ["dead"], now]);
     }
     return keep;
   }
@@ -532,8 +535,8 @@ export class PostgresStore implements Store {
   }
 
   /** See {@link Store.listHumanRequests}. */
-  async listHumanRequests(query: { status?: "pending" | "answered"; runId?: string; limit?: number }): Promise<HumanRequest[]> {
-    const { text, values } = listHumanQuery(query.status, query.runId, pageLimit(query.limit, 1000));
+  async listHumanRequests(query: ListHumanRequestsQuery): Promise<HumanRequest[]> {
+    const { text, values } = listHumanQuery(query, pageLimit(query.limit, 1000));
     return (await this.query<HumanRow>(text, values)).map(toHuman);
   }
 
@@ -547,6 +550,7 @@ export class PostgresStore implements Store {
       await session.lock([found.runId]);
       const [request] = await tx.query<HumanRow>(LOCK_HUMAN, [requestId]);
       if (!request) throw new HumanRequestNotFoundError(requestId);
+      if (request.status === "closed") throw new HumanRequestClosedError(requestId, request.closedReason ?? "finished");
       if (request.status === "answered" || (await tx.query(FIND_INBOX, [request.runId, requestId])).length > 0) throw new HumanRequestAnsweredError(requestId);
       const run = session.state(request.runId);
       if (!run) throw new RunNotFoundError(request.runId);

@@ -14,6 +14,8 @@ import {
   LOCK_INBOX,
   LOCK_STATES,
   ANSWER_HUMAN,
+  CLOSE_HUMANS,
+  REOPEN_HUMANS,
   UPDATE_STATES,
 } from "./postgres-queries.js";
 import { entryArrays, runArrays, runValues, stateArrays, toState, type StateRow } from "./postgres-rows.js";
@@ -39,6 +41,8 @@ export class WriteSession {
   private readonly created = new Set<string>();
   private readonly entries: JournalEntry[] = [];
   private readonly consumed: Consume[] = [];
+  /** Runs that finished in this transaction, with their final status: their pending requests close at flush. */
+  private readonly closing = new Map<string, string>();
 
   constructor(private readonly tx: Tx) {}
 
@@ -158,6 +162,7 @@ export class WriteSession {
       await this.tx.query(UPDATE_STATES, stateArrays(runs));
     }
     if (this.entries.length > 0) await this.tx.query(INSERT_ENTRIES, entryArrays(this.entries));
+    if (this.closing.size > 0) await this.tx.query(CLOSE_HUMANS, [[...this.closing.keys()], [...this.closing.values()], this.now]);
     const touched = [...this.changed, ...this.created].flatMap((runId) => this.states.get(runId) ?? []);
     if (touched.some((run) => runnableSoon(run, this.now))) this.tx.wake();
   }
@@ -185,6 +190,13 @@ export class WriteSession {
         return;
       case "extend-human":
         await this.tx.query(EXTEND_HUMAN, [effect.timeoutAt, effect.requestId]);
+        return;
+      case "close-humans":
+        this.closing.set(effect.runId, effect.reason);
+        return;
+      case "reopen-humans":
+        this.closing.delete(effect.runId);
+        await this.tx.query(REOPEN_HUMANS, [effect.runId]);
         return;
       case "insert-outbox":
         // Dispatchers listen on the workers' wake-up channel: the NOTIFY goes out with the commit.

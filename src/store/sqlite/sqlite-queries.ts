@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { TERMINAL_STATUSES_SQL, type RunStatus } from "../../core/run.js";
-import type { ClaimRequest, ListRunsQuery } from "../../core/store.js";
+import type { ClaimRequest, ListHumanRequestsQuery, ListRunsQuery } from "../../core/store.js";
 import { likePattern, type RunCursor } from "../common/list-query.js";
 import { ENTRY_COLUMNS, HUMAN_COLUMNS, INBOX_COLUMNS, RUN_COLUMNS, STATE_COLUMNS, WORKER_COLUMNS } from "./sqlite-rows.js";
 
@@ -41,6 +41,8 @@ export class SqliteQueries {
   readonly insertHuman: Statement;
   readonly getHuman: Statement;
   readonly answerHuman: Statement;
+  readonly closeHumans: Statement;
+  readonly reopenHumans: Statement;
   readonly upsertWorker: Statement;
   readonly removeWorker: Statement;
   readonly listWorkers: Statement;
@@ -109,11 +111,15 @@ export class SqliteQueries {
     this.pendingEvents = db.prepare(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = ? AND type = ? AND consumed_seq IS NULL ORDER BY id LIMIT ?`);
     this.listInbox = db.prepare(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = ? ORDER BY id`);
     this.insertHuman = db.prepare(
-      `INSERT INTO human_requests (request_id, run_id, op_key, question, options, status, answer, timeout_at, created_at, answered_at, context)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO human_requests (request_id, run_id, op_key, question, options, status, answer, timeout_at, created_at, answered_at, context, closed_reason)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (request_id) DO NOTHING`,
     );
     this.getHuman = db.prepare(`SELECT ${HUMAN_COLUMNS} FROM human_requests WHERE request_id = ?`);
+    this.closeHumans = db.prepare("UPDATE human_requests SET status = 'closed', closed_reason = ?, answered_at = ? WHERE run_id = ? AND status = 'pending'");
+    this.reopenHumans = db.prepare(
+      "UPDATE human_requests SET status = 'pending', closed_reason = NULL, answered_at = NULL WHERE run_id = ? AND status = 'closed'",
+    );
     this.answerHuman = db.prepare("UPDATE human_requests SET status = 'answered', answer = ?, answered_at = ? WHERE request_id = ? AND status = 'pending'");
     this.upsertWorker = db.prepare(
       `INSERT INTO workers (worker_id, host, pid, workflows, runs_held, started_at, heartbeat_at)
@@ -217,22 +223,34 @@ export class SqliteQueries {
   }
 
   /** The listHumanRequests query for these filters, with its parameters. */
-  listHuman(status: string | undefined, runId: string | undefined, limit: number): { statement: Statement; params: unknown[] } {
+  listHuman(query: ListHumanRequestsQuery, limit: number): { statement: Statement; params: unknown[] } {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (status !== undefined) {
+    const desc = query.order === "desc";
+    if (query.status !== undefined) {
       where.push("status = ?");
-      params.push(status);
+      params.push(query.status);
     }
-    if (runId !== undefined) {
+    if (query.runId !== undefined) {
       where.push("run_id = ?");
-      params.push(runId);
+      params.push(query.runId);
+    }
+    if (query.runIdPrefix !== undefined && query.runIdPrefix !== "") {
+      where.push("substr(run_id, 1, ?) = ?");
+      params.push([...query.runIdPrefix].length, query.runIdPrefix);
+    }
+    if (query.after !== undefined) {
+      where.push(`(created_at, request_id) ${desc ? "<" : ">"} (?, ?)`);
+      params.push(query.after.createdAt, query.after.requestId);
     }
     params.push(limit);
-    const key = where.join(" AND ");
+    const key = `${where.join(" AND ")}|${desc ? "desc" : "asc"}`;
     let statement = this.humanLists.get(key);
     if (!statement) {
-      statement = this.db.prepare(`SELECT ${HUMAN_COLUMNS} FROM human_requests ${key ? `WHERE ${key}` : ""} ORDER BY created_at, request_id LIMIT ?`);
+      const direction = desc ? "DESC" : "ASC";
+      statement = this.db.prepare(
+        `SELECT ${HUMAN_COLUMNS} FROM human_requests ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at ${direction}, request_id ${direction} LIMIT ?`,
+      );
       this.humanLists.set(key, statement);
     }
     return { statement, params };

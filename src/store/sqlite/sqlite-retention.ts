@@ -89,8 +89,8 @@ export function importRows(db: Database.Database, data: RunImport): void {
     const inbox = db.prepare("INSERT INTO inbox (run_id, type, event_id, payload, consumed_seq, received_at) VALUES (?, ?, ?, ?, ?, ?)");
     for (const e of data.inbox) inbox.run(run.runId, e.type, e.eventId, e.payload, e.consumedSeq, e.receivedAt);
     const request = db.prepare(
-      `INSERT INTO human_requests (request_id, run_id, op_key, question, options, status, answer, timeout_at, created_at, answered_at, context)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO human_requests (request_id, run_id, op_key, question, options, status, answer, timeout_at, created_at, answered_at, context, closed_reason)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const r of data.humanRequests) request.run(...humanRequestRow({ ...r, runId: run.runId }));
     const text = db.prepare("INSERT INTO journal_text (body, run_id, seq, op_key) VALUES (?, ?, ?, ?)");

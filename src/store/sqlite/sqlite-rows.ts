@@ -89,15 +89,26 @@ export const INBOX_COLUMNS = "id, run_id AS runId, type, event_id AS eventId, pa
 
 /** Columns of a human request, aliased. */
 export const HUMAN_COLUMNS =
-  "request_id AS requestId, run_id AS runId, op_key AS opKey, question, options, status, answer, timeout_at AS timeoutAt, created_at AS createdAt, answered_at AS answeredAt, context";
+  "request_id AS requestId, run_id AS runId, op_key AS opKey, question, options, status, answer, timeout_at AS timeoutAt, created_at AS createdAt, answered_at AS answeredAt, context, closed_reason AS closedReason";
 
 /** A human_requests row as SQLite returns it: options are JSON text. */
-export type HumanRow = Omit<HumanRequest, "options" | "status" | "context"> & { options: string; status: string; context: string | null };
+export type HumanRow = Omit<HumanRequest, "options" | "status" | "context" | "closedReason"> & {
+  options: string;
+  status: string;
+  context: string | null;
+  closedReason: string | null;
+};
 
 /** Maps a row selected with {@link HUMAN_COLUMNS}. */
 export function toHuman(row: HumanRow): HumanRequest {
-  const { context, ...rest } = row;
-  return { ...rest, options: JSON.parse(row.options) as string[], status: row.status as HumanRequest["status"], ...(context == null ? {} : { context }) };
+  const { context, closedReason, ...rest } = row;
+  return {
+    ...rest,
+    options: JSON.parse(row.options) as string[],
+    status: row.status as HumanRequest["status"],
+    ...(context == null ? {} : { context }),
+    ...(closedReason == null ? {} : { closedReason }),
+  };
 }
 
 /** An inbox row as SQLite returns it. */

@@ -1,7 +1,7 @@
 import type { QueueStat } from "../../core/flow-control.js";
 import { resolve } from "node:path";
 import type Database from "better-sqlite3";
-import { HumanRequestAnsweredError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
+import { HumanRequestAnsweredError, HumanRequestClosedError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord, type RunStatus } from "../../core/run.js";
 import { readForResume } from "../../core/resume.js";
@@ -10,6 +10,7 @@ import type {
   ClaimRequest,
   CommitResult,
   HumanRequest,
+  ListHumanRequestsQuery,
   InboxEvent,
   ListRunsQuery,
   CopiedEntry,
@@ -335,6 +336,7 @@ export class SqliteStore implements Store {
     if (!verdict.dead) return false;
     this.q.updateState.run(stateParams(verdict.dead.run));
     this.insertEntries([verdict.dead.entry]);
+    this.q.closeHumans.run("dead", now, verdict.dead.run.runId);
     return true;
   }
 
@@ -416,8 +418,8 @@ export class SqliteStore implements Store {
   }
 
   /** See {@link Store.listHumanRequests}. */
-  async listHumanRequests(query: { status?: "pending" | "answered"; runId?: string; limit?: number }): Promise<HumanRequest[]> {
-    const { statement, params } = this.q.listHuman(query.status, query.runId, pageLimit(query.limit, 1000));
+  async listHumanRequests(query: ListHumanRequestsQuery): Promise<HumanRequest[]> {
+    const { statement, params } = this.q.listHuman(query, pageLimit(query.limit, 1000));
     return (statement.all(...params) as HumanRow[]).map(toHuman);
   }
 
@@ -426,6 +428,7 @@ export class SqliteStore implements Store {
     this.immediate(() => {
       const request = this.q.getHuman.get(requestId) as HumanRow | undefined;
       if (!request) throw new HumanRequestNotFoundError(requestId);
+      if (request.status === "closed") throw new HumanRequestClosedError(requestId, request.closedReason ?? "finished");
       if (request.status === "answered" || this.q.findInbox.get(request.runId, requestId)) throw new HumanRequestAnsweredError(requestId);
       const run = this.loadState(request.runId);
       if (!run) throw new RunNotFoundError(request.runId);
@@ -694,6 +697,12 @@ export class SqliteStore implements Store {
         return;
       case "insert-outbox":
         this.outbox.insertMessage(effect.message);
+        return;
+      case "close-humans":
+        this.q.closeHumans.run(effect.reason, effect.at, effect.runId);
+        return;
+      case "reopen-humans":
+        this.q.reopenHumans.run(effect.runId);
         return;
     }
   }
