@@ -406,6 +406,120 @@ describe.skipIf(!available)("postgres", () => {
     });
   });
 
+  describe("journal notices", () => {
+    /** A plain LISTEN on the schema's journal channel (not advertised), and a sentinel to know every earlier notice arrived. */
+    async function rawListener(schema: string) {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      const payloads: string[] = [];
+      let arrived: ((payload: string) => void) | undefined;
+      client.on("notification", (message) => {
+        payloads.push(message.payload ?? "");
+        arrived?.(message.payload ?? "");
+      });
+      await client.query(`LISTEN "cairn_journal_${schema}"`);
+      return {
+        payloads,
+        /** Every notice committed before this call, in order (notices are delivered in commit order). */
+        async drain(): Promise<string[]> {
+          // A run id no test uses, so the store's subscribers can tell it apart.
+          const sentinel = JSON.stringify([`sentinel-${randomBytes(4).toString("hex")}`]);
+          const seen = new Promise<void>((resolve) => (arrived = (payload) => payload === sentinel && resolve()));
+          await admin(`NOTIFY "cairn_journal_${schema}", '${sentinel}'`);
+          await within(5000, "the sentinel notice", seen);
+          return payloads.splice(0).filter((payload) => payload !== sentinel);
+        },
+        close: () => client.end(),
+      };
+    }
+
+    it("sends one notice per commit naming its runs, only while a listener is advertised, and learns of a new listener at once", async () => {
+      const writer = await freshStore();
+      const reader = sibling(writer);
+      await reader.migrate();
+      const raw = await rawListener(writer.schema);
+      try {
+        await writer.createRuns(
+          ["r1", "r2"].map((runId) => ({ runId, workflow: "wf", version: "1", input })),
+          0,
+        );
+        const held = await writer.claimRuns(claim({ limit: 2 }));
+        const epochs = new Map(held.map((run) => [run.runId, run.leaseEpoch]));
+        let steps = 0;
+        const step = (runIds: string[]) =>
+          writer.commit(
+            runIds.map((runId) => ({ runId, epoch: epochs.get(runId) ?? -1, entries: [newEntry("step.started", `s${steps++}#0`, { attempt: 1 })] })),
+            0,
+          );
+        await step(["r1"]);
+        expect(await raw.drain()).toEqual([]); // no one advertised: the hot path pays no NOTIFY
+        await within(5000, "the writer's LISTEN", writer.listening());
+
+        const notices: (readonly string[] | undefined)[] = [];
+        const stop = reader.onJournal((runIds) => {
+          if (!runIds?.[0]?.startsWith("sentinel-")) notices.push(runIds);
+        });
+        await within(5000, "advertising", reader.listeningForJournal());
+        // The writer hears of the listener through the wake channel, well before its periodic re-read (5 s).
+        const since = Date.now();
+        await within(
+          4000,
+          "a notice after the listener appeared",
+          (async () => {
+            while (notices.length === 0) {
+              await step(["r1"]);
+              await new Promise((resolve) => setTimeout(resolve, 20));
+            }
+          })(),
+        );
+        expect(Date.now() - since).toBeLessThan(4000);
+        await raw.drain();
+        notices.length = 0;
+
+        await step(["r1", "r2"]);
+        const payloads = await raw.drain();
+        expect(payloads).toHaveLength(1);
+        expect((JSON.parse(payloads[0]!) as string[]).sort()).toEqual(["r1", "r2"]);
+        await within(
+          2000,
+          "the reader's notice",
+          (async () => {
+            while (notices.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+          })(),
+        );
+        expect([...(notices[0] ?? [])].sort()).toEqual(["r1", "r2"]);
+
+        // More run ids than fit in a payload (8000 bytes): "any run" instead.
+        notices.length = 0;
+        const long = Array.from({ length: 40 }, (_, i) => ({ runId: `${"x".repeat(240)}-${i}`, workflow: "wf", version: "1", input }));
+        await writer.createRuns(long, 0);
+        expect(await raw.drain()).toEqual(["*"]);
+        await within(
+          2000,
+          "the reader's notice",
+          (async () => {
+            while (notices.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+          })(),
+        );
+        expect(notices).toEqual([undefined]);
+
+        // The last unsubscription removes the advertisement.
+        expect(await admin(`SELECT listener_id FROM "${writer.schema}".journal_listeners`)).toHaveLength(1);
+        stop();
+        await within(
+          5000,
+          "the advertisement to go",
+          (async () => {
+            while ((await admin(`SELECT listener_id FROM "${writer.schema}".journal_listeners`)).length > 0)
+              await new Promise((resolve) => setTimeout(resolve, 20));
+          })(),
+        );
+      } finally {
+        await raw.close();
+      }
+    });
+  });
+
   describe("several stores on one schema", () => {
     it("claims each runnable run exactly once between two racing stores", async () => {
       const a = await freshStore();
