@@ -9,6 +9,8 @@ import type { ResolvedServerOptions } from "../options.js";
 import { requireVisible } from "../auth/principal.js";
 
 const PAGE = 500;
+/** How long the store's journal notices stay subscribed after the last stream closes (so bursts of short streams do not churn). */
+const JOURNAL_LINGER_MS = 30_000;
 
 /**
  * `GET /runs/:id/stream`: the run's journal as Server-Sent Events, read from the store, so a
@@ -19,10 +21,10 @@ const PAGE = 500;
  * `{ opKey, attempt, data }` and **no id**: it is ephemeral, may be missed, and is superseded by the
  * step's journaled outcome, which is the source of truth. When the run is terminal and its
  * last entry was sent, `event: end` (data `{ status, lastSeq }`) closes the stream. New entries are
- * found at once when this process's workers commit them (the engine's `committed` events), and by
- * polling the journal every `streamPollMs` for entries other processes write (the engine has no
- * cross-process change feed; the journal is the source of truth, so reading it cannot skip or
- * repeat an entry, however it was woken).
+ * found at once when this process's workers commit them (the engine's `committed` events) or, on a
+ * store with journal notices (PostgreSQL, `Store.onJournal`), when another process commits them; and
+ * by polling the journal every `streamPollMs` as a safety net (the journal is the source of truth,
+ * so reading it cannot skip or repeat an entry, however it was woken).
  */
 export function registerStreamRoute(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
   const wakers = new StreamWakers(engine, options.closing.signal);
@@ -45,11 +47,6 @@ function lastEventId(c: Context): number | undefined {
   return Number(header.trim());
 }
 
-/**
- * Wakes the streams of a run when this process's workers commit its entries (the engine's
- * `committed` events), so a stream sends them at once; polling stays the fallback for entries other
- * processes write. One engine observer for all streams, added with the first and removed when the server closes.
- */
 /** Live progress of a step, as `event: delta` sends it. */
 interface Delta {
   opKey: string;
@@ -57,16 +54,45 @@ interface Delta {
   data: unknown;
 }
 
+/**
+ * Wakes the streams of a run when its entries are committed: by this process's workers (the
+ * engine's `committed` events) or, when the store has journal notices (`Store.onJournal`), by any
+ * process; polling stays the safety net. One engine observer for all streams, added with the first
+ * and removed when the server closes; the store's notices are subscribed while streams are open
+ * (and {@link JOURNAL_LINGER_MS} after the last), since a subscription makes writers send them.
+ */
 class StreamWakers {
   private readonly waiting = new Map<string, Set<() => void>>();
   private readonly progress = new Map<string, Set<(delta: Delta) => void>>();
   private unsubscribe: (() => void) | undefined;
+  private open = 0;
+  private unsubscribeJournal: (() => void) | undefined;
+  private linger: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly engine: Engine,
     closing: AbortSignal,
   ) {
     closing.addEventListener("abort", () => this.stop(), { once: true });
+  }
+
+  /** Counts a stream open (subscribing to the store's journal notices); returns the function that counts it closed. */
+  opened(): () => void {
+    this.open++;
+    if (this.linger) clearTimeout(this.linger);
+    this.linger = undefined;
+    const store = this.engine.store;
+    if (!this.unsubscribeJournal && !this.stopped && store.onJournal) this.unsubscribeJournal = store.onJournal((runIds) => this.wake(runIds));
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      this.open--;
+      if (this.open > 0 || !this.unsubscribeJournal) return;
+      this.linger = setTimeout(() => this.stopJournal(), JOURNAL_LINGER_MS);
+      this.linger.unref();
+    };
   }
 
   /** Calls `wake` once at the next commit of `runId`'s entries here; returns a function that cancels it. */
@@ -100,17 +126,32 @@ class StreamWakers {
         for (const listener of this.progress.get(event.runId) ?? []) listener({ opKey: event.opKey, attempt: event.attempt, data: event.data });
         return;
       }
-      if (event.type !== "committed") return;
-      const wakes = this.waiting.get(event.runId);
-      if (!wakes) return;
-      this.waiting.delete(event.runId);
-      for (const fn of wakes) fn();
+      if (event.type === "committed") this.wake([event.runId]);
     });
   }
 
+  /** Wakes the streams of these runs (of every run when undefined). */
+  private wake(runIds: readonly string[] | undefined): void {
+    for (const runId of runIds ?? [...this.waiting.keys()]) {
+      const wakes = this.waiting.get(runId);
+      if (!wakes) continue;
+      this.waiting.delete(runId);
+      for (const fn of wakes) fn();
+    }
+  }
+
+  private stopJournal(): void {
+    if (this.linger) clearTimeout(this.linger);
+    this.linger = undefined;
+    this.unsubscribeJournal?.();
+    this.unsubscribeJournal = undefined;
+  }
+
   private stop(): void {
+    this.stopped = true;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    this.stopJournal();
   }
 }
 
@@ -141,6 +182,7 @@ async function follow(
     deltas.push(delta);
     wake?.();
   });
+  const closed = wakers.opened();
   try {
     await stream.write(`retry: ${options.streamRetryMs}\n\n`);
     while (!aborted) {
@@ -197,6 +239,7 @@ async function follow(
     await stream.writeSSE({ event: "error", data: toJson({ error: { code, message } }) });
   } finally {
     stopDeltas();
+    closed();
     stopOnClose.removeEventListener("abort", onClose);
   }
 }
