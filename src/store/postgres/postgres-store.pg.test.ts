@@ -150,6 +150,7 @@ describe.skipIf(!available)("postgres", () => {
         "human_requests",
         "inbox",
         "journal",
+        "journal_listeners",
         "journal_text",
         "outbox",
         "runs",
