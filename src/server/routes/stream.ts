@@ -95,7 +95,7 @@ class StreamWakers {
     };
   }
 
-  /** Calls `wake` once at the next commit of `runId`'s entries here; returns a function that cancels it. */
+  /** Calls `wake` at every commit of `runId`'s entries (here, or announced by the store) until the returned function is called. */
   onCommit(runId: string, wake: () => void): () => void {
     this.subscribe();
     let wakes = this.waiting.get(runId);
@@ -132,12 +132,7 @@ class StreamWakers {
 
   /** Wakes the streams of these runs (of every run when undefined). */
   private wake(runIds: readonly string[] | undefined): void {
-    for (const runId of runIds ?? [...this.waiting.keys()]) {
-      const wakes = this.waiting.get(runId);
-      if (!wakes) continue;
-      this.waiting.delete(runId);
-      for (const fn of wakes) fn();
-    }
+    for (const runId of runIds ?? [...this.waiting.keys()]) for (const fn of [...(this.waiting.get(runId) ?? [])]) fn();
   }
 
   private stopJournal(): void {
@@ -183,9 +178,17 @@ async function follow(
     wake?.();
   });
   const closed = wakers.opened();
+  // Subscribed for the stream's life, not per wait: a commit announced while the journal is being
+  // read marks the stream dirty, so it reads again instead of waiting for the poll.
+  let dirty = false;
+  const stopCommits = wakers.onCommit(runId, () => {
+    dirty = true;
+    wake?.();
+  });
   try {
     await stream.write(`retry: ${options.streamRetryMs}\n\n`);
     while (!aborted) {
+      dirty = false;
       // The run row first: every entry up to run.entries is then in the journal read that follows.
       if (deltas.length > 0) {
         const batch = deltas;
@@ -215,17 +218,16 @@ async function follow(
         await stream.writeSSE({ event: "end", data: toJson({ status: run.status, lastSeq }) });
         return;
       }
-      if (deltas.length > 0) continue; // arrived while writing: send them before waiting
+      if (deltas.length > 0 || dirty) continue; // arrived while reading or writing: send them before waiting
       if (Date.now() - lastWrite >= options.keepAliveMs) {
         await stream.write(": keep-alive\n\n");
         lastWrite = Date.now();
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, options.streamPollMs);
-        const cancel = wakers.onCommit(runId, done);
         function done() {
           clearTimeout(timer);
-          cancel();
+          wake = undefined;
           resolve();
         }
         wake = done;
@@ -239,6 +241,7 @@ async function follow(
     await stream.writeSSE({ event: "error", data: toJson({ error: { code, message } }) });
   } finally {
     stopDeltas();
+    stopCommits();
     closed();
     stopOnClose.removeEventListener("abort", onClose);
   }
