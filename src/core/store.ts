@@ -274,22 +274,18 @@ export interface Store {
    */
   onWake?(listener: () => void): () => void;
   /**
-   * Push notices of journal growth written by any process (PostgreSQL LISTEN/NOTIFY; the SQLite
-   * and memory stores have none): `listener` is called after a transaction that appended entries
-   * commits, with the ids of the runs whose journals grew, or with `undefined` when any run's may
-   * have (too many to name, or notices may have been missed while reconnecting). A notice is a
-   * hint to read the journal, never its content: it may come late, twice, or (while no one
-   * listened) not at all, so readers keep a slower poll. Returns an unsubscribe function.
+   * Push notices of one run's journal growth written by any process (PostgreSQL LISTEN/NOTIFY; the
+   * SQLite and memory stores have none): `listener` is called after a transaction that appended
+   * entries of `runId` commits (and, rarely, when it may have: a notice naming too many runs, or
+   * notices missed while reconnecting). Subscribing makes writers send notices for this run only,
+   * so commits of runs no one subscribed to pay nothing. A notice is a hint to read the journal,
+   * never its content: it may come late, twice, or (until writers learn of the subscription) not at
+   * all, so readers keep a slower poll. Returns an unsubscribe function.
+   * @example
+   * const stop = store.onJournal?.("run-1", () => void readNewEntries("run-1"));
    */
-  onJournal?(listener: JournalListener): () => void;
+  onJournal?(runId: string, listener: () => void): () => void;
 }
-
-/**
- * Called by {@link Store.onJournal} with the runs whose journals grew, or `undefined` for "any run".
- * @example
- * const stop = store.onJournal?.((runIds) => (runIds === undefined ? readAll() : runIds.forEach(read)));
- */
-export type JournalListener = (runIds: readonly string[] | undefined) => void;
 
 /** The rows of one run, as {@link Store.readRunRows} reads them and {@link Store.importRun} inserts them. */
 export interface RunImport {

@@ -9,8 +9,8 @@ import type { ResolvedServerOptions } from "../options.js";
 import { requireVisible } from "../auth/principal.js";
 
 const PAGE = 500;
-/** How long the store's journal notices stay subscribed after the last stream closes (so bursts of short streams do not churn). */
-const JOURNAL_LINGER_MS = 30_000;
+/** How long the store's journal notices of a run stay subscribed after its last stream closes (so a client's reconnection does not churn). */
+const JOURNAL_LINGER_MS = 10_000;
 
 /**
  * `GET /runs/:id/stream`: the run's journal as Server-Sent Events, read from the store, so a
@@ -58,16 +58,16 @@ interface Delta {
  * Wakes the streams of a run when its entries are committed: by this process's workers (the
  * engine's `committed` events) or, when the store has journal notices (`Store.onJournal`), by any
  * process; polling stays the safety net. One engine observer for all streams, added with the first
- * and removed when the server closes; the store's notices are subscribed while streams are open
- * (and {@link JOURNAL_LINGER_MS} after the last), since a subscription makes writers send them.
+ * and removed when the server closes. The store's notices are subscribed per run while the run has
+ * streams open (and {@link JOURNAL_LINGER_MS} after its last closes, so a client's reconnection does
+ * not churn), since a subscription makes writers send notices with that run's commits.
  */
 class StreamWakers {
   private readonly waiting = new Map<string, Set<() => void>>();
   private readonly progress = new Map<string, Set<(delta: Delta) => void>>();
   private unsubscribe: (() => void) | undefined;
-  private open = 0;
-  private unsubscribeJournal: (() => void) | undefined;
-  private linger: NodeJS.Timeout | undefined;
+  /** The store's journal notices subscribed, by run; `linger` is set once the run's last stream closed. */
+  private readonly journal = new Map<string, { stop: () => void; linger?: NodeJS.Timeout }>();
   private stopped = false;
 
   constructor(
@@ -77,34 +77,18 @@ class StreamWakers {
     closing.addEventListener("abort", () => this.stop(), { once: true });
   }
 
-  /** Counts a stream open (subscribing to the store's journal notices); returns the function that counts it closed. */
-  opened(): () => void {
-    this.open++;
-    if (this.linger) clearTimeout(this.linger);
-    this.linger = undefined;
-    const store = this.engine.store;
-    if (!this.unsubscribeJournal && !this.stopped && store.onJournal) this.unsubscribeJournal = store.onJournal((runIds) => this.wake(runIds));
-    let closed = false;
-    return () => {
-      if (closed) return;
-      closed = true;
-      this.open--;
-      if (this.open > 0 || !this.unsubscribeJournal) return;
-      this.linger = setTimeout(() => this.stopJournal(), JOURNAL_LINGER_MS);
-      this.linger.unref();
-    };
-  }
-
   /** Calls `wake` at every commit of `runId`'s entries (here, or announced by the store) until the returned function is called. */
   onCommit(runId: string, wake: () => void): () => void {
     this.subscribe();
     let wakes = this.waiting.get(runId);
     if (!wakes) this.waiting.set(runId, (wakes = new Set()));
     wakes.add(wake);
+    this.listenJournal(runId);
     return () => {
       const set = this.waiting.get(runId);
-      set?.delete(wake);
-      if (set?.size === 0) this.waiting.delete(runId);
+      if (!set?.delete(wake) || set.size > 0) return;
+      this.waiting.delete(runId);
+      this.lingerJournal(runId);
     };
   }
 
@@ -126,27 +110,49 @@ class StreamWakers {
         for (const listener of this.progress.get(event.runId) ?? []) listener({ opKey: event.opKey, attempt: event.attempt, data: event.data });
         return;
       }
-      if (event.type === "committed") this.wake([event.runId]);
+      if (event.type === "committed") this.wake(event.runId);
     });
   }
 
-  /** Wakes the streams of these runs (of every run when undefined). */
-  private wake(runIds: readonly string[] | undefined): void {
-    for (const runId of runIds ?? [...this.waiting.keys()]) for (const fn of [...(this.waiting.get(runId) ?? [])]) fn();
+  /** Subscribes to the store's journal notices of `runId` (or keeps a lingering subscription). */
+  private listenJournal(runId: string): void {
+    const current = this.journal.get(runId);
+    if (current) {
+      clearTimeout(current.linger);
+      current.linger = undefined;
+      return;
+    }
+    const store = this.engine.store;
+    if (this.stopped || !store.onJournal) return;
+    this.journal.set(runId, { stop: store.onJournal(runId, () => this.wake(runId)) });
   }
 
-  private stopJournal(): void {
-    if (this.linger) clearTimeout(this.linger);
-    this.linger = undefined;
-    this.unsubscribeJournal?.();
-    this.unsubscribeJournal = undefined;
+  /** Ends the store's journal notices of `runId` after {@link JOURNAL_LINGER_MS}, unless a stream of it opens meanwhile. */
+  private lingerJournal(runId: string): void {
+    const current = this.journal.get(runId);
+    if (!current) return;
+    current.linger = setTimeout(() => {
+      if (this.journal.get(runId) !== current) return;
+      this.journal.delete(runId);
+      current.stop();
+    }, JOURNAL_LINGER_MS);
+    current.linger.unref();
+  }
+
+  /** Wakes the streams of this run. */
+  private wake(runId: string): void {
+    for (const fn of [...(this.waiting.get(runId) ?? [])]) fn();
   }
 
   private stop(): void {
     this.stopped = true;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
-    this.stopJournal();
+    for (const { stop, linger } of this.journal.values()) {
+      clearTimeout(linger);
+      stop();
+    }
+    this.journal.clear();
   }
 }
 
@@ -177,7 +183,6 @@ async function follow(
     deltas.push(delta);
     wake?.();
   });
-  const closed = wakers.opened();
   // Subscribed for the stream's life, not per wait: a commit announced while the journal is being
   // read marks the stream dirty, so it reads again instead of waiting for the poll.
   let dirty = false;
@@ -242,7 +247,6 @@ async function follow(
   } finally {
     stopDeltas();
     stopCommits();
-    closed();
     stopOnClose.removeEventListener("abort", onClose);
   }
 }

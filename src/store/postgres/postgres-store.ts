@@ -20,7 +20,6 @@ import type {
   RunPage,
   RunWrite,
   Store,
-  JournalListener,
   WorkerRecord,
   JournalTextHit,
   AuditEntry,
@@ -169,7 +168,7 @@ export class PostgresStore implements Store {
     this.pool = createPool(this.config, onError);
     const channel = wakeChannel(this.config.schema);
     const journal = journalChannel(this.config.schema);
-    this.runner = new PgRunner(this.pool, this.config.clock, channel, { channel: journal, wanted: () => this.journalNotices.wanted() });
+    this.runner = new PgRunner(this.pool, this.config.clock, channel, { channel: journal, listened: (runIds) => this.journalNotices.listened(runIds) });
     this.wakes = new WakeListener(clientConfig(this.config), channel, onError);
     this.journalNotices = new JournalNotices(
       (statement, values) => this.runner.query(statement, values),
@@ -233,15 +232,15 @@ export class PostgresStore implements Store {
 
   /**
    * See {@link Store.onJournal}. While it has subscribers this store LISTENs on the schema's journal
-   * channel and advertises itself in `journal_listeners`; writers (any process) send a journal NOTIFY
-   * with each commit that appends entries only while some listener is advertised, learning of a
-   * new one at once through the wake channel (or within seconds).
+   * channel and advertises their runs in `journal_listeners`; writers (any process) send a journal
+   * NOTIFY with a commit that appends entries only when some of its runs are advertised, naming
+   * those, learning of a newly advertised run at once through the wake channel (or within seconds).
    */
-  onJournal(listener: JournalListener): () => void {
-    return this.journalNotices.subscribe(listener);
+  onJournal(runId: string, listener: () => void): () => void {
+    return this.journalNotices.subscribe(runId, listener);
   }
 
-  /** Resolves once journal notices are listened for and advertised (after the first {@link PostgresStore.onJournal}). */
+  /** Resolves once the runs subscribed to with {@link PostgresStore.onJournal} are listened for and advertised. */
   async listeningForJournal(): Promise<void> {
     await this.journalNotices.listening();
   }

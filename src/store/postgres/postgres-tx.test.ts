@@ -92,20 +92,34 @@ describe("PgRunner transactions", () => {
     expect(new PgRunner(fakePool().pool, "caller", "c").nowParam(5)).toBe(5);
   });
 
-  it("sends one journal notice naming the transaction's runs with COMMIT, only when wanted", async () => {
-    let wanted = true;
-    const client = ok();
-    const runner = new PgRunner(fakePool(client, ok(), ok()).pool, "caller", '"cairn_wake_x"', { channel: '"cairn_journal_x"', wanted: () => wanted });
+  it("sends one journal notice with COMMIT naming only the transaction's listened runs, and none when no run of it is listened to", async () => {
+    let listened = new Set(["a", "it's"]);
+    const asked: string[][] = [];
+    const clients = [ok(), ok(), ok(), ok()];
+    const runner = new PgRunner(fakePool(...clients).pool, "caller", '"cairn_wake_x"', {
+      channel: '"cairn_journal_x"',
+      listened: (runIds) => {
+        asked.push([...runIds]);
+        return [...runIds].filter((runId) => listened.has(runId));
+      },
+    });
     await runner.transaction(1, async (tx) => {
-      tx.journaled(["a", "it's"]);
+      tx.journaled(["a", "it's", "quiet"]);
       tx.journaled(["a"]);
       tx.wake();
     });
-    expect(client.sent.at(-1)).toBe(`NOTIFY "cairn_wake_x"; NOTIFY "cairn_journal_x", '["a","it''s"]'; COMMIT`);
-    wanted = false;
+    expect(clients[0]!.sent.at(-1)).toBe(`NOTIFY "cairn_wake_x"; NOTIFY "cairn_journal_x", '["a","it''s"]'; COMMIT`);
+    expect(asked).toEqual([["a", "it's", "quiet"]]);
+    // A run no one listens to, while others are listened to: no NOTIFY at all.
+    await runner.transaction(1, async (tx) => tx.journaled(["quiet"]));
+    expect(clients[1]!.sent.at(-1)).toBe("COMMIT");
+    listened = new Set();
     await runner.transaction(1, async (tx) => tx.journaled(["a"]));
+    expect(clients[2]!.sent.at(-1)).toBe("COMMIT");
+    // A transaction that appended nothing does not even ask.
     await expect(runner.transaction(1, async (tx) => tx.journaled([]))).resolves.toBeUndefined();
-    expect(client.sent.filter((text) => text.includes("cairn_journal_x"))).toHaveLength(1);
+    expect(clients[3]!.sent.at(-1)).toBe("COMMIT");
+    expect(asked).toHaveLength(3);
   });
 
   it("names runs in a journal payload up to 7999 bytes, and any run beyond", () => {

@@ -11,17 +11,21 @@ export interface Tx {
   wake(): void;
   /**
    * Records that the transaction appends journal entries of these runs: as it commits, one NOTIFY
-   * on the schema's journal channel names them all (when the runner's {@link JournalNotices} wants it).
+   * on the schema's journal channel names those of them someone listens to (the runner's
+   * {@link JournalNotices} says which); none is sent when no one listens to any of them.
    */
   journaled(runIds: Iterable<string>): void;
 }
 
-/** Where and whether a runner announces journal growth (see {@link Tx.journaled}). */
+/** Where and for which runs a runner announces journal growth (see {@link Tx.journaled}). */
 export interface JournalNotices {
   /** The quoted channel identifier, e.g. `"cairn_journal_cairn"`. */
   channel: string;
-  /** Asked as each transaction that appended entries commits: false skips the NOTIFY (no one listens). */
-  wanted(): boolean;
+  /**
+   * Asked as each transaction that appended entries commits, with the runs it appended to: the
+   * ones someone listens to, to name in the NOTIFY. None skips the NOTIFY.
+   */
+  listened(runIds: ReadonlySet<string>): string[];
 }
 
 /**
@@ -133,8 +137,8 @@ export class PgRunner {
         // Notices go out with the commit (never for a transaction that rolls back), in its round trip.
         const statements: string[] = [];
         if (wake) statements.push(`NOTIFY ${this.channel}`);
-        if (journaled.size > 0 && this.journal?.wanted())
-          statements.push(`NOTIFY ${this.journal.channel}, ${pg.escapeLiteral(journalPayload([...journaled]))}`);
+        const named = journaled.size > 0 && this.journal ? this.journal.listened(journaled) : [];
+        if (named.length > 0 && this.journal) statements.push(`NOTIFY ${this.journal.channel}, ${pg.escapeLiteral(journalPayload(named))}`);
         statements.push("COMMIT");
         await exec(statements.join("; "));
         return result;

@@ -47,11 +47,14 @@ export class WakeListener {
     this.start();
     return () => {
       this.listeners.delete(entry);
-      if (this.listeners.size === 0) void this.stop();
+      if (this.listeners.size > 0) return;
+      // No one is left to listen for: waiters for the LISTEN stop waiting.
+      for (const resolve of this.waiters.splice(0)) resolve();
+      void this.stop();
     };
   }
 
-  /** Resolves once the LISTEN is in effect (at once when it already is); for tests and start-up ordering. */
+  /** Resolves once the LISTEN is in effect (at once when it already is), or once the last subscriber left; for tests and start-up ordering. */
   async listening(): Promise<void> {
     if (this.live || this.closed) return;
     await new Promise<void>((resolve) => this.waiters.push(resolve));

@@ -1,7 +1,10 @@
--- Cairn store schema, version 15 (postgres): processes that listen for journal notices (servers with
--- open run streams) advertise themselves here, renewing expires_at while they listen; writers send a
--- journal NOTIFY with their commits only while some row is current, so no one pays for it otherwise.
+-- Cairn store schema, version 15 (postgres): the runs whose journals someone listens to (servers
+-- with open run streams), one row per listening process and run, renewed (expires_at) while it
+-- listens. A commit that appends entries sends a journal NOTIFY only when one of its runs has a
+-- current row, naming only those runs, so commits of runs no one streams pay nothing.
 CREATE TABLE journal_listeners (
-  listener_id TEXT PRIMARY KEY,
-  expires_at BIGINT NOT NULL
+  listener_id TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  PRIMARY KEY (listener_id, run_id)
 );
