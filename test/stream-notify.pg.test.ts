@@ -1,6 +1,8 @@
 // A stream served by a process without a worker, of a run a worker in another process runs: on
-// PostgreSQL the journal notices wake it at once, though its poll interval is far beyond the test.
+// PostgreSQL the journal notices wake it at once, though its poll interval is far beyond the test;
+// and the commits of a run no one streams carry no notice.
 import { resolve } from "node:path";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { parseSse, type SseEvent } from "../src/client/sse.js";
 import { createEngine } from "../src/engine/create-engine.js";
@@ -8,7 +10,7 @@ import { silentLogger } from "../src/engine/logger.js";
 import type { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { waitFor } from "../src/testing/wait-for.js";
 import { onCleanup } from "./support/engines.js";
-import { freshPgUrl, pgReachable } from "./support/pg-schema.js";
+import { PG_URL, freshPgUrl, pgReachable } from "./support/pg-schema.js";
 import { spawnWorker } from "./support/processes.js";
 import { TEST_WORKFLOWS, testServer } from "./support/server.js";
 
@@ -20,8 +22,15 @@ const POLL_MS = 60_000;
 const ROUND_MS = 5_000;
 
 describe.skipIf(!reachable)("run streams across processes on PostgreSQL", () => {
-  it("streams entries a worker in another process commits at once, each once and in order, with the poll at 60 s", async () => {
+  it("streams entries a worker in another process commits at once, each once and in order, with the poll at 60 s; an unstreamed run's commits send no notice", async () => {
     const url = freshPgUrl();
+    // Every journal notice of the schema, as the database delivers them.
+    const raw = new pg.Client({ connectionString: PG_URL });
+    await raw.connect();
+    onCleanup(() => raw.end());
+    const notices: string[] = [];
+    raw.on("notification", (message) => notices.push(message.payload ?? ""));
+    await raw.query(`LISTEN "cairn_journal_${new URL(url).searchParams.get("schema")}"`);
     const engine = await createEngine({ store: url, workflows: TEST_WORKFLOWS, logger: silentLogger });
     onCleanup(() => engine.close());
     const server = await testServer(engine, { streamPollMs: POLL_MS, keepAliveMs: POLL_MS });
@@ -29,7 +38,10 @@ describe.skipIf(!reachable)("run streams across processes on PostgreSQL", () => 
     await worker.ready;
 
     await engine.start("paced", { steps: 3 }, { runId: "far" });
-    await waitFor(async () => (await engine.getRun("far")).status === "suspended", { timeoutMs: 10_000, what: "the worker to run the first step" });
+    // A run the same worker moves along in every round, which no one streams.
+    await engine.start("paced", { steps: 3 }, { runId: "unwatched" });
+    for (const runId of ["far", "unwatched"])
+      await waitFor(async () => (await engine.getRun(runId)).status === "suspended", { timeoutMs: 10_000, what: `the worker to run ${runId}'s first step` });
 
     const controller = new AbortController();
     onCleanup(() => controller.abort());
@@ -58,7 +70,9 @@ describe.skipIf(!reachable)("run streams across processes on PostgreSQL", () => 
     const rounds: number[] = [];
     for (let round = 1; round <= 3; round++) {
       const before = (await engine.getRun("far")).entries;
+      const unwatchedBefore = (await engine.getRun("unwatched")).entries;
       const sent = Date.now();
+      await engine.sendEvent("unwatched", "go", null, { eventId: `go-${round}` });
       await engine.sendEvent("far", "go", null, { eventId: `go-${round}` });
       await waitFor(
         async () => {
@@ -66,6 +80,13 @@ describe.skipIf(!reachable)("run streams across processes on PostgreSQL", () => 
           return (run.status === "suspended" || run.status === "completed") && run.entries > before;
         },
         { timeoutMs: ROUND_MS, what: `the worker to handle event ${round}` },
+      );
+      await waitFor(
+        async () => {
+          const run = await engine.getRun("unwatched");
+          return (run.status === "suspended" || run.status === "completed") && run.entries > unwatchedBefore;
+        },
+        { timeoutMs: ROUND_MS, what: `the worker to handle the unwatched run's event ${round}` },
       );
       await caughtUp(`round ${round}'s entries on the stream`, sent + ROUND_MS);
       rounds.push(Date.now() - sent);
@@ -78,5 +99,10 @@ describe.skipIf(!reachable)("run streams across processes on PostgreSQL", () => 
     expect(streamed()).toEqual(journal.map((e) => e.seq));
     expect(events.filter((e) => e.event === "entry").map((e) => (JSON.parse(e.data) as { kind: string }).kind)).toEqual(journal.map((e) => e.kind));
     for (const ms of rounds) expect(ms).toBeLessThan(ROUND_MS);
+    // The unwatched run committed as often, while "far" was streamed, and no notice named it.
+    expect((await engine.journal("unwatched")).length).toBeGreaterThan(6);
+    await raw.query("SELECT 1"); // notices reach a connection between its queries' results
+    expect(notices.length).toBeGreaterThan(0);
+    expect(new Set(notices)).toEqual(new Set(['["far"]']));
   });
 });
