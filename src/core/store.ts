@@ -274,6 +274,18 @@ export interface Store {
    * anywhere (started, event sent, child finished, timer armed soon). Returns an unsubscribe function.
    */
   onWake?(listener: () => void): () => void;
+  /**
+   * Push notices of one run's journal growth written by any process (PostgreSQL LISTEN/NOTIFY; the
+   * SQLite and memory stores have none): `listener` is called after a transaction that appended
+   * entries of `runId` commits (and, rarely, when it may have: a notice naming too many runs, or
+   * notices missed while reconnecting). Subscribing makes writers send notices for this run only,
+   * so commits of runs no one subscribed to pay nothing. A notice is a hint to read the journal,
+   * never its content: it may come late, twice, or (until writers learn of the subscription) not at
+   * all, so readers keep a slower poll. Returns an unsubscribe function.
+   * @example
+   * const stop = store.onJournal?.("run-1", () => void readNewEntries("run-1"));
+   */
+  onJournal?(runId: string, listener: () => void): () => void;
 }
 
 /** The rows of one run, as {@link Store.readRunRows} reads them and {@link Store.importRun} inserts them. */

@@ -31,7 +31,8 @@ export type CairnApp = Hono & {
 export function createServer(engine: Engine, options: ServerOptions = {}): CairnApp {
   const resolved: ResolvedServerOptions = {
     bodyLimitBytes: positive(options.bodyLimitBytes, 1024 * 1024, "bodyLimitBytes"),
-    streamPollMs: positive(options.streamPollMs, 200, "streamPollMs"),
+    // With push notices of other processes' journal writes (PostgreSQL) the poll is only a safety net.
+    streamPollMs: positive(options.streamPollMs, engine.store.onJournal ? 2000 : 200, "streamPollMs"),
     keepAliveMs: positive(options.keepAliveMs, 15_000, "keepAliveMs"),
     streamRetryMs: positive(options.streamRetryMs, 1000, "streamRetryMs"),
     logger: options.logger ?? consoleLogger(),

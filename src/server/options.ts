@@ -4,7 +4,10 @@ import type { EngineLogger } from "../engine/engine.js";
 export interface ServerOptions {
   /** Largest request body accepted, in bytes; larger ones get 413. Default 1 MiB. */
   bodyLimitBytes?: number;
-  /** How often a stream looks for new journal entries. Default 200 ms. */
+  /**
+   * How often a stream looks for new journal entries it was not told of. Default 200 ms, or 2 s on a
+   * store that pushes notices of journal growth from other processes (PostgreSQL, `Store.onJournal`).
+   */
   streamPollMs?: number;
   /** A stream with nothing to send writes a comment this often, so proxies keep it open. Default 15 s. */
   keepAliveMs?: number;

@@ -9,6 +9,8 @@ import type { ResolvedServerOptions } from "../options.js";
 import { requireVisible } from "../auth/principal.js";
 
 const PAGE = 500;
+/** How long the store's journal notices of a run stay subscribed after its last stream closes (so a client's reconnection does not churn). */
+const JOURNAL_LINGER_MS = 10_000;
 
 /**
  * `GET /runs/:id/stream`: the run's journal as Server-Sent Events, read from the store, so a
@@ -19,10 +21,10 @@ const PAGE = 500;
  * `{ opKey, attempt, data }` and **no id**: it is ephemeral, may be missed, and is superseded by the
  * step's journaled outcome, which is the source of truth. When the run is terminal and its
  * last entry was sent, `event: end` (data `{ status, lastSeq }`) closes the stream. New entries are
- * found at once when this process's workers commit them (the engine's `committed` events), and by
- * polling the journal every `streamPollMs` for entries other processes write (the engine has no
- * cross-process change feed; the journal is the source of truth, so reading it cannot skip or
- * repeat an entry, however it was woken).
+ * found at once when this process's workers commit them (the engine's `committed` events) or, on a
+ * store with journal notices (PostgreSQL, `Store.onJournal`), when another process commits them; and
+ * by polling the journal every `streamPollMs` as a safety net (the journal is the source of truth,
+ * so reading it cannot skip or repeat an entry, however it was woken).
  */
 export function registerStreamRoute(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
   const wakers = new StreamWakers(engine, options.closing.signal);
@@ -45,11 +47,6 @@ function lastEventId(c: Context): number | undefined {
   return Number(header.trim());
 }
 
-/**
- * Wakes the streams of a run when this process's workers commit its entries (the engine's
- * `committed` events), so a stream sends them at once; polling stays the fallback for entries other
- * processes write. One engine observer for all streams, added with the first and removed when the server closes.
- */
 /** Live progress of a step, as `event: delta` sends it. */
 interface Delta {
   opKey: string;
@@ -57,10 +54,21 @@ interface Delta {
   data: unknown;
 }
 
+/**
+ * Wakes the streams of a run when its entries are committed: by this process's workers (the
+ * engine's `committed` events) or, when the store has journal notices (`Store.onJournal`), by any
+ * process; polling stays the safety net. One engine observer for all streams, added with the first
+ * and removed when the server closes. The store's notices are subscribed per run while the run has
+ * streams open (and {@link JOURNAL_LINGER_MS} after its last closes, so a client's reconnection does
+ * not churn), since a subscription makes writers send notices with that run's commits.
+ */
 class StreamWakers {
   private readonly waiting = new Map<string, Set<() => void>>();
   private readonly progress = new Map<string, Set<(delta: Delta) => void>>();
   private unsubscribe: (() => void) | undefined;
+  /** The store's journal notices subscribed, by run; `linger` is set once the run's last stream closed. */
+  private readonly journal = new Map<string, { stop: () => void; linger?: NodeJS.Timeout }>();
+  private stopped = false;
 
   constructor(
     private readonly engine: Engine,
@@ -69,16 +77,18 @@ class StreamWakers {
     closing.addEventListener("abort", () => this.stop(), { once: true });
   }
 
-  /** Calls `wake` once at the next commit of `runId`'s entries here; returns a function that cancels it. */
+  /** Calls `wake` at every commit of `runId`'s entries (here, or announced by the store) until the returned function is called. */
   onCommit(runId: string, wake: () => void): () => void {
     this.subscribe();
     let wakes = this.waiting.get(runId);
     if (!wakes) this.waiting.set(runId, (wakes = new Set()));
     wakes.add(wake);
+    this.listenJournal(runId);
     return () => {
       const set = this.waiting.get(runId);
-      set?.delete(wake);
-      if (set?.size === 0) this.waiting.delete(runId);
+      if (!set?.delete(wake) || set.size > 0) return;
+      this.waiting.delete(runId);
+      this.lingerJournal(runId);
     };
   }
 
@@ -100,17 +110,49 @@ class StreamWakers {
         for (const listener of this.progress.get(event.runId) ?? []) listener({ opKey: event.opKey, attempt: event.attempt, data: event.data });
         return;
       }
-      if (event.type !== "committed") return;
-      const wakes = this.waiting.get(event.runId);
-      if (!wakes) return;
-      this.waiting.delete(event.runId);
-      for (const fn of wakes) fn();
+      if (event.type === "committed") this.wake(event.runId);
     });
   }
 
+  /** Subscribes to the store's journal notices of `runId` (or keeps a lingering subscription). */
+  private listenJournal(runId: string): void {
+    const current = this.journal.get(runId);
+    if (current) {
+      clearTimeout(current.linger);
+      current.linger = undefined;
+      return;
+    }
+    const store = this.engine.store;
+    if (this.stopped || !store.onJournal) return;
+    this.journal.set(runId, { stop: store.onJournal(runId, () => this.wake(runId)) });
+  }
+
+  /** Ends the store's journal notices of `runId` after {@link JOURNAL_LINGER_MS}, unless a stream of it opens meanwhile. */
+  private lingerJournal(runId: string): void {
+    const current = this.journal.get(runId);
+    if (!current) return;
+    current.linger = setTimeout(() => {
+      if (this.journal.get(runId) !== current) return;
+      this.journal.delete(runId);
+      current.stop();
+    }, JOURNAL_LINGER_MS);
+    current.linger.unref();
+  }
+
+  /** Wakes the streams of this run. */
+  private wake(runId: string): void {
+    for (const fn of [...(this.waiting.get(runId) ?? [])]) fn();
+  }
+
   private stop(): void {
+    this.stopped = true;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    for (const { stop, linger } of this.journal.values()) {
+      clearTimeout(linger);
+      stop();
+    }
+    this.journal.clear();
   }
 }
 
@@ -141,9 +183,17 @@ async function follow(
     deltas.push(delta);
     wake?.();
   });
+  // Subscribed for the stream's life, not per wait: a commit announced while the journal is being
+  // read marks the stream dirty, so it reads again instead of waiting for the poll.
+  let dirty = false;
+  const stopCommits = wakers.onCommit(runId, () => {
+    dirty = true;
+    wake?.();
+  });
   try {
     await stream.write(`retry: ${options.streamRetryMs}\n\n`);
     while (!aborted) {
+      dirty = false;
       // The run row first: every entry up to run.entries is then in the journal read that follows.
       if (deltas.length > 0) {
         const batch = deltas;
@@ -173,17 +223,16 @@ async function follow(
         await stream.writeSSE({ event: "end", data: toJson({ status: run.status, lastSeq }) });
         return;
       }
-      if (deltas.length > 0) continue; // arrived while writing: send them before waiting
+      if (deltas.length > 0 || dirty) continue; // arrived while reading or writing: send them before waiting
       if (Date.now() - lastWrite >= options.keepAliveMs) {
         await stream.write(": keep-alive\n\n");
         lastWrite = Date.now();
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, options.streamPollMs);
-        const cancel = wakers.onCommit(runId, done);
         function done() {
           clearTimeout(timer);
-          cancel();
+          wake = undefined;
           resolve();
         }
         wake = done;
@@ -197,6 +246,7 @@ async function follow(
     await stream.writeSSE({ event: "error", data: toJson({ error: { code, message } }) });
   } finally {
     stopDeltas();
+    stopCommits();
     stopOnClose.removeEventListener("abort", onClose);
   }
 }

@@ -108,9 +108,26 @@ export function quoteIdent(name: string): string {
  * shortened with a hash when that would pass PostgreSQL's 63-byte identifier limit.
  */
 export function wakeChannel(schema: string): string {
-  const name = `cairn_wake_${schema}`;
+  return channel("cairn_wake_", schema);
+}
+
+/**
+ * The LISTEN/NOTIFY channel of a schema's journal notices (see `Store.onJournal`), as a quoted
+ * identifier: `"cairn_journal_<schema>"`, shortened like {@link wakeChannel}'s.
+ */
+export function journalChannel(schema: string): string {
+  return channel("cairn_journal_", schema);
+}
+
+/** A quoted channel identifier's name, as `pg_notify` takes it. */
+export function channelName(quoted: string): string {
+  return quoted.slice(1, -1).replaceAll('""', '"');
+}
+
+function channel(prefix: string, schema: string): string {
+  const name = `${prefix}${schema}`;
   if (name.length <= 63) return quoteIdent(name);
-  return quoteIdent(`cairn_wake_${schema.slice(0, 40)}_${createHash("sha256").update(schema).digest("hex").slice(0, 8)}`);
+  return quoteIdent(`${prefix}${schema.slice(0, 40)}_${createHash("sha256").update(schema).digest("hex").slice(0, 8)}`);
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

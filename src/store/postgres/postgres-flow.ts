@@ -133,12 +133,14 @@ export async function debounceRun(tx: Tx, run: NewRun, key: string, startAt: num
     const next = rebounce(toRun(row), run.input, startAt, now);
     await tx.query(REBOUNCE, [next.run.runId, next.run.input, next.run.wakeAt, next.run.lastSeq, now]);
     await tx.query(INSERT_ENTRIES, entryArrays([next.entry]));
+    tx.journaled([next.run.runId]);
     return { run: next.run, created: false };
   }
   const { record, entries } = newDebouncedRun(run, startAt, now);
   await tx.query(INSERT_RUN, runValues(record));
   await tx.query(SET_DEBOUNCE, [run.runId, key, run.flow?.queue ?? null, run.flow?.concurrencyKey ?? null, run.flow?.priority ?? 0]);
   await tx.query(INSERT_ENTRIES, entryArrays(entries));
+  tx.journaled([run.runId]);
   return { run: record, created: true };
 }
 

@@ -91,6 +91,7 @@ export async function importRows(tx: Tx, data: RunImport): Promise<void> {
      SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[])`,
     entryArrays(data.journal.map((e) => ({ ...e, runId: run.runId }))),
   );
+  tx.journaled([run.runId]);
   for (const e of data.inbox) {
     await tx.query(`INSERT INTO inbox (run_id, type, event_id, payload, consumed_seq, received_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
       run.runId,

@@ -150,6 +150,7 @@ describe.skipIf(!available)("postgres", () => {
         "human_requests",
         "inbox",
         "journal",
+        "journal_listeners",
         "journal_text",
         "outbox",
         "runs",
@@ -403,6 +404,127 @@ describe.skipIf(!available)("postgres", () => {
           while (wakes === 0) await new Promise((resolve) => setTimeout(resolve, 20));
         })(),
       );
+    });
+  });
+
+  describe("journal notices", () => {
+    /** A plain LISTEN on the schema's journal channel (not advertised), and a sentinel to know every earlier notice arrived. */
+    async function rawListener(schema: string) {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      const payloads: string[] = [];
+      let arrived: ((payload: string) => void) | undefined;
+      client.on("notification", (message) => {
+        payloads.push(message.payload ?? "");
+        arrived?.(message.payload ?? "");
+      });
+      await client.query(`LISTEN "cairn_journal_${schema}"`);
+      return {
+        payloads,
+        /** Every notice committed before this call, in order (notices are delivered in commit order). */
+        async drain(): Promise<string[]> {
+          // A run id no test uses, so the store's subscribers can tell it apart.
+          const sentinel = JSON.stringify([`sentinel-${randomBytes(4).toString("hex")}`]);
+          const seen = new Promise<void>((resolve) => (arrived = (payload) => payload === sentinel && resolve()));
+          await admin(`NOTIFY "cairn_journal_${schema}", '${sentinel}'`);
+          await within(5000, "the sentinel notice", seen);
+          return payloads.splice(0).filter((payload) => payload !== sentinel);
+        },
+        close: () => client.end(),
+      };
+    }
+
+    /** Resolves once `check` holds, polling; fails after `ms`. */
+    async function until(ms: number, what: string, check: () => boolean | Promise<boolean>): Promise<void> {
+      await within(
+        ms,
+        what,
+        (async () => {
+          while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
+        })(),
+      );
+    }
+
+    it("sends one notice per commit naming only its streamed runs, none for runs no one streams, and learns of the advertised runs at once", async () => {
+      const writer = await freshStore();
+      const reader = sibling(writer);
+      await reader.migrate();
+      const raw = await rawListener(writer.schema);
+      try {
+        const long = Array.from({ length: 40 }, (_, i) => `${"x".repeat(240)}-${i}`);
+        await writer.createRuns(
+          ["r1", "r2", "quiet", ...long].map((runId) => ({ runId, workflow: "wf", version: "1", input })),
+          0,
+        );
+        const held = await writer.claimRuns(claim({ limit: 100 }));
+        expect(held).toHaveLength(43);
+        const epochs = new Map(held.map((run) => [run.runId, run.leaseEpoch]));
+        let steps = 0;
+        const step = (runIds: string[]) =>
+          writer.commit(
+            runIds.map((runId) => ({ runId, epoch: epochs.get(runId) ?? -1, entries: [newEntry("step.started", `s${steps++}#0`, { attempt: 1 })] })),
+            0,
+          );
+        await step(["r1"]);
+        expect(await raw.drain()).toEqual([]); // no one advertised: the hot path pays no NOTIFY
+        await within(5000, "the writer's LISTEN", writer.listening());
+
+        const heard = { r1: 0, r2: 0, quiet: 0 };
+        const stops = (["r1", "r2"] as const).map((runId) => reader.onJournal(runId, () => heard[runId]++));
+        await within(5000, "advertising", reader.listeningForJournal());
+        expect((await admin<{ run_id: string }>(`SELECT run_id FROM "${writer.schema}".journal_listeners ORDER BY 1`)).map((row) => row.run_id)).toEqual([
+          "r1",
+          "r2",
+        ]);
+        // The writer hears of the advertised runs through the wake channel, well before its periodic re-read (5 s).
+        await until(4000, "a notice after the runs were advertised", async () => {
+          await step(["r1"]);
+          return heard.r1 > 0;
+        });
+        await raw.drain();
+        heard.r1 = 0;
+
+        // A commit of a run no one streams, while other runs of the schema are streamed: no NOTIFY.
+        await step(["quiet"]);
+        await step(["quiet"]);
+        expect(await raw.drain()).toEqual([]);
+
+        // One notice per commit, naming only the streamed runs among its runs.
+        await step(["r1", "quiet", "r2"]);
+        const payloads = await raw.drain();
+        expect(payloads).toHaveLength(1);
+        expect((JSON.parse(payloads[0]!) as string[]).sort()).toEqual(["r1", "r2"]);
+        await until(2000, "the reader's notices", () => heard.r1 === 1 && heard.r2 === 1);
+        expect(heard).toEqual({ r1: 1, r2: 1, quiet: 0 });
+
+        // Streamed run ids past a payload (8000 bytes) in one commit: "any run", which reaches every subscriber.
+        const stopLong = long.map((runId) => reader.onJournal(runId, () => undefined));
+        await within(5000, "advertising", reader.listeningForJournal());
+        await until(4000, "the any-run notice", async () => {
+          await step(long);
+          return (await raw.drain()).includes("*");
+        });
+        await until(2000, "the reader's notices", () => heard.r1 > 1 && heard.r2 > 1);
+        for (const stop of stopLong) stop();
+
+        // Unsubscribing a run removes its row, and the writer soon stops naming it.
+        stops[1]!();
+        await until(5000, "r2's advertisement to go", async () =>
+          (await admin<{ run_id: string }>(`SELECT run_id FROM "${writer.schema}".journal_listeners`)).every((row) => row.run_id === "r1"),
+        );
+        await until(4000, "the writer to stop naming r2", async () => {
+          await step(["r2"]);
+          return (await raw.drain()).length === 0;
+        });
+        await step(["r1", "r2"]);
+        expect(await raw.drain()).toEqual(['["r1"]']);
+
+        // The last unsubscription removes the advertisement.
+        stops[0]!();
+        await until(5000, "the advertisement to go", async () => (await admin(`SELECT listener_id FROM "${writer.schema}".journal_listeners`)).length === 0);
+      } finally {
+        await raw.close();
+      }
     });
   });
 

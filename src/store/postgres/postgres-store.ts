@@ -40,7 +40,8 @@ import { queryTerms } from "../common/search-terms.js";
 import { isPlainAppend } from "../common/plan-write.js";
 import { claimRun, fenceOut, fenceReason } from "../common/run-state.js";
 import { debounceRun, pickQueuedRuns, queueStats } from "./postgres-flow.js";
-import { resolvePostgresConfig, wakeChannel, type PostgresConfig, type PostgresStoreOptions } from "./postgres-config.js";
+import { channelName, journalChannel, resolvePostgresConfig, wakeChannel, type PostgresConfig, type PostgresStoreOptions } from "./postgres-config.js";
+import { JournalNotices } from "./postgres-journal.js";
 import { applyPostgresMigrations, latestPostgresVersion, postgresSchemaVersion } from "./postgres-migrations.js";
 import { checkDurability, clientConfig, createPool, readDurability } from "./postgres-open.js";
 import { deleteRunRows, importRows, listPrunable, readRows } from "./postgres-retention.js";
@@ -154,6 +155,7 @@ export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private readonly runner: PgRunner;
   private readonly wakes: WakeListener;
+  private readonly journalNotices: JournalNotices;
   private ready: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
 
@@ -167,8 +169,16 @@ export class PostgresStore implements Store {
     const onError = options.onConnectionError ?? (() => undefined);
     this.pool = createPool(this.config, onError);
     const channel = wakeChannel(this.config.schema);
-    this.runner = new PgRunner(this.pool, this.config.clock, channel);
+    const journal = journalChannel(this.config.schema);
+    this.runner = new PgRunner(this.pool, this.config.clock, channel, { channel: journal, listened: (runIds) => this.journalNotices.listened(runIds) });
     this.wakes = new WakeListener(clientConfig(this.config), channel, onError);
+    this.journalNotices = new JournalNotices(
+      (statement, values) => this.runner.query(statement, values),
+      new WakeListener(clientConfig(this.config), journal, onError, "cairn:journal"),
+      this.wakes,
+      channelName(channel),
+      onError,
+    );
     if (this.config.clock === "database") this.now = async () => this.dbNow();
   }
 
@@ -210,6 +220,7 @@ export class PostgresStore implements Store {
   /** Ends the LISTEN connection and the pool. Idempotent. */
   async close(): Promise<void> {
     this.closing ??= (async () => {
+      await this.journalNotices.close();
       await this.wakes.close();
       await this.pool.end();
     })();
@@ -219,6 +230,21 @@ export class PostgresStore implements Store {
   /** See {@link Store.onWake}: called after runs became runnable anywhere (or may have, after a reconnection). */
   onWake(listener: () => void): () => void {
     return this.wakes.subscribe(listener);
+  }
+
+  /**
+   * See {@link Store.onJournal}. While it has subscribers this store LISTENs on the schema's journal
+   * channel and advertises their runs in `journal_listeners`; writers (any process) send a journal
+   * NOTIFY with a commit that appends entries only when some of its runs are advertised, naming
+   * those, learning of a newly advertised run at once through the wake channel (or within seconds).
+   */
+  onJournal(runId: string, listener: () => void): () => void {
+    return this.journalNotices.subscribe(runId, listener);
+  }
+
+  /** Resolves once the runs subscribed to with {@link PostgresStore.onJournal} are listened for and advertised. */
+  async listeningForJournal(): Promise<void> {
+    await this.journalNotices.listening();
   }
 
   /** Resolves once wake-ups are being listened for (after the first {@link PostgresStore.onWake}). */
@@ -367,6 +393,7 @@ export class PostgresStore implements Store {
       if (plain) {
         const rows = await tx.query<{ runId: string; base: string | number }>(APPEND_PLAIN, [...plain.params, tx.now, ...plain.entryParams]);
         const bases = new Map(rows.map((row) => [row.runId, Number(row.base)]));
+        tx.journaled(bases.keys());
         rest = [];
         writes.forEach((write, i) => {
           const base = bases.get(write.runId);
@@ -419,6 +446,7 @@ export class PostgresStore implements Store {
       const claimed = states.map((state) => claimRun(state, timed));
       const updated = await tx.query<StateRow & { input: string }>(UPDATE_STATES_RETURNING, stateArrays(claimed.map((c) => c.run)));
       await tx.query(INSERT_ENTRIES, entryArrays(claimed.map((c) => c.entry)));
+      tx.journaled(claimed.map((c) => c.run.runId));
       const byId = new Map(updated.map((row) => [row.runId, toRun(row)]));
       return claimed.flatMap((c) => byId.get(c.run.runId) ?? []);
     });
@@ -446,6 +474,7 @@ export class PostgresStore implements Store {
       await tx.query(UPDATE_STATES, stateArrays([verdict.dead.run]));
       await tx.query(INSERT_ENTRIES, entryArrays([verdict.dead.entry]));
       await tx.query(CLOSE_HUMANS, [[state.runId], ["dead"], now]);
+      tx.journaled([state.runId]);
     }
     return keep;
   }

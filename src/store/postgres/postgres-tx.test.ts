@@ -1,7 +1,7 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { RunNotFoundError } from "../../core/errors.js";
-import { PgRunner, isConnectionLoss } from "./postgres-tx.js";
+import { MANY_RUNS, PgRunner, isConnectionLoss, journalPayload, parseJournalPayload } from "./postgres-tx.js";
 
 // PgRunner against a scripted pool: what is retried, what is rolled back, which connections are
 // thrown away. (The PostgreSQL suite covers the same paths against a real server, where the
@@ -90,6 +90,48 @@ describe("PgRunner transactions", () => {
     expect(client.sent.at(-1)).toBe('NOTIFY "cairn_wake_x"; COMMIT');
     expect(runner.nowParam(5)).toBeNull();
     expect(new PgRunner(fakePool().pool, "caller", "c").nowParam(5)).toBe(5);
+  });
+
+  it("sends one journal notice with COMMIT naming only the transaction's listened runs, and none when no run of it is listened to", async () => {
+    let listened = new Set(["a", "it's"]);
+    const asked: string[][] = [];
+    const clients = [ok(), ok(), ok(), ok()];
+    const runner = new PgRunner(fakePool(...clients).pool, "caller", '"cairn_wake_x"', {
+      channel: '"cairn_journal_x"',
+      listened: (runIds) => {
+        asked.push([...runIds]);
+        return [...runIds].filter((runId) => listened.has(runId));
+      },
+    });
+    await runner.transaction(1, async (tx) => {
+      tx.journaled(["a", "it's", "quiet"]);
+      tx.journaled(["a"]);
+      tx.wake();
+    });
+    expect(clients[0]!.sent.at(-1)).toBe(`NOTIFY "cairn_wake_x"; NOTIFY "cairn_journal_x", '["a","it''s"]'; COMMIT`);
+    expect(asked).toEqual([["a", "it's", "quiet"]]);
+    // A run no one listens to, while others are listened to: no NOTIFY at all.
+    await runner.transaction(1, async (tx) => tx.journaled(["quiet"]));
+    expect(clients[1]!.sent.at(-1)).toBe("COMMIT");
+    listened = new Set();
+    await runner.transaction(1, async (tx) => tx.journaled(["a"]));
+    expect(clients[2]!.sent.at(-1)).toBe("COMMIT");
+    // A transaction that appended nothing does not even ask.
+    await expect(runner.transaction(1, async (tx) => tx.journaled([]))).resolves.toBeUndefined();
+    expect(clients[3]!.sent.at(-1)).toBe("COMMIT");
+    expect(asked).toHaveLength(3);
+  });
+
+  it("names runs in a journal payload up to 7999 bytes, and any run beyond", () => {
+    const fits = Array.from({ length: 100 }, (_, i) => `run-${String(i).padStart(70, "0")}`);
+    expect(Buffer.byteLength(journalPayload(fits))).toBeLessThanOrEqual(7999);
+    expect(parseJournalPayload(journalPayload(fits))).toEqual(fits);
+    expect(journalPayload([...fits, "x".repeat(400)])).toBe(MANY_RUNS);
+    expect(journalPayload(["é".repeat(3000), "ü".repeat(1000)])).toBe(MANY_RUNS); // 8000+ bytes, fewer characters
+    expect(parseJournalPayload(MANY_RUNS)).toBeUndefined();
+    expect(parseJournalPayload(undefined)).toBeUndefined();
+    expect(parseJournalPayload("not json")).toBeUndefined();
+    expect(parseJournalPayload('{"a":1}')).toBeUndefined();
   });
 
   it("throws away a pooled connection found dead at BEGIN and runs again on another", async () => {

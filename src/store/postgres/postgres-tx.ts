@@ -9,6 +9,48 @@ export interface Tx {
   query<R extends pg.QueryResultRow>(statement: Sql | string, values?: readonly unknown[]): Promise<R[]>;
   /** Sends the schema's wake-up NOTIFY as the transaction commits (so listeners never see uncommitted runs). */
   wake(): void;
+  /**
+   * Records that the transaction appends journal entries of these runs: as it commits, one NOTIFY
+   * on the schema's journal channel names those of them someone listens to (the runner's
+   * {@link JournalNotices} says which); none is sent when no one listens to any of them.
+   */
+  journaled(runIds: Iterable<string>): void;
+}
+
+/** Where and for which runs a runner announces journal growth (see {@link Tx.journaled}). */
+export interface JournalNotices {
+  /** The quoted channel identifier, e.g. `"cairn_journal_cairn"`. */
+  channel: string;
+  /**
+   * Asked as each transaction that appended entries commits, with the runs it appended to: the
+   * ones someone listens to, to name in the NOTIFY. None skips the NOTIFY.
+   */
+  listened(runIds: ReadonlySet<string>): string[];
+}
+
+/**
+ * Longest NOTIFY payload PostgreSQL accepts is 7999 bytes; a transaction whose run ids do not fit
+ * sends {@link MANY_RUNS} instead.
+ */
+const MAX_PAYLOAD_BYTES = 7999;
+/** The journal notice payload meaning "any run's journal may have grown". */
+export const MANY_RUNS = "*";
+
+/** A journal notice's payload: the run ids as a JSON array, or {@link MANY_RUNS} when that is too long. */
+export function journalPayload(runIds: readonly string[]): string {
+  const payload = JSON.stringify(runIds);
+  return Buffer.byteLength(payload, "utf8") > MAX_PAYLOAD_BYTES ? MANY_RUNS : payload;
+}
+
+/** The run ids of a journal notice's payload, or undefined for "any run" (MANY_RUNS, or a payload it cannot read). */
+export function parseJournalPayload(payload: string | undefined): string[] | undefined {
+  if (payload === undefined || payload === MANY_RUNS) return undefined;
+  try {
+    const ids: unknown = JSON.parse(payload);
+    return Array.isArray(ids) && ids.every((id) => typeof id === "string") ? ids : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Deadlock and serialization failures: the transaction was rolled back and may simply run again. */
@@ -30,6 +72,7 @@ export class PgRunner {
     private readonly pool: pg.Pool,
     private readonly clock: "database" | "caller",
     private readonly channel: string,
+    private readonly journal?: JournalNotices,
   ) {}
 
   /** `now` for a single statement: the caller's, or NULL so the statement reads the database clock. */
@@ -77,6 +120,7 @@ export class PgRunner {
     return this.checkedOut(async (_client, exec, broken) => {
       const now = await this.begin(exec, callerNow);
       let wake = false;
+      const journaled = new Set<string>();
       const tx: Tx = {
         now,
         query: async <R extends pg.QueryResultRow>(statement: Sql | string, values: readonly unknown[] = []) =>
@@ -84,10 +128,19 @@ export class PgRunner {
         wake: () => {
           wake = true;
         },
+        journaled: (runIds) => {
+          for (const runId of runIds) journaled.add(runId);
+        },
       };
       try {
         const result = await fn(tx);
-        await exec(wake ? `NOTIFY ${this.channel}; COMMIT` : "COMMIT");
+        // Notices go out with the commit (never for a transaction that rolls back), in its round trip.
+        const statements: string[] = [];
+        if (wake) statements.push(`NOTIFY ${this.channel}`);
+        const named = journaled.size > 0 && this.journal ? this.journal.listened(journaled) : [];
+        if (named.length > 0 && this.journal) statements.push(`NOTIFY ${this.journal.channel}, ${pg.escapeLiteral(journalPayload(named))}`);
+        statements.push("COMMIT");
+        await exec(statements.join("; "));
         return result;
       } catch (error) {
         if (!broken()) await exec("ROLLBACK").catch(() => undefined);

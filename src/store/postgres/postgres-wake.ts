@@ -12,14 +12,15 @@ interface Connection {
 }
 
 /**
- * Push wake-ups for one schema: a dedicated connection (not from the pool, which would hand it
- * back) that LISTENs on the schema's channel and calls every subscriber on each notification.
- * It connects on the first subscription and disconnects after the last. When the connection
- * dies it reconnects with exponential back-off and then calls the subscribers once, since
- * notifications sent meanwhile were lost. Subscribers must treat a call as a hint: poll now.
+ * Push notifications of one channel (a schema's wake-ups, or its journal notices): a dedicated
+ * connection (not from the pool, which would hand it back) that LISTENs on the channel and calls
+ * every subscriber with each notification's payload. It connects on the first subscription and
+ * disconnects after the last. When the connection dies it reconnects with exponential back-off
+ * and then calls the subscribers once without a payload, since notifications sent meanwhile were
+ * lost. Subscribers must treat a call as a hint: read now.
  */
 export class WakeListener {
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(payload: string | undefined) => void>();
   private current: Connection | undefined;
   private retry: NodeJS.Timeout | undefined;
   private failures = 0;
@@ -36,20 +37,24 @@ export class WakeListener {
     private readonly config: pg.ClientConfig,
     private readonly channel: string,
     private readonly onError: (error: Error) => void,
+    private readonly applicationName = "cairn:listen",
   ) {}
 
-  /** Calls `listener` on every wake-up until the returned function is called. */
-  subscribe(listener: () => void): () => void {
-    const entry = (): void => listener();
+  /** Calls `listener` on every notification (its payload; undefined after a reconnection) until the returned function is called. */
+  subscribe(listener: (payload: string | undefined) => void): () => void {
+    const entry = (payload: string | undefined): void => listener(payload);
     this.listeners.add(entry);
     this.start();
     return () => {
       this.listeners.delete(entry);
-      if (this.listeners.size === 0) void this.stop();
+      if (this.listeners.size > 0) return;
+      // No one is left to listen for: waiters for the LISTEN stop waiting.
+      for (const resolve of this.waiters.splice(0)) resolve();
+      void this.stop();
     };
   }
 
-  /** Resolves once the LISTEN is in effect (at once when it already is); for tests and start-up ordering. */
+  /** Resolves once the LISTEN is in effect (at once when it already is), or once the last subscriber left; for tests and start-up ordering. */
   async listening(): Promise<void> {
     if (this.live || this.closed) return;
     await new Promise<void>((resolve) => this.waiters.push(resolve));
@@ -78,13 +83,13 @@ export class WakeListener {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ ...this.config, application_name: "cairn:listen", query_timeout: 10_000 });
+    const client = new pg.Client({ ...this.config, application_name: this.applicationName, query_timeout: 10_000 });
     const connection: Connection = { client, done: false };
     this.current = connection;
     client.on("error", (error) => this.lost(connection, error));
     client.on("end", () => this.lost(connection, new Error("The LISTEN connection to PostgreSQL ended.")));
     client.on("notification", (message) => {
-      if (!connection.done && `"${message.channel}"` === this.channel) this.fire();
+      if (!connection.done && `"${message.channel}"` === this.channel) this.fire(message.payload);
     });
     try {
       await client.connect();
@@ -102,7 +107,7 @@ export class WakeListener {
     const reconnected = this.failures > 0;
     this.failures = 0;
     for (const resolve of this.waiters.splice(0)) resolve();
-    if (reconnected) this.fire();
+    if (reconnected) this.fire(undefined);
   }
 
   private lost(connection: Connection, error: Error): void {
@@ -129,10 +134,10 @@ export class WakeListener {
     await connection.client.end().catch(() => undefined);
   }
 
-  private fire(): void {
+  private fire(payload: string | undefined): void {
     for (const listener of [...this.listeners]) {
       try {
-        listener();
+        listener(payload);
       } catch (error) {
         this.onError(error as Error);
       }

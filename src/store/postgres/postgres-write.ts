@@ -152,8 +152,8 @@ export class WriteSession {
 
   /**
    * Writes what the session changed: consumed inbox rows (checked first: a bad consumption
-   * throws and rolls the whole transaction back), run rows, journal entries; and asks for a
-   * wake-up NOTIFY when a run it touched is runnable now or within {@link WAKE_HORIZON_MS}.
+   * throws and rolls the whole transaction back), run rows, journal entries (named for the journal
+   * notice); and asks for a wake-up NOTIFY when a run it touched is runnable now or within {@link WAKE_HORIZON_MS}.
    */
   async flush(): Promise<void> {
     if (this.consumed.length > 0) await this.consume();
@@ -161,7 +161,10 @@ export class WriteSession {
       const runs = [...this.changed].flatMap((runId) => this.states.get(runId) ?? []);
       await this.tx.query(UPDATE_STATES, stateArrays(runs));
     }
-    if (this.entries.length > 0) await this.tx.query(INSERT_ENTRIES, entryArrays(this.entries));
+    if (this.entries.length > 0) {
+      await this.tx.query(INSERT_ENTRIES, entryArrays(this.entries));
+      this.tx.journaled(this.entries.map((entry) => entry.runId));
+    }
     if (this.closing.size > 0) await this.tx.query(CLOSE_HUMANS, [[...this.closing.keys()], [...this.closing.values()], this.now]);
     const touched = [...this.changed, ...this.created].flatMap((runId) => this.states.get(runId) ?? []);
     if (touched.some((run) => runnableSoon(run, this.now))) this.tx.wake();
