@@ -376,6 +376,8 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
       expect(renamed.stdout).toContain('issues "ping-approver#0" instead');
       expect(renamed.stderr).toContain("NON_DETERMINISM");
 
+      // Replaying a file touched no store; a run id needs one (a missing SQLite file is refused, not created).
+      expect((await cli(["migrate", "--store", url])).code).toBe(0);
       const missing = await cli(["replay", "no-such-run", "--workflows", DEPLOY_WORKFLOWS, "--store", url]);
       expect(missing.code).toBe(1);
       expect(missing.stderr).toContain("RUN_NOT_FOUND");
