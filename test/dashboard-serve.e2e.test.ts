@@ -208,6 +208,35 @@ if (!haveChromium && process.env.CI === "true") {
       await page.close();
     });
 
+    it("shows a failed saga's run: steps, retries and failed steps counted from the journal, long kinds that fit their column", async () => {
+      await api.startRun({ workflow: "trip", runId: "trip-1" });
+      await status("trip-1", "compensation_failed");
+      const page = await open("/ui/runs/trip-1");
+      await expect.poll(() => page.locator('[data-kind="run.compensation_failed"]').count()).toBe(1);
+      for (const kind of ["compensation.started", "compensation.completed", "compensation.failed", "resource.release_failed", "saga.compensating"])
+        expect(await page.locator(`[data-kind="${kind}"]`).count(), kind).toBeGreaterThan(0);
+      // acquire:sandbox, book-flight, book-hotel…, pay: four steps; pay's second attempt is the one retry, and it failed.
+      expect(await page.locator('[data-fact="steps"]').textContent()).toBe("4");
+      expect(await page.locator('[data-fact="retries"]').textContent()).toBe("1");
+      expect(await page.locator('[data-fact="failed-steps"]').textContent()).toContain("1 failed");
+      await shot(page, "5b-saga-timeline");
+      // Every kind and op key stays inside its own column: nothing runs into the next one.
+      const overflows = await page.locator("li.entry").evaluateAll((rows) =>
+        rows.flatMap((row) => {
+          const kind = row.querySelector(".kind")!;
+          const op = row.querySelector(".op")!;
+          const what = row.querySelector(".what")!;
+          const bad: string[] = [];
+          if (kind.getBoundingClientRect().right > op.getBoundingClientRect().left || kind.scrollWidth > kind.clientWidth + 1)
+            bad.push(`kind ${kind.textContent}`);
+          if (op.getBoundingClientRect().right > what.getBoundingClientRect().left || op.scrollWidth > op.clientWidth + 1) bad.push(`op ${op.textContent}`);
+          return bad;
+        }),
+      );
+      expect(overflows).toEqual([]);
+      await page.close();
+    });
+
     it("shows an expired question that cancelled its run as such, and the top failing steps", async () => {
       await api.startRun({ workflow: "expiring", runId: "late-1" });
       await status("late-1", "cancelled");
