@@ -246,6 +246,9 @@ if (!haveChromium && process.env.CI === "true") {
       expect(await timedOut.textContent()).toContain("timed out, run cancelled");
       await shot(page, "5-timed-out-cancel");
 
+      // The overview with completed, failed, cancelled, compensation_failed and waiting runs.
+      await api.startRun({ workflow: "refund", runId: "refund-waiting", input: { orderId: "o-78" } });
+      await status("refund-waiting", "suspended");
       await page.goto(`${url}/ui/`);
       const row = page.locator('[data-panel="failing-steps"] tr[data-step="charge-card"]');
       await expect.poll(() => row.count()).toBe(1);
@@ -253,6 +256,11 @@ if (!haveChromium && process.env.CI === "true") {
       expect(text).toContain("2×");
       expect(text).toContain("brittle");
       expect(text).toContain("card declined by the bank");
+      await expect.poll(() => page.locator(".tile.status-suspended .tile-value").textContent()).toBe("1");
+      // Two questions answered by people (refund-ui-1, labels-1); late-1's timed out, which is no answer.
+      const human = page.locator('[data-panel="human-input"]');
+      await expect.poll(() => human.locator("[data-answered]").getAttribute("data-answered")).toBe("2");
+      expect(await human.locator("[data-timed-out]").textContent()).toBe("1 timed out unanswered.");
       await shot(page, "6-overview");
       await page.close();
     });

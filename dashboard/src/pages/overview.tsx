@@ -40,7 +40,7 @@ export function OverviewPage() {
         {STATUSES.map((status) => (
           <Link key={status} className={`tile status-${status}`} href={`${BASE}/runs?status=${status}`}>
             <div className="tile-value">{recent.data ? count(status) : placeholder(recent)}</div>
-            <div className="tile-label">{status}</div>
+            <div className="tile-label">{status.replace("_", " ")}</div>
           </Link>
         ))}
         <div className="tile">
@@ -65,6 +65,7 @@ export function OverviewPage() {
         </div>
         <div className="panel">
           <h2>Slowest in flight</h2>
+          <p className="muted small">Running and pending runs of the last {SAMPLE}, longest first.</p>
           <Loaded polled={recent}>{() => <RunTable runs={slow} empty="Nothing is running." />}</Loaded>
         </div>
         <div className="panel">
@@ -245,6 +246,7 @@ function Spend({ rows }: { rows: CostRow[] }) {
     total.runs++;
     byWorkflow.set(row.run.workflow, total);
   }
+  if (rows.every((row) => row.tokens === 0 && row.costMicros === 0)) return <p className="muted">No model calls in the {rows.length} most recent runs.</p>;
   const expensive = rows
     .filter((row) => row.tokens > 0)
     .sort((a, b) => b.costMicros - a.costMicros || b.tokens - a.tokens)
