@@ -73,7 +73,8 @@ if (!haveChromium && process.env.CI === "true") {
       return page;
     }
     const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `auth-${name}.png`), fullPage: true });
-    const stored = (page: Page) => page.evaluate(() => window.sessionStorage.getItem("cairn.token"));
+    const stored = (page: Page) =>
+      page.evaluate(() => (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem("cairn.token"));
     const rows = (page: Page) => page.locator("tr[data-run-id]").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-run-id")).sort());
 
     it("asks for a token, refuses a wrong one and one without the read scope, and shows the runs with a right one", async () => {
