@@ -208,6 +208,35 @@ if (!haveChromium && process.env.CI === "true") {
       await page.close();
     });
 
+    it("shows a failed saga's run: steps, retries and failed steps counted from the journal, long kinds that fit their column", async () => {
+      await api.startRun({ workflow: "trip", runId: "trip-1" });
+      await status("trip-1", "compensation_failed");
+      const page = await open("/ui/runs/trip-1");
+      await expect.poll(() => page.locator('[data-kind="run.compensation_failed"]').count()).toBe(1);
+      for (const kind of ["compensation.started", "compensation.completed", "compensation.failed", "resource.release_failed", "saga.compensating"])
+        expect(await page.locator(`[data-kind="${kind}"]`).count(), kind).toBeGreaterThan(0);
+      // acquire:sandbox, book-flight, book-hotel…, pay: four steps; pay's second attempt is the one retry, and it failed.
+      expect(await page.locator('[data-fact="steps"]').textContent()).toBe("4");
+      expect(await page.locator('[data-fact="retries"]').textContent()).toBe("1");
+      expect(await page.locator('[data-fact="failed-steps"]').textContent()).toContain("1 failed");
+      await shot(page, "5b-saga-timeline");
+      // Every kind and op key stays inside its own column: nothing runs into the next one.
+      const overflows = await page.locator("li.entry").evaluateAll((rows) =>
+        rows.flatMap((row) => {
+          const kind = row.querySelector(".kind")!;
+          const op = row.querySelector(".op")!;
+          const what = row.querySelector(".what")!;
+          const bad: string[] = [];
+          if (kind.getBoundingClientRect().right > op.getBoundingClientRect().left || kind.scrollWidth > kind.clientWidth + 1)
+            bad.push(`kind ${kind.textContent}`);
+          if (op.getBoundingClientRect().right > what.getBoundingClientRect().left || op.scrollWidth > op.clientWidth + 1) bad.push(`op ${op.textContent}`);
+          return bad;
+        }),
+      );
+      expect(overflows).toEqual([]);
+      await page.close();
+    });
+
     it("shows an expired question that cancelled its run as such, and the top failing steps", async () => {
       await api.startRun({ workflow: "expiring", runId: "late-1" });
       await status("late-1", "cancelled");
@@ -217,6 +246,9 @@ if (!haveChromium && process.env.CI === "true") {
       expect(await timedOut.textContent()).toContain("timed out, run cancelled");
       await shot(page, "5-timed-out-cancel");
 
+      // The overview with completed, failed, cancelled, compensation_failed and waiting runs.
+      await api.startRun({ workflow: "refund", runId: "refund-waiting", input: { orderId: "o-78" } });
+      await status("refund-waiting", "suspended");
       await page.goto(`${url}/ui/`);
       const row = page.locator('[data-panel="failing-steps"] tr[data-step="charge-card"]');
       await expect.poll(() => row.count()).toBe(1);
@@ -224,6 +256,10 @@ if (!haveChromium && process.env.CI === "true") {
       expect(text).toContain("2×");
       expect(text).toContain("brittle");
       expect(text).toContain("card declined by the bank");
+      await expect.poll(() => page.locator(".tile.status-suspended .tile-value").textContent()).toBe("1");
+      // Two questions answered by people (refund-ui-1, labels-1); late-1's timed out, which is no answer.
+      const human = page.locator(".panel", { has: page.getByRole("heading", { name: "Human input" }) });
+      await expect.poll(() => human.textContent()).toMatch(/^Human input2 answered · median wait .+1 timed out unanswered\.$/);
       await shot(page, "6-overview");
       await page.close();
     });

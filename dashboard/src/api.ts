@@ -1,21 +1,111 @@
 import { CairnClient } from "cairn/client";
+import { useSyncExternalStore } from "react";
+
+const KEY = "cairn.token";
 
 /**
- * The API token, when the server runs with `--auth tokens`: given once as `/ui/?token=cairn_…` and
- * kept in this browser's session storage (not in the URL afterwards).
+ * The API token, when the server runs with `--auth tokens`: pasted into the token panel, or given
+ * once as `/ui/?token=cairn_…`. Kept in this tab's session storage, never in the URL afterwards.
  */
-function token(): string | null {
+function takeTokenFromUrl(): void {
   const url = new URL(window.location.href);
   const given = url.searchParams.get("token");
-  if (given) {
-    window.sessionStorage.setItem("cairn.token", given);
-    url.searchParams.delete("token");
-    window.history.replaceState(null, "", url.toString());
-  }
-  return window.sessionStorage.getItem("cairn.token");
+  if (given === null) return;
+  if (given) window.sessionStorage.setItem(KEY, given);
+  url.searchParams.delete("token");
+  window.history.replaceState(null, "", url.toString());
+}
+takeTokenFromUrl();
+
+export function currentToken(): string | null {
+  return window.sessionStorage.getItem(KEY);
 }
 
-const apiToken = token();
+/**
+ * Why the API turned this tab away: no or a refused token (401), or a token without a scope a
+ * read needs (403). A 403 on a write is the action's own error, shown where it was tried.
+ */
+export interface AuthProblem {
+  status: 401 | 403;
+  message: string;
+}
 
-/** The API of the server that serves the dashboard: same origin, with the session's token if any. */
-export const api = new CairnClient({ baseUrl: window.location.origin, ...(apiToken ? { headers: { authorization: `Bearer ${apiToken}` } } : {}) });
+interface AuthState {
+  /** Bumped when the token changes: pages remount and load again with it. */
+  epoch: number;
+  token: string | null;
+  problem: AuthProblem | undefined;
+}
+
+let state: AuthState = { epoch: 0, token: currentToken(), problem: undefined };
+const listeners = new Set<() => void>();
+
+function update(next: Partial<AuthState>): void {
+  state = { ...state, ...next };
+  for (const listener of listeners) listener();
+}
+
+/** The tab's auth state, re-rendered when it changes. */
+export function useAuth(): AuthState {
+  return useSyncExternalStore(
+    (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    () => state,
+  );
+}
+
+/** Uses this token from now on (after {@link checkToken} accepted it). */
+export function saveToken(token: string): void {
+  window.sessionStorage.setItem(KEY, token);
+  update({ token, problem: undefined, epoch: state.epoch + 1 });
+}
+
+/** Drops the tab's token. */
+export function forgetToken(): void {
+  window.sessionStorage.removeItem(KEY);
+  update({ token: null, problem: undefined, epoch: state.epoch + 1 });
+}
+
+async function messageOf(response: Response): Promise<string> {
+  try {
+    const body = (await response.clone().json()) as { error?: { message?: unknown } };
+    if (typeof body.error?.message === "string") return body.error.message;
+  } catch {
+    // not JSON: the status says enough
+  }
+  return `HTTP ${response.status}`;
+}
+
+function withToken(init: RequestInit | undefined, token: string | null): RequestInit {
+  const headers = new Headers(init?.headers);
+  if (token) headers.set("authorization", `Bearer ${token}`);
+  return { ...init, headers };
+}
+
+/** Every call carries the tab's current token; a 401, or a 403 on a read, is reported to {@link useAuth}. */
+const authFetch: typeof fetch = async (input, init) => {
+  const token = currentToken();
+  const response = await fetch(input, withToken(init, token));
+  const method = (init?.method ?? "GET").toUpperCase();
+  // A call sent with a token since replaced says nothing about the new one.
+  if ((response.status === 401 || (response.status === 403 && method === "GET")) && token === currentToken()) {
+    const message = await messageOf(response);
+    if (state.problem?.status !== response.status || state.problem.message !== message) update({ problem: { status: response.status, message } });
+  }
+  return response;
+};
+
+/** The API of the server that serves the dashboard: same origin, with the tab's token if any. */
+export const api = new CairnClient({ baseUrl: window.location.origin, fetch: authFetch });
+
+/**
+ * Tries a token before keeping it: a read the dashboard needs (`GET /runs`). Undefined when it
+ * works, else what the server said.
+ */
+export async function checkToken(token: string): Promise<string | undefined> {
+  const response = await fetch(`${window.location.origin}/runs?limit=1`, withToken({ headers: { accept: "application/json" } }, token));
+  if (response.ok) return undefined;
+  return messageOf(response);
+}

@@ -1,5 +1,7 @@
 import { useEffect } from "react";
+import { forgetToken, useAuth } from "./api";
 import { Link } from "./components/link";
+import { TokenPanel } from "./components/token-panel";
 import { InboxPage } from "./pages/inbox";
 import { OverviewPage } from "./pages/overview";
 import { RunPage } from "./pages/run";
@@ -16,6 +18,7 @@ const NAV = [
 
 export function App() {
   const route = useRoute();
+  const auth = useAuth();
   useEffect(() => {
     document.title = `${title(route)} · Cairn`;
   }, [route]);
@@ -34,9 +37,15 @@ export function App() {
         <a className="right muted" href="/openapi.json" target="_blank" rel="noreferrer">
           API
         </a>
+        {auth.token && (
+          <button className="nav-button" onClick={forgetToken} title="Drop the API token this tab uses">
+            Forget token
+          </button>
+        )}
       </nav>
       <main>
-        <Page route={route} />
+        {/* Without a usable token nothing loads: one panel that says how to get in, not an error per panel. */}
+        {auth.problem ? <TokenPanel problem={auth.problem} token={auth.token} /> : <Page key={auth.epoch} route={route} />}
       </main>
     </div>
   );

@@ -55,16 +55,26 @@ export interface Spend {
   outputTokens: number;
   costMicros: number;
   modelCalls: number;
+  /** Distinct steps (op keys) the run started or journaled an outcome for. */
   steps: number;
+  /** Attempts beyond each step's first (each `step.started` after the first of its op key). */
   retries: number;
+  /** Steps whose latest outcome is a final failure. */
+  failedSteps: number;
 }
 
-/** Budget totals are folds of the journal: model calls' usage and cost, steps and retries. */
+/** Budget totals are folds of the journal: model calls' usage and cost, steps, retries and failed steps. */
 export function spendOf(entries: ApiJournalEntry[]): Spend {
-  const spend: Spend = { inputTokens: 0, outputTokens: 0, costMicros: 0, modelCalls: 0, steps: 0, retries: 0 };
+  const spend: Spend = { inputTokens: 0, outputTokens: 0, costMicros: 0, modelCalls: 0, steps: 0, retries: 0, failedSteps: 0 };
+  const attempts = new Map<string, number>();
+  const failed = new Set<string>();
   for (const entry of entries) {
-    if (entry.kind === "step.completed") {
-      spend.steps++;
+    const key = entry.opKey ?? "";
+    if (entry.kind === "step.started") {
+      attempts.set(key, (attempts.get(key) ?? 0) + 1);
+    } else if (entry.kind === "step.completed") {
+      if (!attempts.has(key)) attempts.set(key, 0);
+      failed.delete(key);
       const call = modelCallOf(entry);
       if (call) {
         spend.modelCalls++;
@@ -72,8 +82,14 @@ export function spendOf(entries: ApiJournalEntry[]): Spend {
         spend.outputTokens += call.outputTokens;
         spend.costMicros += call.costMicros;
       }
-    } else if (entry.kind === "step.failed" && !(entry.data as { final?: boolean }).final) spend.retries++;
+    } else if (entry.kind === "step.failed") {
+      if (!attempts.has(key)) attempts.set(key, 0);
+      if ((entry.data as { final?: boolean }).final) failed.add(key);
+    }
   }
+  spend.steps = attempts.size;
+  for (const count of attempts.values()) spend.retries += Math.max(0, count - 1);
+  spend.failedSteps = failed.size;
   return spend;
 }
 

@@ -1,4 +1,5 @@
 import type { ApiJournalEntry } from "cairn/client";
+import { Fragment } from "react";
 import { clock, duration, modelCallOf, usd } from "../format";
 import { JsonView } from "./json-view";
 
@@ -28,8 +29,10 @@ export function Timeline({ entries, runId }: { entries: ApiJournalEntry[]; runId
               {clock(entry.at)}
               <span className="muted"> +{duration(at - first)}</span>
             </span>
-            <span className="kind">{entry.kind}</span>
-            <span className="op mono">{entry.opKey ?? ""}</span>
+            <span className="kind">
+              <BreakAfterDots text={entry.kind} />
+            </span>
+            <span className="op mono">{entry.opKey ? <BreakAfterDots text={entry.opKey} at="/" /> : ""}</span>
             <span className="what">
               <EntryDetail entry={entry} runId={runId} />
               {took !== undefined && <span className="muted"> · {duration(took)}</span>}
@@ -38,6 +41,26 @@ export function Timeline({ entries, runId }: { entries: ApiJournalEntry[]; runId
         );
       })}
     </ol>
+  );
+}
+
+/** `text` with a line-break opportunity after each `at` (a kind's dot, an op key's slash), where it reads best if the column is too narrow. */
+function BreakAfterDots({ text, at = "." }: { text: string; at?: string }) {
+  const parts = text.split(at);
+  return (
+    <>
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {part}
+          {i < parts.length - 1 && (
+            <>
+              {at}
+              <wbr />
+            </>
+          )}
+        </Fragment>
+      ))}
+    </>
   );
 }
 

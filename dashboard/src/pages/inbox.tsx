@@ -1,8 +1,9 @@
+import type { ApiHumanRequest } from "cairn/client";
 import { api } from "../api";
 import { AnswerForm } from "../components/answer-form";
 import { JsonView } from "../components/json-view";
 import { Link } from "../components/link";
-import { ErrorBox } from "../components/status";
+import { ErrorBox, Loaded } from "../components/status";
 import { ago, dateTime } from "../format";
 import { usePolling } from "../hooks";
 import { runPath } from "../router";
@@ -43,43 +44,49 @@ export function InboxPage() {
           ))}
       </div>
       <h2>Answered</h2>
-      {answered.data && answered.data.length === 0 && <p className="muted">None yet.</p>}
-      {answered.data && answered.data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th>question</th>
-              <th>run</th>
-              <th>answer</th>
-              <th>by</th>
-              <th>answered</th>
-              <th>waited</th>
-            </tr>
-          </thead>
-          <tbody>
-            {answered.data
-              .slice()
-              .sort((a, b) => (b.answeredAt ?? "").localeCompare(a.answeredAt ?? ""))
-              .slice(0, 50)
-              .map((request) => (
-                <tr key={request.requestId}>
-                  <td>{request.question}</td>
-                  <td className="mono">
-                    <Link href={runPath(request.runId)}>{request.runId}</Link>
-                  </td>
-                  <td>
-                    <b>{request.answer?.action === "answer" ? request.answer.option : request.answer?.action}</b>{" "}
-                    {request.answer?.value !== undefined && <JsonView value={request.answer.value} max={40} />}
-                  </td>
-                  <td>{request.answer?.by ?? "—"}</td>
-                  <td title={dateTime(request.answeredAt)}>{ago(request.answeredAt, now)}</td>
-                  <td>{request.answeredAt ? waited(request.createdAt, request.answeredAt) : "—"}</td>
-                </tr>
-              ))}
-          </tbody>
-        </table>
-      )}
+      <Loaded polled={answered}>
+        {(requests) => (requests.length === 0 ? <p className="muted">None yet.</p> : <AnsweredTable requests={requests} now={now} />)}
+      </Loaded>
     </section>
+  );
+}
+
+/** Answered requests, newest first; one closed by its timeout says so instead of naming a person. */
+function AnsweredTable({ requests, now }: { requests: ApiHumanRequest[]; now: number }) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>question</th>
+          <th>run</th>
+          <th>answer</th>
+          <th>by</th>
+          <th>answered</th>
+          <th>waited</th>
+        </tr>
+      </thead>
+      <tbody>
+        {requests
+          .slice()
+          .sort((a, b) => (b.answeredAt ?? "").localeCompare(a.answeredAt ?? ""))
+          .slice(0, 50)
+          .map((request) => (
+            <tr key={request.requestId}>
+              <td>{request.question}</td>
+              <td className="mono">
+                <Link href={runPath(request.runId)}>{request.runId}</Link>
+              </td>
+              <td>
+                <b>{request.answer?.action === "answer" ? request.answer.option : request.answer?.action}</b>{" "}
+                {request.answer?.value !== undefined && <JsonView value={request.answer.value} max={40} />}
+              </td>
+              <td>{request.answer?.by === "timeout" ? <span className="muted">timed out</span> : (request.answer?.by ?? "—")}</td>
+              <td title={dateTime(request.answeredAt)}>{ago(request.answeredAt, now)}</td>
+              <td>{request.answeredAt ? waited(request.createdAt, request.answeredAt) : "—"}</td>
+            </tr>
+          ))}
+      </tbody>
+    </table>
   );
 }
 

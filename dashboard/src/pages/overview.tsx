@@ -1,7 +1,7 @@
-import type { ApiRun } from "cairn/client";
+import type { ApiHumanRequest, ApiRun } from "cairn/client";
 import { api } from "../api";
 import { Link } from "../components/link";
-import { ErrorBox, StatusBadge } from "../components/status";
+import { ErrorBox, Loaded, StatusBadge } from "../components/status";
 import { ago, duration, runAge, spendOf, usd } from "../format";
 import { usePolling } from "../hooks";
 import { BASE, runPath } from "../router";
@@ -28,8 +28,6 @@ export function OverviewPage() {
     .filter((run) => run.status === "running" || run.status === "pending")
     .sort((a, b) => runAge(b, now) - runAge(a, now))
     .slice(0, 5);
-  const waits = (answered.data ?? []).filter((r) => r.answeredAt).map((r) => Date.parse(r.answeredAt!) - Date.parse(r.createdAt));
-  waits.sort((a, b) => a - b);
 
   return (
     <section>
@@ -41,20 +39,20 @@ export function OverviewPage() {
       <div className="tiles">
         {STATUSES.map((status) => (
           <Link key={status} className={`tile status-${status}`} href={`${BASE}/runs?status=${status}`}>
-            <div className="tile-value">{recent.data ? count(status) : "…"}</div>
-            <div className="tile-label">{status}</div>
+            <div className="tile-value">{recent.data ? count(status) : placeholder(recent)}</div>
+            <div className="tile-label">{status.replace("_", " ")}</div>
           </Link>
         ))}
         <div className="tile">
-          <div className="tile-value">{finished ? `${Math.round((100 * count("completed")) / finished)}%` : "—"}</div>
+          <div className="tile-value">{!recent.data ? placeholder(recent) : finished ? `${Math.round((100 * count("completed")) / finished)}%` : "—"}</div>
           <div className="tile-label">completion rate</div>
         </div>
         <Link className={`tile ${pending.data?.length ? "attention" : ""}`} href={`${BASE}/inbox`}>
-          <div className="tile-value">{pending.data?.length ?? "…"}</div>
+          <div className="tile-value">{pending.data?.length ?? placeholder(pending)}</div>
           <div className="tile-label">waiting for a person</div>
         </Link>
         <Link className={`tile ${workers.data?.length === 0 ? "attention" : ""}`} href={`${BASE}/workers`}>
-          <div className="tile-value">{workers.data?.length ?? "…"}</div>
+          <div className="tile-value">{workers.data?.length ?? placeholder(workers)}</div>
           <div className="tile-label">live workers</div>
         </Link>
       </div>
@@ -63,39 +61,74 @@ export function OverviewPage() {
         <div className="panel">
           <h2>Stuck</h2>
           <p className="muted small">Runnable runs no worker has picked up, or whose lease expired.</p>
-          <RunTable runs={stuck.data?.runs} empty="Nothing is stuck." />
+          <Loaded polled={stuck}>{(data) => <RunTable runs={data.runs} empty="Nothing is stuck." />}</Loaded>
         </div>
         <div className="panel">
           <h2>Slowest in flight</h2>
-          <RunTable runs={recent.data ? slow : undefined} empty="Nothing is running." />
+          <p className="muted small">Running and pending runs of the last {SAMPLE}, longest first.</p>
+          <Loaded polled={recent}>{() => <RunTable runs={slow} empty="Nothing is running." />}</Loaded>
         </div>
         <div className="panel">
           <h2>Failure patterns</h2>
           <p className="muted small">The last {SAMPLE} failed runs, grouped by error.</p>
-          <FailurePatterns runs={failed.data?.runs ?? []} />
+          <Loaded polled={failed}>{(data) => <FailurePatterns runs={data.runs} />}</Loaded>
         </div>
         <div className="panel" data-panel="failing-steps">
           <h2>Top failing steps</h2>
           <p className="muted small">Steps whose failure failed a run (of the last {SAMPLE} failed runs), by workflow and step name.</p>
-          <FailingSteps runs={failed.data?.runs ?? []} />
+          <Loaded polled={failed}>{(data) => <FailingSteps runs={data.runs} />}</Loaded>
         </div>
         <div className="panel">
           <h2>Spend</h2>
           <p className="muted small">Model tokens and cost, folded from the journals of the {COSTED} most recent runs.</p>
-          {costs.data ? <Spend rows={costs.data} /> : <p className="muted">Loading…</p>}
+          <Loaded polled={costs}>{(rows) => <Spend rows={rows} />}</Loaded>
         </div>
-        <div className="panel">
+        <div className="panel" data-panel="human-input">
           <h2>Human input</h2>
-          {waits.length === 0 ? (
-            <p className="muted">No answers yet.</p>
-          ) : (
-            <p>
-              {waits.length} answered · median wait <b>{duration(waits[Math.floor(waits.length / 2)]!)}</b> · longest <b>{duration(waits.at(-1)!)}</b>
-            </p>
-          )}
+          <Loaded polled={answered}>{(requests) => <HumanInput requests={requests} />}</Loaded>
         </div>
       </div>
     </section>
+  );
+}
+
+/** A tile's value before its data came: "…" while loading, "?" (with the error as a tooltip) when it failed. */
+function placeholder(polled: { error: Error | undefined }) {
+  return polled.error ? <span title={polled.error.message}>?</span> : "…";
+}
+
+/**
+ * Whether a person answered: a request that timed out is closed by its escalation (`by: "timeout"`),
+ * and one whose run ended unanswered is closed with a `closedReason`; neither is an answer.
+ */
+function answeredByPerson(request: ApiHumanRequest): boolean {
+  if (request.status !== "answered" || !request.answeredAt || !request.answer) return false;
+  if ((request as { closedReason?: unknown }).closedReason) return false;
+  return request.answer.by !== "timeout";
+}
+
+/** How long people take to answer, from real answers only; timed-out questions counted apart. */
+function HumanInput({ requests }: { requests: ApiHumanRequest[] }) {
+  const waits = requests.filter(answeredByPerson).map((r) => Date.parse(r.answeredAt!) - Date.parse(r.createdAt));
+  waits.sort((a, b) => a - b);
+  const timedOut = requests.filter((r) => r.status === "answered" && r.answer?.by === "timeout").length;
+  return (
+    <>
+      {waits.length === 0 ? (
+        <p className="muted" data-answered="0">
+          No answers yet.
+        </p>
+      ) : (
+        <p data-answered={waits.length}>
+          {waits.length} answered · median wait <b>{duration(waits[Math.floor(waits.length / 2)]!)}</b> · longest <b>{duration(waits.at(-1)!)}</b>
+        </p>
+      )}
+      {timedOut > 0 && (
+        <p className="muted" data-timed-out={timedOut}>
+          {timedOut} timed out unanswered.
+        </p>
+      )}
+    </>
   );
 }
 
@@ -213,6 +246,7 @@ function Spend({ rows }: { rows: CostRow[] }) {
     total.runs++;
     byWorkflow.set(row.run.workflow, total);
   }
+  if (rows.every((row) => row.tokens === 0 && row.costMicros === 0)) return <p className="muted">No model calls in the {rows.length} most recent runs.</p>;
   const expensive = rows
     .filter((row) => row.tokens > 0)
     .sort((a, b) => b.costMicros - a.costMicros || b.tokens - a.tokens)

@@ -67,8 +67,17 @@ export function RunPage({ runId }: { runId: string }) {
             {spend.modelCalls} · {spend.inputTokens + spend.outputTokens} tokens
           </Fact>
           <Fact label="cost">{usd(spend.costMicros)}</Fact>
-          <Fact label="steps / retries">
-            {spend.steps} / {spend.retries}
+          <Fact label="steps" title="Distinct steps the run started, and how many of them failed for good">
+            <span data-fact="steps">{spend.steps}</span>
+            {spend.failedSteps > 0 && (
+              <span className="err" data-fact="failed-steps">
+                {" "}
+                · {spend.failedSteps} failed
+              </span>
+            )}
+          </Fact>
+          <Fact label="retries" title="Attempts beyond each step's first">
+            <span data-fact="retries">{spend.retries}</span>
           </Fact>
           {r.leaseOwner && <Fact label="held by">{r.leaseOwner}</Fact>}
           {r.parentRunId && (
@@ -131,9 +140,9 @@ export function RunPage({ runId }: { runId: string }) {
   );
 }
 
-function Fact({ label, children }: { label: string; children: ReactNode }) {
+function Fact({ label, title, children }: { label: string; title?: string; children: ReactNode }) {
   return (
-    <div className="fact">
+    <div className="fact" title={title}>
       <div className="fact-label">{label}</div>
       <div className="fact-value">{children}</div>
     </div>
