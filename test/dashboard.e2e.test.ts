@@ -103,6 +103,16 @@ if (!haveChromium && process.env.CI === "true") {
       expect(await waitingRow.count()).toBe(0);
       expect(await page.getByRole("button", { name: "failed", exact: true }).getAttribute("aria-pressed")).toBe("true");
 
+      // The failed run's timeline shows its error with the stack trace behind a click.
+      await page.goto(`${server.url}/ui/runs/list-failed`);
+      const error = page.locator("details.err").first();
+      await expect.poll(() => error.count(), { timeout: 10_000 }).toBeGreaterThan(0);
+      expect(await error.locator("summary").textContent()).toContain("not yet");
+      expect(await error.locator("pre").isVisible()).toBe(false);
+      await error.locator("summary").click();
+      await expect.poll(() => error.locator("pre").isVisible()).toBe(true);
+      expect(await error.locator("pre").textContent()).toMatch(/NonRetryableError: not yet\n\s+at /);
+
       // Status is live: a run that changes state changes in the list without a reload.
       await page.goto(`${server.url}/ui/runs`);
       flakyState.healed = true;
