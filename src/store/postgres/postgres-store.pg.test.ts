@@ -553,7 +553,8 @@ describe.skipIf(!available)("postgres", () => {
       const ids = taken.map((run) => run.runId);
       expect(ids).toHaveLength(150);
       expect(new Set(ids).size).toBe(150);
-      expect(new Set(taken.map((run) => run.leaseOwner))).toEqual(new Set(["a1", "a2", "a3", "b1", "b2", "b3"]));
+      // Both stores took part in the race (one claim loop of six may lose every round on a busy machine).
+      expect(new Set(taken.map((run) => run.leaseOwner?.charAt(0)))).toEqual(new Set(["a", "b"]));
       const claims = await admin<{ n: number }>(`SELECT count(*)::int AS n FROM "${a.schema}".journal WHERE kind = 'run.claimed'`);
       expect(claims).toEqual([{ n: 40 + 150 }]);
     });
