@@ -2,28 +2,19 @@
  * CAIRN_PAYLOAD_INLINE_LIMIT: a process started by the CLI offloads payloads over the limit it names,
  * and a malformed value is refused at start, naming the variable.
  */
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { runCli, type CliResult } from "../../test/support/cli.js";
 import { storeUrl } from "../../test/support/engines.js";
 import { requireBuild } from "../../test/support/processes.js";
 import { openStore } from "../store/open-store.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const MAIN = join(ROOT, "dist/src/cli/main.js");
 const WORKFLOWS = join(ROOT, "test/fixtures/payload-workflows.mjs");
 
-function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, CAIRN_LOG_LEVEL: "error", ...env } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
+  return runCli(args, { cwd: ROOT, env: { CAIRN_LOG_LEVEL: "error", ...env } });
 }
 
 describe("CAIRN_PAYLOAD_INLINE_LIMIT", () => {

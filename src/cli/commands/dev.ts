@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { modelFromEnv } from "../../agent/model/from-env.js";
 import { isTerminal } from "../../core/run.js";
-import { createEngine } from "../../engine/create-engine.js";
+import { createHostingEngine } from "../command-engine.js";
 import type { Engine, RunInfo } from "../../engine/engine.js";
 import type { Workflow } from "../../engine/workflow.js";
 import { builtDashboardDir } from "../../server/dashboard.js";
@@ -13,7 +13,7 @@ import { followRun } from "../follow.js";
 import { formatError, preview } from "../format.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
-import { loadModuleEngineOptions, maxRecoveryOption } from "../load-schedules.js";
+import { maxRecoveryOption } from "../load-schedules.js";
 import { dashboardLine } from "./serve.js";
 
 interface DevOptions extends StoreOptions {
@@ -45,12 +45,7 @@ export function registerDevCommand(program: Command): void {
 async function runDev(options: DevOptions): Promise<void> {
   const workflows = await resolveWorkflows(options.workflows);
   const shutdown = untilShutdown("stopping: in-flight steps finish, then the store is closed");
-  const engine = await createEngine({
-    store: options.store,
-    workflows,
-    ...(await loadModuleEngineOptions(options.workflows)),
-    ...defined({ maxRecoveryAttempts: options.maxRecoveryAttempts }),
-  });
+  const engine = await createHostingEngine(options, workflows);
   const stopFollowing = new AbortController();
   try {
     const worker = engine.startWorker(defined({ concurrency: options.concurrency }));

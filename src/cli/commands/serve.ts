@@ -1,5 +1,5 @@
 import { Option, type Command } from "commander";
-import { createEngine } from "../../engine/create-engine.js";
+import { createHostingEngine } from "../command-engine.js";
 import { builtDashboardDir, DASHBOARD_PATH } from "../../server/dashboard.js";
 import { isLoopbackHost } from "../../server/loopback.js";
 import { serve } from "../../server/serve.js";
@@ -8,8 +8,7 @@ import { CLI, defined, print, storeOption, type StoreOptions } from "../context.
 import { UsageError } from "../errors.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
-import { loadModuleEngineOptions, maxRecoveryOption } from "../load-schedules.js";
-import { otelFromEnv } from "../otel-env.js";
+import { maxRecoveryOption } from "../load-schedules.js";
 import { retentionFrom, retentionOptions, type RetentionCommandOptions } from "./retention.js";
 
 interface ServeCommandOptions extends StoreOptions, RetentionCommandOptions {
@@ -51,14 +50,7 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
   const shutdown = untilShutdown("stopping: the server closes, in-flight steps finish, then the store is closed");
   const retention = retentionFrom(options);
   if (retention && !options.worker) throw new UsageError("--retention-* options need the built-in worker: drop --no-worker, or give them to `cairn worker`.");
-  const fromModules = { ...(await loadModuleEngineOptions(options.workflows)), ...(await otelFromEnv()) };
-  const engine = await createEngine({
-    store: options.store,
-    workflows,
-    ...fromModules,
-    ...defined({ maxRecoveryAttempts: options.maxRecoveryAttempts }),
-    ...(retention ? { retention } : {}),
-  });
+  const engine = await createHostingEngine(options, workflows, retention);
   try {
     const worker = options.worker ? engine.startWorker(defined({ concurrency: options.concurrency })) : undefined;
     const dashboardDir = options.dashboard ? builtDashboardDir() : undefined;

@@ -1,12 +1,11 @@
 import type { Command } from "commander";
-import { createEngine } from "../../engine/create-engine.js";
+import { createHostingEngine } from "../command-engine.js";
 import { idArg, intArg } from "../args.js";
 import { defined, print, storeOption, type StoreOptions } from "../context.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
 import { retentionFrom, retentionOptions, type RetentionCommandOptions } from "./retention.js";
-import { loadModuleEngineOptions, maxRecoveryOption } from "../load-schedules.js";
-import { otelFromEnv } from "../otel-env.js";
+import { maxRecoveryOption } from "../load-schedules.js";
 import { metricsOptions, startMetrics, type MetricsCommandOptions } from "./worker-metrics.js";
 
 interface WorkerCommandOptions extends StoreOptions, RetentionCommandOptions, MetricsCommandOptions {
@@ -40,14 +39,7 @@ async function runWorker(options: WorkerCommandOptions): Promise<void> {
   const workflows = await resolveWorkflows(options.workflows);
   const shutdown = untilShutdown("draining: in-flight steps finish and leases are released");
   const retention = retentionFrom(options);
-  const fromModules = { ...(await loadModuleEngineOptions(options.workflows)), ...(await otelFromEnv()) };
-  const engine = await createEngine({
-    store: options.store,
-    workflows,
-    ...fromModules,
-    ...defined({ maxRecoveryAttempts: options.maxRecoveryAttempts }),
-    ...(retention ? { retention } : {}),
-  });
+  const engine = await createHostingEngine(options, workflows, retention);
   let metrics: Awaited<ReturnType<typeof startMetrics>>;
   try {
     metrics = await startMetrics(engine, options);
