@@ -36,13 +36,31 @@ export function openSqliteDatabase(path: string, options: SqliteStoreOptions = {
   const db = new Database(path, { timeout: busyTimeoutMs });
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    if (path !== ":memory:") db.pragma("journal_mode = WAL");
+    if (path !== ":memory:") enableWal(db, busyTimeoutMs);
     db.pragma(`synchronous = ${options.synchronous ?? "FULL"}`);
     db.pragma("foreign_keys = ON");
     return db;
   } catch (error) {
     db.close();
     throw error;
+  }
+}
+
+/**
+ * Switching a fresh file to WAL needs an exclusive lock, and SQLite answers SQLITE_BUSY at once
+ * (without its busy handler) while another process opens the same file. Retry with a short
+ * back-off until the busy timeout, as every other statement waits.
+ */
+function enableWal(db: Database.Database, busyTimeoutMs: number): void {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (let delayMs = 1; ; delayMs = Math.min(delayMs * 2, 50)) {
+    try {
+      db.pragma("journal_mode = WAL");
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "SQLITE_BUSY" || Date.now() >= deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, delayMs);
+    }
   }
 }
 
