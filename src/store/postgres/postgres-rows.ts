@@ -1,6 +1,6 @@
 import type { EntryKind, JournalEntry } from "../../core/journal.js";
 import type { RunRecord, RunStatus } from "../../core/run.js";
-import type { HumanRequest, InboxEvent, WorkerRecord } from "../../core/store.js";
+import type { InboxEvent, WorkerRecord } from "../../core/store.js";
 import type { RunState } from "../common/run-state.js";
 
 // PostgreSQL folds unquoted aliases to lower case, so every alias is quoted. BIGINT columns
@@ -137,24 +137,7 @@ export const HUMAN_COLUMNS = `request_id AS "requestId", run_id AS "runId", op_k
   timeout_at AS "timeoutAt", created_at AS "createdAt", answered_at AS "answeredAt", context, closed_reason AS "closedReason"`;
 
 /** A human_requests row as selected with {@link HUMAN_COLUMNS}: options are JSON text. */
-export type HumanRow = Omit<HumanRequest, "options" | "status" | "context" | "closedReason"> & {
-  options: string;
-  status: string;
-  context: string | null;
-  closedReason: string | null;
-};
-
-/** Maps a row selected with {@link HUMAN_COLUMNS}. */
-export function toHuman(row: HumanRow): HumanRequest {
-  const { context, closedReason, ...rest } = row;
-  return {
-    ...rest,
-    options: JSON.parse(row.options) as string[],
-    status: row.status as HumanRequest["status"],
-    ...(context == null ? {} : { context }),
-    ...(closedReason == null ? {} : { closedReason }),
-  };
-}
+export { toHuman, type HumanRow } from "../common/human-rows.js";
 
 /** Columns of a worker, aliased. */
 export const WORKER_COLUMNS = `worker_id AS "workerId", host, pid, workflows, runs_held AS "runsHeld", started_at AS "startedAt", heartbeat_at AS "heartbeatAt"`;

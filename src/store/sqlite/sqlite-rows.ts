@@ -1,6 +1,6 @@
 import type { EntryKind, JournalEntry } from "../../core/journal.js";
 import type { RunRecord, RunStatus } from "../../core/run.js";
-import type { HumanRequest, InboxEvent, WorkerRecord } from "../../core/store.js";
+import type { InboxEvent, WorkerRecord } from "../../core/store.js";
 import type { RunState } from "../common/run-state.js";
 
 /** Columns of a {@link RunState}, aliased to its field names (the input is left out: it can be large). */
@@ -92,24 +92,7 @@ export const HUMAN_COLUMNS =
   "request_id AS requestId, run_id AS runId, op_key AS opKey, question, options, status, answer, timeout_at AS timeoutAt, created_at AS createdAt, answered_at AS answeredAt, context, closed_reason AS closedReason";
 
 /** A human_requests row as SQLite returns it: options are JSON text. */
-export type HumanRow = Omit<HumanRequest, "options" | "status" | "context" | "closedReason"> & {
-  options: string;
-  status: string;
-  context: string | null;
-  closedReason: string | null;
-};
-
-/** Maps a row selected with {@link HUMAN_COLUMNS}. */
-export function toHuman(row: HumanRow): HumanRequest {
-  const { context, closedReason, ...rest } = row;
-  return {
-    ...rest,
-    options: JSON.parse(row.options) as string[],
-    status: row.status as HumanRequest["status"],
-    ...(context == null ? {} : { context }),
-    ...(closedReason == null ? {} : { closedReason }),
-  };
-}
+export { toHuman, type HumanRow } from "../common/human-rows.js";
 
 /** An inbox row as SQLite returns it. */
 export type InboxRow = InboxEvent;
