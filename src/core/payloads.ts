@@ -76,6 +76,19 @@ export function litMarker(text: string): string {
   return `${LIT_PREFIX}"v":${JSON.stringify(text)}}`;
 }
 
+/**
+ * A loop checkpoint's marker (blob or encrypted) with what the checkpoint supersedes written beside
+ * the reference: `{"$cairn":"blob",…,"from":12,"keep":[15]}`. Stores read `from` and `keep` from the
+ * stored payload to skip superseded history on resume (core/resume.ts `supersededBy`) without
+ * fetching or decrypting it; they are journal positions, nothing of the user's.
+ */
+export function withSupersedes(marker: string, supersedes: { from: unknown; keep: unknown }): string {
+  const from = Number.isSafeInteger(supersedes.from) ? (supersedes.from as number) : undefined;
+  const keep = Array.isArray(supersedes.keep) ? supersedes.keep.filter((seq): seq is number => Number.isSafeInteger(seq)) : [];
+  if (from === undefined || !marker.endsWith("}")) return marker;
+  return `${marker.slice(0, -1)},"from":${from},"keep":${JSON.stringify(keep)}}`;
+}
+
 /** Hex SHA-256 of a payload's UTF-8 bytes. */
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");

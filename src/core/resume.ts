@@ -19,7 +19,13 @@ export function isCheckpoint(kind: string): boolean {
   return kind === "loop.snapshot" || kind === "loop.completed";
 }
 
-/** Reads `from` and `keep` out of a checkpoint entry's payload. */
+/**
+ * Reads `from` and `keep` out of a checkpoint entry's payload. Stores call it on the payload as
+ * stored: for an offloaded or encrypted checkpoint that is a marker, which carries the two fields
+ * beside its reference (`withSupersedes` in core/payloads.ts). A payload without them (a marker
+ * written before markers carried them) supersedes nothing: the read returns more than it needs and
+ * {@link resumeView} drops the rest.
+ */
 export function supersededBy(entry: Pick<JournalEntry, "kind" | "payload" | "seq">): Supersedes {
   const data = JSON.parse(entry.payload) as Partial<Supersedes>;
   const from = typeof data.from === "number" ? data.from : entry.seq;
@@ -61,4 +67,30 @@ export async function readForResume(reads: ResumeReads): Promise<JournalEntry[]>
     below = Math.min(from, checkpoint.seq);
   }
   return parts.reverse().flat();
+}
+
+/**
+ * The entries a resume needs out of entries already in memory: {@link readForResume} over an array.
+ * The engine applies it to what the store returned, so replay is exact even when the store's read
+ * skipped less than it could (a checkpoint whose stored form did not name what it supersedes); on
+ * entries the store already narrowed it returns them unchanged. `entries` must have resolved
+ * (plain) payloads.
+ */
+export async function resumeView(entries: readonly JournalEntry[]): Promise<JournalEntry[]> {
+  let sorted = entries;
+  for (let i = 1; i < entries.length; i++) {
+    if (entries[i]!.seq <= entries[i - 1]!.seq) {
+      sorted = [...entries].sort((a, b) => a.seq - b.seq);
+      break;
+    }
+  }
+  if (!sorted.some((entry) => isCheckpoint(entry.kind))) return [...sorted];
+  return readForResume({
+    latestCheckpointBelow: async (below) => sorted.findLast((entry) => entry.seq < below && isCheckpoint(entry.kind)),
+    range: async (from, below) => sorted.filter((entry) => entry.seq >= from && entry.seq < below),
+    seqs: async (seqs) => {
+      const wanted = new Set(seqs);
+      return sorted.filter((entry) => wanted.has(entry.seq));
+    },
+  });
 }

@@ -1,7 +1,7 @@
 import type { ReplayReport } from "../core/deploys.js";
 import { NonDeterminismError, RunCancelledError, RunFailedError, StepFailedError, TimeoutError, ValidationError, isCairnError } from "../core/errors.js";
 import { isOutcome, opKey as makeOpKey, opKindOf, type EntryData, type JournalEntry, type OpKind } from "../core/journal.js";
-import { isCheckpoint, readForResume } from "../core/resume.js";
+import { resumeView } from "../core/resume.js";
 import { decode, type SerializedError } from "../core/serialize.js";
 import { replyOutcome } from "./ask-human.js";
 import type { DecodedEntry, Outcome } from "./execution-types.js";
@@ -66,16 +66,6 @@ interface TerminalEntry {
 export async function dryReplay(workflow: Workflow<any, any>, run: DryReplayRun, journal: readonly JournalEntry[]): Promise<ReplayReport> {
   const replay = new DryReplay(workflow, run, await resumeView(journal));
   return replay.replay();
-}
-
-/** The entries a worker would load to resume this journal (core/resume.ts over an array). */
-async function resumeView(journal: readonly JournalEntry[]): Promise<JournalEntry[]> {
-  const sorted = [...journal].sort((a, b) => a.seq - b.seq);
-  return readForResume({
-    latestCheckpointBelow: async (below) => sorted.findLast((e) => e.seq < below && isCheckpoint(e.kind)),
-    range: async (from, below) => sorted.filter((e) => e.seq >= from && e.seq < below),
-    seqs: async (seqs) => sorted.filter((e) => seqs.includes(e.seq)),
-  });
 }
 
 class DryReplay {

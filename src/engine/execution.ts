@@ -22,6 +22,7 @@ import {
   type WaitDescriptor,
 } from "../core/journal.js";
 import type { RunRecord } from "../core/run.js";
+import { resumeView } from "../core/resume.js";
 import { decode, decodeKeepingSecrets, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import { checkAskHuman, replyOutcome, runAskHuman } from "./ask-human.js";
 import { crashPoint } from "./crash-points.js";
@@ -158,8 +159,9 @@ export class Execution implements OpExecution {
   /** Loads the journal and runs the workflow. */
   async start(): Promise<void> {
     try {
-      const entries = await this.host.store.readJournalForResume(this.runId);
-      this.index(entries);
+      // The store's read skips what checkpoints supersede; the engine narrows it again on the
+      // decoded entries, so replay never depends on how a checkpoint was stored.
+      this.index(await resumeView(await this.host.store.readJournalForResume(this.runId)));
     } catch (error) {
       this.host.logger.log("error", "could not load the journal; abandoning the execution", { runId: this.runId, error: serializeError(error) });
       this.abandon(error);

@@ -10,8 +10,10 @@ import {
   mayBeMarker,
   parseMarker,
   sha256Hex,
+  withSupersedes,
   type PayloadCodec,
 } from "../../core/payloads.js";
+import { isCheckpoint } from "../../core/resume.js";
 import type { OutboxMessage } from "../../core/outbox.js";
 import type { RunRecord } from "../../core/run.js";
 import { byteLength, decode, encode } from "../../core/serialize.js";
@@ -295,7 +297,9 @@ class PayloadStore implements Partial<Store> {
   /** An entry's stored form: its payload, and the data fields stores project into other rows. */
   private async putEntry(entry: NewEntry, blobs: Blobs): Promise<NewEntry> {
     const large = this.isLarge(entry.payload);
-    const payload = await this.put(entry.payload, blobs);
+    let payload = await this.put(entry.payload, blobs);
+    // A checkpoint stored as a marker still says what it supersedes, or resumes would read all of history.
+    if (payload !== entry.payload && isCheckpoint(entry.kind)) payload = withSupersedes(payload, entry.data as { from: unknown; keep: unknown });
     let data = entry.data;
     const projected = PROJECTED[entry.kind];
     if (projected && (this.codec || large)) {
