@@ -3,7 +3,9 @@
  * random moments; a ledger file outside the engine's database counts step executions.
  */
 import { join, resolve } from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { parseMarker } from "../src/core/payloads.js";
 import { createEngine } from "../src/engine/create-engine.js";
 import type { Engine } from "../src/engine/engine.js";
 import { CRASH_POINTS } from "../src/engine/crash-points.js";
@@ -26,12 +28,12 @@ interface Scenario {
   runIds: string[];
 }
 
-async function setUp(name: string, runs = RUNS): Promise<Scenario> {
+async function setUp(name: string, runs = RUNS, inlineLimit?: number): Promise<Scenario> {
   requireBuild();
   const dir = tempDir();
   const store = `sqlite:${join(dir, "cairn.db")}`;
   const ledger = join(dir, "ledger.txt");
-  const engine = await createEngine({ store, workflows, logger: silentLogger });
+  const engine = await createEngine({ store, workflows, logger: silentLogger, payloads: inlineLimit === undefined ? {} : { inlineLimit } });
   onCleanup(() => engine.close());
   const runIds: string[] = [];
   for (let i = 0; i < runs; i++) {
@@ -43,7 +45,13 @@ async function setUp(name: string, runs = RUNS): Promise<Scenario> {
   await engine.sendEvent(runIds[0]!, "go", { x: 0 }, { eventId: `go-${runIds[0]}` });
   return {
     engine,
-    env: { CAIRN_TEST_STORE: store, CAIRN_TEST_WORKFLOWS: WORKFLOWS, CAIRN_TEST_LEDGER: ledger, CAIRN_TEST_LEASE_MS: LEASE_MS },
+    env: {
+      CAIRN_TEST_STORE: store,
+      CAIRN_TEST_WORKFLOWS: WORKFLOWS,
+      CAIRN_TEST_LEDGER: ledger,
+      CAIRN_TEST_LEASE_MS: LEASE_MS,
+      ...(inlineLimit === undefined ? {} : { CAIRN_PAYLOAD_INLINE_LIMIT: String(inlineLimit) }),
+    },
     ledger,
     runIds,
   };
@@ -84,31 +92,46 @@ async function verify(scenario: Scenario): Promise<void> {
   }
 }
 
-describe("SIGKILL at every crash point", () => {
-  it.each(CRASH_POINTS)("%s", async (point) => {
-    const scenario = await setUp(point);
-    let crashes = 0;
-    for (let hit = 1; hit <= 4; hit++) {
-      const worker = spawnWorker({ ...scenario.env, CAIRN_CRASH_AT: `${point}:${hit}` });
-      await worker.ready.catch(() => undefined);
-      await sendEvents(scenario);
-      const ended = await waitFor(
-        async () => (worker.child.signalCode ?? worker.child.exitCode ?? ((await allDone(scenario)) ? "done" : false)) as string | false,
-        {
-          timeoutMs: 30_000,
-          what: `worker crash at ${point}:${hit} or completion`,
-        },
-      );
-      if (ended === "SIGKILL") crashes += 1;
-      else {
-        worker.child.kill("SIGTERM");
-        await worker.exited;
-        break;
-      }
+/** Kills workers at the point's 1st to 4th hit (until one finishes the runs), then finishes and verifies. */
+async function crashAt(point: string, scenario: Scenario): Promise<void> {
+  let crashes = 0;
+  for (let hit = 1; hit <= 4; hit++) {
+    const worker = spawnWorker({ ...scenario.env, CAIRN_CRASH_AT: `${point}:${hit}` });
+    await worker.ready.catch(() => undefined);
+    await sendEvents(scenario);
+    const ended = await waitFor(
+      async () => (worker.child.signalCode ?? worker.child.exitCode ?? ((await allDone(scenario)) ? "done" : false)) as string | false,
+      {
+        timeoutMs: 30_000,
+        what: `worker crash at ${point}:${hit} or completion`,
+      },
+    );
+    if (ended === "SIGKILL") crashes += 1;
+    else {
+      worker.child.kill("SIGTERM");
+      await worker.exited;
+      break;
     }
-    expect(crashes, `crash point ${point} was reached`).toBeGreaterThan(0);
-    if (!(await allDone(scenario))) await finishWithCleanWorker(scenario);
-    await verify(scenario);
+  }
+  expect(crashes, `crash point ${point} was reached`).toBeGreaterThan(0);
+  if (!(await allDone(scenario))) await finishWithCleanWorker(scenario);
+  await verify(scenario);
+}
+
+describe("SIGKILL at every crash point", () => {
+  it.each(CRASH_POINTS)("%s", async (point) => crashAt(point, await setUp(point)));
+});
+
+describe("SIGKILL with every payload offloaded to a blob (inline limit 0)", () => {
+  // Loop snapshots, step results, events and child outputs all stored as blob references.
+  it.each(["after-snapshot", "after-consume", "before-suspend"])("%s", async (point) => {
+    const scenario = await setUp(`blob-${point}`, RUNS, 0);
+    await crashAt(point, scenario);
+    const db = new Database(scenario.env.CAIRN_TEST_STORE!.slice("sqlite:".length), { readonly: true });
+    const stored = db.prepare("SELECT payload FROM journal WHERE kind = 'loop.snapshot'").pluck().all() as string[];
+    db.close();
+    expect(stored.length).toBeGreaterThan(0);
+    for (const payload of stored) expect(parseMarker(payload)?.kind).toBe("blob");
   });
 });
 

@@ -97,7 +97,11 @@ describe("loop state past the inline limit, under SIGKILL", () => {
     await scenario.engine.start("chat.thread", {}, { runId: threadId });
     for (let n = 1; n <= MESSAGES; n++) await scenario.engine.sendEvent(threadId, "message", { prompt: `message ${n}`, turnId: `m${n}` }, { eventId: `m${n}` });
     await scenario.engine.sendEvent(threadId, "message", { close: true }, { eventId: "close" });
-    const s: Supervision = { env: scenario.env, tick: async () => undefined, done: async () => (await scenario.engine.getRun(threadId)).status === "completed" };
+    const s: Supervision = {
+      env: scenario.env,
+      tick: async () => undefined,
+      done: async () => (await scenario.engine.getRun(threadId)).status === "completed",
+    };
     // One snapshot per message, ~2 KB a message: the 6th (~13 KB) is past 8 KiB.
     await killAtSnapshot(s, 6);
     expect(parseMarker((await newestSnapshot(scenario, threadId)).payload)?.kind, "the newest snapshot is offloaded").toBe("blob");

@@ -77,6 +77,13 @@ export function litMarker(text: string): string {
 }
 
 /**
+ * Entry kinds the stores read themselves (dead-letter bookkeeping, store/common/recovery.ts) and
+ * that hold nothing of the user's (worker ids, where a claim came from): stored as they are, never
+ * offloaded or sealed, or a store with a codec could not read them.
+ */
+export const PLAIN_ENTRY_KINDS: ReadonlySet<string> = new Set(["run.claimed", "run.released"]);
+
+/**
  * A loop checkpoint's marker (blob or encrypted) with what the checkpoint supersedes written beside
  * the reference: `{"$cairn":"blob",…,"from":12,"keep":[15]}`. Stores read `from` and `keep` from the
  * stored payload to skip superseded history on resume (core/resume.ts `supersededBy`) without

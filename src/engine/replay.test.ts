@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { deferred, sharedEngines, STORE_KINDS, testEngine } from "../../test/support/engines.js";
+import { aesGcmCodec } from "../store/payloads/aes-gcm-codec.js";
 import { waitFor } from "../testing/wait-for.js";
 import { defineWorkflow } from "./define-workflow.js";
 import type { Engine } from "./engine.js";
@@ -125,23 +126,28 @@ describe.each(STORE_KINDS)("replay on %s", (kind) => {
     expect(second).toBe(1);
   });
 
-  it("stopping workers (a rolling deploy) is no failed recovery: a run given back mid-step 3 times is not dead at maxRecoveryAttempts 1", async () => {
-    const gate = deferred<string>();
-    let started = 0;
-    const wf = defineWorkflow({ name: "long-step", run: (ctx) => ctx.step("slow", () => (started++, gate.promise)) });
-    const engine = await testEngine(kind, { workflows: [wf], maxRecoveryAttempts: 1 });
-    await engine.start(wf, undefined, { runId: "rolled" });
-    for (let deploy = 1; deploy <= 3; deploy++) {
-      const worker = engine.startWorker(fast);
-      await waitFor(() => started === deploy, { what: `attempt ${deploy} of the step` });
-      await worker.stop({ drain: false });
-      expect((await engine.getRun("rolled")).status).toBe("running");
-    }
-    engine.startWorker(fast);
-    await waitFor(() => started === 4, { what: "the fourth attempt" });
-    gate.resolve("done");
-    expect(await engine.result("rolled", { timeoutMs: 5000 })).toBe("done");
-  });
+  // Encrypted: the store reads run.released itself, so the payload layer must leave it readable.
+  it.each([false, true])(
+    "stopping workers (a rolling deploy) is no failed recovery: a run given back mid-step 3 times is not dead at maxRecoveryAttempts 1 (encrypted: %s)",
+    async (encrypted) => {
+      const gate = deferred<string>();
+      let started = 0;
+      const wf = defineWorkflow({ name: "long-step", run: (ctx) => ctx.step("slow", () => (started++, gate.promise)) });
+      const codec = encrypted ? aesGcmCodec({ keys: { k: Buffer.alloc(32, 9).toString("base64") }, currentKeyId: "k" }) : null;
+      const engine = await testEngine(kind, { workflows: [wf], maxRecoveryAttempts: 1, payloads: { codec } });
+      await engine.start(wf, undefined, { runId: "rolled" });
+      for (let deploy = 1; deploy <= 3; deploy++) {
+        const worker = engine.startWorker(fast);
+        await waitFor(() => started === deploy, { what: `attempt ${deploy} of the step` });
+        await worker.stop({ drain: false });
+        expect((await engine.getRun("rolled")).status).toBe("running");
+      }
+      engine.startWorker(fast);
+      await waitFor(() => started === 4, { what: "the fourth attempt" });
+      gate.resolve("done");
+      expect(await engine.result("rolled", { timeoutMs: 5000 })).toBe("done");
+    },
+  );
 
   it("a short retry back-off waits in process, a long one is a durable timer", async () => {
     let now = Date.UTC(2030, 0, 1);

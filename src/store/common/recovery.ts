@@ -13,6 +13,7 @@ import type { RunState } from "./run-state.js";
 /** Entries a recovery writes by itself, which therefore do not prove progress. */
 const NOT_PROGRESS = new Set<string>(["step.started", "step.reconciled", "run.claimed", "run.released"]);
 
+// The payload layer leaves these two kinds plain (PLAIN_ENTRY_KINDS in core/payloads.ts), so they parse here.
 function isStoppedRelease(entry: Pick<JournalEntry, "kind" | "payload">): boolean {
   return entry.kind === "run.released" && (JSON.parse(entry.payload) as EntryData["run.released"]).stopped === true;
 }

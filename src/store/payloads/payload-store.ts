@@ -8,6 +8,7 @@ import {
   litMarker,
   looksLikeMarker,
   mayBeMarker,
+  PLAIN_ENTRY_KINDS,
   parseMarker,
   sha256Hex,
   withSupersedes,
@@ -296,6 +297,7 @@ class PayloadStore implements Partial<Store> {
 
   /** An entry's stored form: its payload, and the data fields stores project into other rows. */
   private async putEntry(entry: NewEntry, blobs: Blobs): Promise<NewEntry> {
+    if (PLAIN_ENTRY_KINDS.has(entry.kind)) return entry;
     const large = this.isLarge(entry.payload);
     let payload = await this.put(entry.payload, blobs);
     // A checkpoint stored as a marker still says what it supersedes, or resumes would read all of history.
