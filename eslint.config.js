@@ -51,9 +51,11 @@ export default tseslint.config(
     "engine reaches stores only through the Store port and openStore.",
   ),
   {
-    // Workflow code is replayed: time and randomness must come from ctx (STYLE.md §7).
-    files: ["examples/**/*.ts"],
-    ignores: ["examples/**/*.test.ts", "examples/demo.ts", "examples/test-helpers.ts"],
+    // Workflow code is replayed: time and randomness must come from ctx (STYLE.md §7). That is the
+    // examples' workflows and the agent layer's files, whose code runs inside the agent's workflow
+    // (model adapters and MCP clients run inside steps, which are not replayed: src/agent/model/ is not listed).
+    files: ["examples/**/*.ts", "src/agent/*.ts"],
+    ignores: ["examples/**/*.test.ts", "examples/demo.ts", "examples/test-helpers.ts", "src/agent/*.test.ts"],
     rules: {
       "no-restricted-properties": [
         "error",

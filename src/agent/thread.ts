@@ -90,12 +90,16 @@ export async function sendToThread(
   return {
     runId,
     async result() {
+      // The caller's side, not workflow code: real time is right here.
+      // eslint-disable-next-line no-restricted-properties
       const deadline = Date.now() + (options.timeoutMs ?? 600_000);
       // The turn's run exists once the thread has taken the message.
       for (;;) {
         try {
+          // eslint-disable-next-line no-restricted-properties
           return await engine.result<AgentResult>(runId, { timeoutMs: Math.max(1, deadline - Date.now()) });
         } catch (error) {
+          // eslint-disable-next-line no-restricted-properties
           if (!isCairnError(error, "RUN_NOT_FOUND") || Date.now() > deadline) throw error;
           await new Promise((resolve) => setTimeout(resolve, 20));
         }

@@ -21,11 +21,14 @@ import { workersSpec } from "./workers-spec.js";
 export type { StoreFactory } from "./harness.js";
 
 /**
- * The one conformance suite every {@link Store} passes. Call it from a test file with a
- * factory that creates an isolated, migrated store per test and disposes of it.
+ * The one conformance suite every {@link Store} passes: the memory, SQLite and PostgreSQL stores run
+ * it, and a third-party store proves itself with it. Call it from a vitest test file with a factory
+ * that creates an isolated, migrated store per test and disposes of it.
  *
  * @example
- * storeConformance("memory", { create: async () => new MemoryStore(), destroy: (s) => s.close() });
+ * // my-store.test.ts
+ * import { storeConformance } from "cairn/testing";
+ * storeConformance("my-store", { create: async () => openMyStore(freshUrl()), destroy: (s) => s.close() });
  */
 export function storeConformance(name: string, factory: StoreFactory): void {
   describe(`${name} store conformance`, () => {

@@ -1,4 +1,5 @@
-import { storeConformance } from "../conformance/store-conformance.js";
+// Through the public export, as a third-party store would run it.
+import { storeConformance } from "cairn/testing";
 import { MemoryStore } from "./memory-store.js";
 
 storeConformance("memory", {
