@@ -347,7 +347,7 @@ export class Execution implements OpExecution {
 
   // ── delivering outcomes ──────────────────────────────────────────────────
 
-  /** Queues a live outcome (already durable) for delivery in journal order. */
+  /** Queues a live outcome for delivery in journal order (its commit may be in flight: docs/decisions/0004). */
   private deliver(key: string, seq: number, outcome: Outcome): void {
     this.queueDelivery({ seq, opKey: key, outcome });
     void this.pump();
