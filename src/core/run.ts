@@ -31,6 +31,26 @@ export function isTerminal(status: RunStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }
 
+/** A status a run never leaves on its own. */
+export type TerminalStatus = Exclude<RunStatus, "pending" | "running" | "suspended">;
+
+/** The journal entry kind that ends a run in each terminal status: the one list of both. */
+export const TERMINAL_ENTRY_KINDS: Readonly<Record<TerminalStatus, EntryKind>> = {
+  completed: "run.completed",
+  failed: "run.failed",
+  cancelled: "run.cancelled",
+  compensated: "run.compensated",
+  compensation_failed: "run.compensation_failed",
+  dead: "run.dead",
+};
+
+const TERMINAL_KINDS: ReadonlySet<string> = new Set(Object.values(TERMINAL_ENTRY_KINDS));
+
+/** True for an entry kind that ends a run ({@link TERMINAL_ENTRY_KINDS}). */
+export function isTerminalEntry(kind: string): boolean {
+  return TERMINAL_KINDS.has(kind);
+}
+
 /** A run row as stored: a projection of the run's journal plus its lease. Payload fields are encoded. */
 export interface RunRecord {
   runId: string;

@@ -2,6 +2,7 @@ import type { ReplayReport } from "../core/deploys.js";
 import { NonDeterminismError, RunCancelledError, RunFailedError, StepFailedError, TimeoutError, ValidationError, isCairnError } from "../core/errors.js";
 import { isOutcome, opKey as makeOpKey, opKindOf, type EntryData, type JournalEntry, type OpKind } from "../core/journal.js";
 import { resumeView } from "../core/resume.js";
+import { isTerminalEntry } from "../core/run.js";
 import { decode, type SerializedError } from "../core/serialize.js";
 import { replyOutcome } from "./ask-human.js";
 import type { DecodedEntry, Outcome } from "./execution-types.js";
@@ -33,7 +34,6 @@ const QUIET_ROUNDS = 3;
 const END_KEY = "(run end)";
 /** Errors with which code refuses to run at all (a changed agent manifest, a bad op): never how a run legitimately ended. */
 const REFUSALS = new Set<string>(["MANIFEST_CHANGED", "INVALID_INPUT", "WORKFLOW_NOT_REGISTERED"]);
-const TERMINAL = new Set<string>(["run.completed", "run.failed", "run.cancelled", "run.dead", "run.compensated", "run.compensation_failed"]);
 
 function describeError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
@@ -191,7 +191,7 @@ class DryReplay {
     const outcomes: { key: string; entry: DecodedEntry }[] = [];
     for (const raw of entries) {
       this.lastSeq = Math.max(this.lastSeq, raw.seq);
-      if (TERMINAL.has(raw.kind)) this.terminal = { seq: raw.seq, kind: raw.kind, data: decode(raw.payload) as TerminalEntry["data"] };
+      if (isTerminalEntry(raw.kind)) this.terminal = { seq: raw.seq, kind: raw.kind, data: decode(raw.payload) as TerminalEntry["data"] };
       if (raw.kind === "run.retried" || raw.kind === "run.forked") this.terminal = undefined;
       if (raw.kind === "run.retried") {
         for (let i = outcomes.length - 1; i >= 0; i--) if (outcomes[i]!.entry.kind === "step.failed") outcomes.splice(i, 1);

@@ -1,5 +1,5 @@
 import type { EntryData, HumanAnswer, HumanNotice, JournalEntry, NewEntry } from "../../core/journal.js";
-import { isTerminal, projectEntry, type RunPatch } from "../../core/run.js";
+import { isTerminal, isTerminalEntry, projectEntry, type RunPatch } from "../../core/run.js";
 import { encode } from "../../core/serialize.js";
 import type { NewOutboxMessage } from "../../core/outbox.js";
 import type { HumanRequest, InboxEvent, NewRun } from "../../core/store.js";
@@ -55,8 +55,6 @@ export interface WritePlan<T extends RunState> {
   entries: JournalEntry[];
   effects: SideEffect[];
 }
-
-const TERMINAL_KINDS = new Set(["run.completed", "run.failed", "run.cancelled", "run.compensated", "run.compensation_failed"]);
 
 /**
  * Appends `entries` to `run` (already fenced by the caller): assigns seqs after
@@ -117,7 +115,7 @@ const SIDE_EFFECT_KINDS = new Set([
  * results are; a store may append such entries without loading the row first.
  */
 export function isPlainAppend(entry: NewEntry): boolean {
-  if (SIDE_EFFECT_KINDS.has(entry.kind) || TERMINAL_KINDS.has(entry.kind)) return false;
+  if (SIDE_EFFECT_KINDS.has(entry.kind) || isTerminalEntry(entry.kind)) return false;
   // A result with search text is indexed in the same transaction.
   if (entry.kind === "step.completed" && (entry.data as EntryData["step.completed"]).text !== undefined) return false;
   return projectEntry(entry, 0) === null;
@@ -202,7 +200,7 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
     case "run.retried":
       return [{ kind: "reopen-humans", runId: run.runId }];
     default: {
-      if (!TERMINAL_KINDS.has(entry.kind) || !isTerminal(run.status)) return [];
+      if (!isTerminalEntry(entry.kind) || !isTerminal(run.status)) return [];
       const close: SideEffect = { kind: "close-humans", runId: run.runId, reason: run.status, at: now };
       return run.parentRunId === null ? [close] : [close, { kind: "wake", runId: run.parentRunId }];
     }
