@@ -22,11 +22,19 @@ export { CRASH_POINTS, OUTBOX_CRASH_POINTS, SAGA_CRASH_POINTS, type CrashPoint, 
 export type * from "./engine/outbox.js";
 export type { EmitOptions, EmittedMessage } from "./engine/emit.js";
 export { webhookSignature } from "./engine/webhook.js";
-export { OUTBOX_STATUSES, outboxMessageId, type OutboxStatus, type OutboxMessage, type ListOutboxQuery } from "./core/outbox.js";
+export {
+  OUTBOX_STATUSES,
+  outboxMessageId,
+  type OutboxStatus,
+  type OutboxMessage,
+  type ListOutboxQuery,
+  type OutboxClaimRequest,
+  type OutboxSettlement,
+} from "./core/outbox.js";
 export type * from "./engine/workflow.js";
 export type * from "./engine/engine.js";
 export { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./engine/engine.js";
-export type { EngineEvent, EngineObserver } from "./engine/observer.js";
+export type { EngineEvent, EngineObserver, StepAttempt } from "./engine/observer.js";
 export { openTelemetryObserver, type OpenTelemetryOptions, type OtelApiLike, type OtelSpanLike } from "./engine/otel.js";
 export type { ForkOptions, ForkPatch } from "./engine/fork.js";
 export * from "./core/errors.js";
@@ -48,10 +56,22 @@ export type { QueueState } from "./engine/queue-state.js";
 export { encode, decode, serializeError, type SerializedError } from "./core/serialize.js";
 export { secret, isSecret, Secret, MIN_SECRET_LENGTH } from "./core/secret.js";
 export { REDACTED } from "./core/redact.js";
-export type { EntryKind, EntryData, JournalEntry, WaitDescriptor, HumanAnswer, OpKind } from "./core/journal.js";
-export { RUN_STATUSES, isTerminal, type RunStatus, type RunRecord } from "./core/run.js";
+export type { EntryKind, EntryData, JournalEntry, NewEntry, WaitDescriptor, HumanAnswer, HumanNotice, OpKind } from "./core/journal.js";
+export {
+  RUN_STATUSES,
+  TERMINAL_STATUSES,
+  TERMINAL_ENTRY_KINDS,
+  isTerminal,
+  isTerminalEntry,
+  projectEntry,
+  type RunStatus,
+  type TerminalStatus,
+  type RunRecord,
+  type RunPatch,
+} from "./core/run.js";
 export type * from "./core/store.js";
-export { openStore, defaultStoreUrl } from "./store/open-store.js";
+export { openStore, defaultStoreUrl, type OpenStoreOptions } from "./store/open-store.js";
+export type { PostgresStoreOptions } from "./store/postgres/postgres-config.js";
 export { RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, runExportSchema, parseRunExport, type RunExport } from "./core/run-export.js";
 export type { PruneOptions, PruneResult, RetentionPolicy, ExportOptions, ImportOptions } from "./core/retention-schemas.js";
 export { withPayloads, type PayloadOptions } from "./store/payloads/payload-store.js";

@@ -153,5 +153,5 @@ export const apiOutboxMessageSchema = z.object({
 /** `GET /outbox` response. */
 export const outboxListSchema = z.object({ messages: z.array(apiOutboxMessageSchema) });
 
-/** {@link apiOutboxMessageSchema}'s type. */
+/** `apiOutboxMessageSchema`'s type. */
 export type ApiOutboxMessage = z.output<typeof apiOutboxMessageSchema>;

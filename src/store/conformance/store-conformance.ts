@@ -21,7 +21,7 @@ import { workersSpec } from "./workers-spec.js";
 export type { StoreFactory } from "./harness.js";
 
 /**
- * The one conformance suite every {@link Store} passes: the memory, SQLite and PostgreSQL stores run
+ * The one conformance suite every `Store` passes: the memory, SQLite and PostgreSQL stores run
  * it, and a third-party store proves itself with it. Call it from a vitest test file with a factory
  * that creates an isolated, migrated store per test and disposes of it.
  *

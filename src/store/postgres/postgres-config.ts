@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { StoreUrlError, ValidationError } from "../../core/errors.js";
 
-/** How a {@link PostgresStore} connects and behaves. URL query parameters override these. */
+/** How a `PostgresStore` connects and behaves. URL query parameters override these. */
 export interface PostgresStoreOptions {
   /**
    * The schema that holds every Cairn table; created by `migrate()` if missing. Default `cairn`.
