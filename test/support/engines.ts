@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
+import { afterEach, describe, it } from "vitest";
 import { createEngine } from "../../src/engine/create-engine.js";
 import type { Engine, EngineOptions } from "../../src/engine/engine.js";
 import { silentLogger } from "../../src/engine/logger.js";
+import { freshPgUrl, pgReachable } from "./pg-schema.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -18,13 +19,39 @@ export function tempDir(): string {
   return dir;
 }
 
-/** The store kinds engine tests run against. */
-export const STORE_KINDS = ["memory", "sqlite"] as const;
-export type StoreKind = (typeof STORE_KINDS)[number];
+/** A store engine tests can run on. */
+export type StoreKind = "memory" | "sqlite" | "postgres";
 
-/** A store URL of the given kind, isolated to this test. */
+/**
+ * The store kinds engine and agent suites run against (`describe.each(STORE_KINDS)`): memory and
+ * SQLite. A suite's `.pg.test.ts` twin runs the same file on PostgreSQL with {@link runSuiteOnPostgres}.
+ */
+export const STORE_KINDS: StoreKind[] = ["memory", "sqlite"];
+
+/**
+ * Runs a suite file written with `describe.each(STORE_KINDS)` on PostgreSQL only, from its
+ * `.pg.test.ts` twin: `await runSuiteOnPostgres(() => import("./engine.test.js"))`. Each test gets a
+ * fresh schema. When the test server is unreachable (outside CI) the twin is skipped with a message.
+ */
+export async function runSuiteOnPostgres(load: () => Promise<unknown>): Promise<void> {
+  const reachable = await pgReachable();
+  STORE_KINDS.splice(0, STORE_KINDS.length, ...(reachable ? (["postgres"] as const) : []));
+  if (!reachable) {
+    describe.skip("on postgres (the test server is unreachable)", () => it("runs", () => undefined));
+    return;
+  }
+  await load();
+}
+
+/** A store URL of the given kind, isolated to this test (PostgreSQL: a fresh schema, dropped after it, on the caller's clock). */
 export function storeUrl(kind: StoreKind): string {
-  return kind === "memory" ? "memory:" : `sqlite:${join(tempDir(), "cairn.db")}`;
+  if (kind === "memory") return "memory:";
+  if (kind === "sqlite") return `sqlite:${join(tempDir(), "cairn.db")}`;
+  const url = new URL(freshPgUrl());
+  url.searchParams.set("allowWeakDurability", "1");
+  // The suites drive time with the engine's `clock` option, as they do on the other stores.
+  url.searchParams.set("clock", "caller");
+  return url.toString();
 }
 
 /** An engine on a fresh store, closed after the test. */
@@ -52,7 +79,7 @@ export function deferred<T = void>() {
 
 /**
  * Engines that share one store, like processes sharing a database: SQLite opens the
- * same file twice; the memory store is shared as an object.
+ * same file twice, PostgreSQL the same schema; the memory store is shared as an object.
  */
 export async function sharedEngines(kind: StoreKind, ...workflowSets: EngineOptions["workflows"][]): Promise<Engine[]> {
   const url = storeUrl(kind);
