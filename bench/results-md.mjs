@@ -45,7 +45,7 @@ const lines = [
   "",
   "```sh",
   `${report.command.replace(/^node bench\/run\.mjs/, "npm run bench --")}   # this run (npm run bench builds first)`,
-  "node bench/results-md.mjs                  # this file, from bench/out/results.json",
+  "node bench/results-md.mjs                  # this file, from bench/out/results.json (this run's copy: bench/RESULTS.json)",
   "node bench/run.mjs --help                  # the options: stores, groups, repetitions, load threshold",
   "node bench/profile.mjs postgres 32         # one throughput case under the V8 profiler",
   "```",

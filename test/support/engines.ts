@@ -1,21 +1,19 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, it } from "vitest";
+import { describe, it } from "vitest";
 import { createEngine } from "../../src/engine/create-engine.js";
 import type { Engine, EngineOptions } from "../../src/engine/engine.js";
 import { silentLogger } from "../../src/engine/logger.js";
+import { onCleanup } from "./cleanups.js";
 import { freshPgUrl, pgReachable } from "./pg-schema.js";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+export { onCleanup };
 
 /** A fresh temp directory, removed after the test. */
 export function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "cairn-test-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -57,13 +55,8 @@ export function storeUrl(kind: StoreKind): string {
 /** An engine on a fresh store, closed after the test. */
 export async function testEngine(kind: StoreKind, options: EngineOptions = {}): Promise<Engine> {
   const engine = await createEngine({ store: storeUrl(kind), logger: silentLogger, ...options });
-  cleanups.push(() => engine.close());
+  onCleanup(() => engine.close());
   return engine;
-}
-
-/** Registers a cleanup to run after the test. */
-export function onCleanup(cleanup: () => Promise<void> | void): void {
-  cleanups.push(cleanup);
 }
 
 /** A promise with its resolve/reject exposed. */
@@ -89,7 +82,7 @@ export async function sharedEngines(kind: StoreKind, ...workflowSets: EngineOpti
     const engine = await createEngine({ store, workflows, logger: silentLogger });
     engines.push(engine);
   }
-  cleanups.push(async () => {
+  onCleanup(async () => {
     for (const engine of engines.reverse()) await engine.close().catch(() => undefined);
   });
   return engines;
