@@ -5,7 +5,7 @@
 // bench/node_modules is missing they are installed with `npm --prefix bench ci` first.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -30,16 +30,53 @@ import { renderTables } from "./lib/report.mjs";
 const STORES = ["memory", "sqlite", "postgres"];
 /** Case groups, in the order of issue #4's list. */
 const GROUPS = ["ceiling", "throughput", "peers", "overhead", "resume", "wakeup", "suspended", "storage"];
-const { values: args } = parseArgs({
-  options: {
-    quick: { type: "boolean", default: process.env.BENCH_QUICK === "1" },
+const USAGE = `Cairn's benchmark suite: node bench/run.mjs [options]   (npm run bench -- [options] builds first)
+
+  --quick              fewer, shorter repetitions (a smoke test)            env BENCH_QUICK=1
+  --only STORES        comma list of ${STORES.join(", ")}                 env BENCH_ONLY
+  --groups GROUPS      comma list of ${GROUPS.join(", ")}
+                                                                            env BENCH_GROUPS
+  --reps N             repetitions per figure (default 5, --quick 2)        env BENCH_REPS
+  --pg-url URL         PostgreSQL server (default CAIRN_TEST_PG_URL or postgres://postgres@127.0.0.1:5432/test)
+                                                                            env BENCH_PG_URL
+  --max-load L         a case that began or ended with the 1-minute load average above L ran under load
+                       (default: the number of CPUs)
+  --load-repeats N     run such a case again up to N times, keeping the attempt with the lowest load (default 1)
+  --out FILE           the JSON results (default bench/out/results.json)
+  -h, --help           this text
+
+Progress goes to stderr, Markdown tables to stdout. node bench/results-md.mjs turns the JSON into bench/RESULTS.md.
+`;
+let parsedArgs;
+try {
+  parsedArgs = parseArgs({
+    options: {
+      help: { type: "boolean", short: "h", default: false },
+      "max-load": { type: "string", default: process.env.BENCH_MAX_LOAD ?? "" },
+      "load-repeats": { type: "string", default: process.env.BENCH_LOAD_REPEATS ?? "1" },
+      quick: { type: "boolean", default: process.env.BENCH_QUICK === "1" },
     only: { type: "string", default: process.env.BENCH_ONLY ?? "" },
     groups: { type: "string", default: process.env.BENCH_GROUPS ?? "" },
     reps: { type: "string", default: process.env.BENCH_REPS ?? "" },
     "pg-url": { type: "string", default: process.env.BENCH_PG_URL ?? process.env.CAIRN_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test" },
-    out: { type: "string", default: fileURLToPath(new URL("./out/results.json", import.meta.url)) },
-  },
-});
+      out: { type: "string", default: fileURLToPath(new URL("./out/results.json", import.meta.url)) },
+    },
+  });
+} catch (error) {
+  process.stderr.write(`${error.message}\n\n${USAGE}`);
+  process.exit(2);
+}
+const args = parsedArgs.values;
+if (args.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+const maxLoad = args["max-load"] ? Number(args["max-load"]) : cpus().length;
+const loadRepeats = Number(args["load-repeats"]);
+if (!(maxLoad > 0) || !Number.isInteger(loadRepeats) || loadRepeats < 0) {
+  process.stderr.write(`--max-load takes a number > 0 and --load-repeats a whole number ≥ 0\n\n${USAGE}`);
+  process.exit(2);
+}
 
 const only = args.only ? args.only.split(",").map((s) => s.trim()) : STORES;
 for (const name of only) {
@@ -92,6 +129,9 @@ const settings = {
   storageRuns: quick ? 10 : 20,
   storageSteps: quick ? 200 : 500,
   pgUrl: args["pg-url"],
+  /** A case that began or ended with the 1-minute load average above this ran under load, and runs again up to loadRepeats times. */
+  maxLoad,
+  loadRepeats,
 };
 
 const began = performance.now();
@@ -129,30 +169,25 @@ const progress = new Progress(cases.length);
 const results = [];
 for (const c of cases) {
   progress.begin(c.label);
-  const target = c.target === "database" ? freshDatabase(settings.pgUrl) : freshTarget(c.store, { tmpDir, pgUrl: settings.pgUrl, name: c.id.replaceAll(/[^a-z0-9]+/gi, "-") });
-  cleanups.add(target.cleanup);
-  const t0 = performance.now();
-  const loadAverage = loadavg()[0];
-  let probe = null;
-  try {
-    if (target.create) await target.create();
-    if (c.group === "throughput" || c.group === "overhead") probe = await openProbe(c.store, { tmpDir, pgUrl: settings.pgUrl, name: target.schema ?? c.id.replaceAll(/[^a-z0-9]+/gi, "-") });
-    if (probe) cleanups.add(probe.close);
-    const raw = await c.run(target, (text) => progress.update(text), probe);
-    const result = { ...c.describe, id: c.id, store: c.store, group: c.group, label: c.label, loadAverage, seconds: (performance.now() - t0) / 1000, ...digest(raw) };
-    results.push(result);
-    progress.end(c.headline(result));
-  } catch (error) {
-    results.push({ id: c.id, store: c.store, group: c.group, label: c.label, error: String(error?.stack ?? error) });
-    progress.end(`FAILED: ${error?.message ?? error}`, "✗");
-  } finally {
-    if (probe) {
-      cleanups.delete(probe.close);
-      await probe.close().catch((error) => process.stderr.write(`closing the probe of ${c.id} failed: ${error.message}\n`));
-    }
-    await target.cleanup().catch((error) => process.stderr.write(`cleanup of ${c.id} failed: ${error.message}\n`));
-    cleanups.delete(target.cleanup);
+  // A case that began or ended under load runs again (up to --load-repeats times); the attempt with the lowest load is kept.
+  const attempts = [];
+  for (let attempt = 0; attempt <= loadRepeats; attempt++) {
+    if (attempt > 0) progress.update(`load ${fmt(attempts.at(-1).peakLoad, 1)} > ${fmt(maxLoad, 1)}: again (attempt ${attempt + 1})`);
+    const result = await runCase(c);
+    result.peakLoad = Math.max(result.loadAverage, result.loadAverageAfter);
+    attempts.push(result);
+    if (result.error || result.peakLoad <= maxLoad) break;
   }
+  const ok = attempts.filter((r) => !r.error);
+  const kept = ok.length > 0 ? ok.reduce((best, r) => (r.peakLoad < best.peakLoad ? r : best)) : attempts.at(-1);
+  kept.underLoad = kept.peakLoad > maxLoad;
+  if (attempts.length > 1) {
+    kept.attempts = attempts.length;
+    kept.otherAttempts = attempts.filter((r) => r !== kept).map((r) => ({ loadAverage: r.loadAverage, loadAverageAfter: r.loadAverageAfter, headline: r.error ? "failed" : c.headline(r) }));
+  }
+  results.push(kept);
+  if (kept.error) progress.end(`FAILED: ${kept.error.split("\n")[0]}`, "✗");
+  else progress.end(`${c.headline(kept)}; load ${fmt(kept.loadAverage, 1)} → ${fmt(kept.loadAverageAfter, 1)}${kept.underLoad ? " (UNDER LOAD)" : ""}${attempts.length > 1 ? `, best of ${attempts.length}` : ""}`);
 }
 rmSync(tmpDir, { recursive: true, force: true });
 
@@ -171,6 +206,31 @@ writeFileSync(args.out, `${JSON.stringify(report, null, 2)}\n`);
 process.stdout.write(renderTables(report));
 process.stderr.write(`\n${results.filter((r) => r.error).length} failed of ${results.length} cases in ${fmt(report.totalSeconds, 0)} s${Object.keys(skipped).length ? ` (skipped: ${Object.keys(skipped).join(", ")})` : ""}; JSON in ${args.out}\n`);
 process.exit(results.some((r) => r.error) ? 1 : 0);
+
+/** One attempt at a case, on a fresh target, with the 1-minute load average as it began and ended. */
+async function runCase(c) {
+  const target = c.target === "database" ? freshDatabase(settings.pgUrl) : freshTarget(c.store, { tmpDir, pgUrl: settings.pgUrl, name: c.id.replaceAll(/[^a-z0-9]+/gi, "-") });
+  cleanups.add(target.cleanup);
+  const t0 = performance.now();
+  const loadAverage = loadavg()[0];
+  let probe = null;
+  try {
+    if (target.create) await target.create();
+    if (c.group === "throughput" || c.group === "overhead") probe = await openProbe(c.store, { tmpDir, pgUrl: settings.pgUrl, name: target.schema ?? c.id.replaceAll(/[^a-z0-9]+/gi, "-") });
+    if (probe) cleanups.add(probe.close);
+    const raw = await c.run(target, (text) => progress.update(text), probe);
+    return { ...c.describe, id: c.id, store: c.store, group: c.group, label: c.label, loadAverage, loadAverageAfter: loadavg()[0], seconds: (performance.now() - t0) / 1000, ...digest(raw) };
+  } catch (error) {
+    return { id: c.id, store: c.store, group: c.group, label: c.label, loadAverage, loadAverageAfter: loadavg()[0], error: String(error?.stack ?? error) };
+  } finally {
+    if (probe) {
+      cleanups.delete(probe.close);
+      await probe.close().catch((error) => process.stderr.write(`closing the probe of ${c.id} failed: ${error.message}\n`));
+    }
+    await target.cleanup().catch((error) => process.stderr.write(`cleanup of ${c.id} failed: ${error.message}\n`));
+    cleanups.delete(target.cleanup);
+  }
+}
 
 /** The cases to run, in order, for the chosen stores. */
 function planCases(chosen) {

@@ -40,7 +40,7 @@ export async function throughputCase(url, { concurrency, processes = 0, reps, ta
     const minRuns = concurrency === 1 ? 10 : 4 * concurrency;
     const runs = Math.min(maxRuns, Math.max(minRuns, Math.round((targetSec * warmRuns) / (warm.ms / 1000))));
 
-    const samples = { stepsPerSec: [], workflowsPerSec: [], ceilingProbe: [], ratioToProbe: [], latencyP50Ms: [], startPhaseMs: [], sqlPerWorkflow: [], commitP50Ms: [] };
+    const samples = { stepsPerSec: [], workflowsPerSec: [], ceilingProbe: [], ratioToProbe: [], latencyP50Ms: [], startPhaseMs: [], sqlPerWorkflow: [], commitP50Ms: [], commitP90Ms: [], commitP99Ms: [] };
     let calls = null;
     for (let rep = 1; rep <= reps; rep++) {
       onProgress(`rep ${rep}/${reps} (${runs} runs)${samples.stepsPerSec.length ? `, last ${fmt(samples.stepsPerSec.at(-1))} steps/s` : ""}`);
@@ -54,7 +54,10 @@ export async function throughputCase(url, { concurrency, processes = 0, reps, ta
         const diff = diffCounts(before, counter.snapshot());
         calls ??= Object.fromEntries(Object.keys(diff).map((k) => [k, []]));
         for (const [name, count] of Object.entries(diff)) calls[name].push(count / runs);
-        samples.commitP50Ms.push(quantile(counter.commitMs(), 0.5));
+        const commitMs = counter.commitMs();
+        samples.commitP50Ms.push(quantile(commitMs, 0.5));
+        samples.commitP90Ms.push(quantile(commitMs, 0.9));
+        samples.commitP99Ms.push(quantile(commitMs, 0.99));
       }
       if (pgQueries) samples.sqlPerWorkflow.push((pgQueries.snapshot() - sqlBefore) / runs);
       const stepsPerSec = (runs * STEPS) / (timing.ms / 1000);

@@ -35,7 +35,7 @@ export function renderTables(report) {
   if (throughput.length) {
     lines.push("### 2. Throughput: 10-step workflows of trivial steps", "");
     lines.push(
-      "| store | concurrent runs | worker | steps/s | min–max | workflows/s | ceiling probe, commits/s | steps/s ÷ ceiling | store commits per step | commit txn p50 ms | SQL statements per step | note |",
+      "| store | concurrent runs | worker | steps/s | min–max | workflows/s | ceiling probe, commits/s | steps/s ÷ ceiling | store commits per step | commit txn p50 / p90 / p99 ms | SQL statements per step | note |",
       "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     );
     for (const r of throughput) {
@@ -44,13 +44,15 @@ export function renderTables(report) {
       if (m.latencyP50Ms) notes.push(`start→result p50 ${fmt(m.latencyP50Ms.median, 2)} ms`);
       if (m.startPhaseMs && r.store !== "postgres") notes.push(`creating the runs took ${fmt(m.startPhaseMs.median, 0)} ms of ${fmt((r.runsPerRep / m.workflowsPerSec.median) * 1000, 0)}`);
       if (r.ratioToCeiling32 !== undefined) notes.push(`÷ 32-connection ceiling ${fmt(r.ratioToCeiling32, 2)}`);
+      if (r.ratioToProbe === undefined && m.ratioToProbe) notes.push(`a step costs ${fmt(1 / m.ratioToProbe.median, 2)} single-row commits`);
+      if (r.loadAverageAfter !== undefined) notes.push(`load ${fmt(r.loadAverage, 1)} → ${fmt(r.loadAverageAfter, 1)}${r.attempts ? ` (best of ${r.attempts} attempts)` : ""}`);
       notes.push(`${r.runsPerRep} runs/rep`);
       const calls = r.storeCallsPerWorkflow ?? r.workerProcesses?.storeCallsPerWorkflow;
       const commits = calls ? fmt(calls.commit / 10, 2) : "–";
       // Across processes: the parent's statements (starting runs, waiting for results) plus the workers'.
       const sqlPerWorkflow = r.workerProcesses ? (r.workerProcesses.sqlPerWorkflow ?? NaN) + (m.sqlPerWorkflow?.median ?? 0) : m.sqlPerWorkflow?.median;
       const sql = sqlPerWorkflow === undefined || Number.isNaN(sqlPerWorkflow) ? "–" : fmt(sqlPerWorkflow / 10, 1);
-      const commitMs = m.commitP50Ms ? fmt(m.commitP50Ms.median, 2) : r.workerProcesses ? r.workerProcesses.commitP50Ms.map((x) => fmt(x, 1)).join(" / ") : "–";
+      const commitMs = m.commitP50Ms ? [m.commitP50Ms, m.commitP90Ms, m.commitP99Ms].map((q) => (q ? fmt(q.median, 2) : "–")).join(" / ") : r.workerProcesses ? r.workerProcesses.commitP50Ms.map((x) => fmt(x, 1)).join(" / ") : "–";
       lines.push(
         `| ${STORE_NAMES[r.store]} | ${r.concurrency === 1 ? "1 (sequential)" : r.concurrency} | ${r.where} | ${fmt(m.stepsPerSec.median)} | ${range(m.stepsPerSec, 0)} | ${fmt(m.workflowsPerSec.median)} | ${m.ceilingProbe ? fmt(m.ceilingProbe.median) : "–"} | ${m.ratioToProbe ? fmt(m.ratioToProbe.median, 2) : "–"} | ${commits} | ${commitMs} | ${sql} | ${notes.join("; ")} |`,
       );
@@ -83,7 +85,7 @@ export function renderTables(report) {
   if (overhead.length) {
     lines.push("### 4. Per-step overhead: time from one no-op step's function to the next, one sequential run", "");
     lines.push(
-      "| store | p50 ms | p50 min–max | p99 ms | mean ms | p50 in single-row commit times | store commits per step | commit txn p50 ms | SQL statements per step | steps/run |",
+      "| store | p50 ms | p50 min–max | p99 ms | mean ms | p50 in single-row commit times | store commits per step | commit txn p50 / p90 / p99 ms | SQL statements per step | steps/run |",
       "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     );
     for (const r of overhead) {
@@ -222,6 +224,36 @@ export function targetRows(results) {
   };
   ratioRow("PostgreSQL: ≥ 10× DBOS Transact's steps/s at concurrency 32", "postgres.throughput.c32", "postgres.peers.dbos.c32", 10, "steps");
   ratioRow("PostgreSQL: ≥ 8× DBOS Transact's steps/s sequentially", "postgres.throughput.c1", "postgres.peers.dbos.c1", 8, "steps");
+  // Issue 17: PostgreSQL at its commit ceiling, and a sequential step at the cost of one commit.
+  const pg32 = get("postgres.throughput.c32");
+  if (pg32?.ratioToCeiling32 !== undefined) {
+    const ratio = pg32.ratioToCeiling32;
+    rows.push({
+      target: "PostgreSQL: 32 concurrent runs ≥ 0.6 of the 32-connection commit ceiling",
+      measured: `${fmt(pg32.metrics.stepsPerSec.median)} steps/s = ${fmt(ratio, 2)} of ${fmt(get("postgres.ceiling.conn32")?.metrics.perSec.median)} commits/s`,
+      verdict: verdict(ratio >= 0.6, ratio >= 0.6 ? `${fmt(ratio / 0.6, 2)}× the bar` : `short by ${fmt(0.6 / ratio, 2)}×`),
+    });
+  }
+  for (const store of ["sqlite", "postgres"]) {
+    const r = get(`${store}.throughput.c1`);
+    if (!r?.metrics.ratioToProbe) continue;
+    const cost = 1 / r.metrics.ratioToProbe.median;
+    rows.push({
+      target: `${STORE_NAMES[store]}: a sequential step costs ≤ 1.2 single-row commit times`,
+      measured: `${fmt(r.metrics.stepsPerSec.median)} steps/s vs the probe's ${fmt(r.metrics.ceilingProbe.median)} commits/s: ${fmt(cost, 2)} commit times per step`,
+      verdict: verdict(cost <= 1.2, cost <= 1.2 ? `${fmt(1.2 / cost, 2)}× under the bar` : `over by ${fmt(cost / 1.2, 2)}×`),
+    });
+    if (r.ratioToCeilingCase !== undefined) {
+      const ratio = r.ratioToCeilingCase;
+      rows.push({
+        target: `${STORE_NAMES[store]}: sequential steps/s ≥ 0.6 of the single-row ceiling case`,
+        measured: `${fmt(ratio, 2)} of the ceiling case`,
+        verdict: verdict(ratio >= 0.6, ratio >= 0.6 ? `${fmt(ratio / 0.6, 2)}× the bar` : `short by ${fmt(0.6 / ratio, 2)}×`),
+      });
+    }
+  }
+  ratioRow("≥ 5× LangGraph.js (SQLite checkpointer, synchronous=FULL) node executions/s, sequential", "sqlite.throughput.c1", "sqlite.peers.langgraph-sqlite-full.c1", 5, "nodes");
+  ratioRow("≥ 10× LangGraph.js (SQLite checkpointer, synchronous=FULL) node executions/s, 32 concurrent", "sqlite.throughput.c32", "sqlite.peers.langgraph-sqlite-full.c32", 10, "nodes");
   const seq = get("sqlite.throughput.c1");
   if (seq?.metrics.ratioToProbe) {
     const ratio = seq.metrics.ratioToProbe.median;

@@ -91,6 +91,12 @@ export interface Store {
    */
   searchJournal(runId: string, query: string, limit: number): Promise<JournalTextHit[]>;
   /**
+   * How many {@link Store.commit} transactions an engine may keep in flight at once on this store
+   * (its pool of writer connections); absent means one, as for a single-writer store. An engine
+   * never has two writes of one run in flight at once, whatever this is.
+   */
+  readonly commitWriters?: number;
+  /**
    * Group commit: applies every write in one transaction where the backend allows.
    * A write whose epoch is stale, or whose run is terminal, is skipped and reported
    * `{ ok: false }`; the others still commit. Results are in the order of `writes`.

@@ -7,21 +7,35 @@ interface Pending {
 }
 
 /**
- * Group commit: journal writes issued in the same tick, by any run on this engine,
- * are flushed in one store transaction. While a flush is in progress the next batch
- * gathers, so concurrent runs share commits.
+ * Group commit: journal writes issued in the same tick, by any run on this engine, are flushed in
+ * one store transaction. Up to `writers` transactions are in flight at once (the store's
+ * `commitWriters`: several on PostgreSQL, one on a single-writer store); while they are, the next
+ * batch gathers, so concurrent runs share commits.
+ *
+ * Per-run order: a run with a write in a transaction in flight has its later writes held back
+ * until that transaction ends, so a run's writes never race each other into two transactions
+ * and reach the store in the order they were issued (a run's next commit never overtakes its
+ * previous one). Writes of one run that gathered together go, in order, into the same batch.
  */
 export class Committer {
   private queue: Pending[] = [];
-  private flushing = false;
+  private inFlight = 0;
+  /** Runs with a write in a transaction in flight. */
+  private readonly busy = new Set<string>();
   private scheduled = false;
+  private readonly writers: number;
   /** Number of store transactions issued (for benchmarks and tests). */
   flushes = 0;
+  /** Most transactions that were in flight at once (for benchmarks and tests). */
+  peakInFlight = 0;
 
   constructor(
     private readonly store: Store,
     private readonly clock: () => number,
-  ) {}
+    writers = store.commitWriters ?? 1,
+  ) {
+    this.writers = Math.max(1, Math.floor(writers));
+  }
 
   commit(write: RunWrite): Promise<CommitResult> {
     return new Promise((resolve, reject) => {
@@ -31,28 +45,48 @@ export class Committer {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.flushing) return;
+    if (this.scheduled || this.inFlight >= this.writers) return;
     this.scheduled = true;
-    setImmediate(() => void this.flush());
+    setImmediate(() => {
+      this.scheduled = false;
+      this.fill();
+    });
   }
 
-  private async flush(): Promise<void> {
-    this.scheduled = false;
-    this.flushing = true;
+  /** Starts transactions while a writer is free and writes of runs not in flight wait. */
+  private fill(): void {
+    while (this.inFlight < this.writers) {
+      const batch = this.take();
+      if (batch.length === 0) return;
+      void this.flush(batch);
+    }
+  }
+
+  /** Takes the queued writes of runs not in flight (keeping the others queued, in order) and marks their runs busy. */
+  private take(): Pending[] {
+    if (this.queue.length === 0) return [];
+    const batch: Pending[] = [];
+    const held: Pending[] = [];
+    for (const pending of this.queue) (this.busy.has(pending.write.runId) ? held : batch).push(pending);
+    this.queue = held;
+    for (const pending of batch) this.busy.add(pending.write.runId);
+    return batch;
+  }
+
+  private async flush(batch: Pending[]): Promise<void> {
+    this.inFlight += 1;
+    this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
+    this.flushes += 1;
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue;
-        this.queue = [];
-        try {
-          this.flushes += 1;
-          const results = await this.commitWithRetry(batch.map((p) => p.write));
-          batch.forEach((pending, i) => pending.resolve(results[i]!));
-        } catch (error) {
-          for (const pending of batch) pending.reject(error);
-        }
-      }
+      const results = await this.commitWithRetry(batch.map((p) => p.write));
+      batch.forEach((pending, i) => pending.resolve(results[i]!));
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
     } finally {
-      this.flushing = false;
+      this.inFlight -= 1;
+      for (const pending of batch) this.busy.delete(pending.write.runId);
+      // What gathered meanwhile goes at once (its writers have waited a whole transaction already).
+      this.fill();
     }
   }
 

@@ -114,9 +114,23 @@ describe.each(STORE_KINDS)("replay on %s", (kind) => {
     const worker = one!.startWorker(fast);
     await one!.start(wf, undefined, { runId: "d1" });
     await journaled(one!, "d1", "step.started", "a#0");
+    // stop() is called with a claim in flight (as it often is on PostgreSQL), whose answer is held
+    // until the run is given back or starts its next step: draining must not wait for the claim loop.
+    const store = one!.store;
+    const claimRuns = store.claimRuns.bind(store);
+    let claiming = false;
+    const givenBackOrNext = async () => second > 0 || (await one!.journal("d1")).some((e) => e.kind === "run.released");
+    store.claimRuns = async (request) => {
+      const claimed = await claimRuns(request);
+      claiming = true;
+      await waitFor(givenBackOrNext, { what: "the run given back, or its next step started" });
+      return claimed;
+    };
+    await waitFor(() => claiming, { what: "a claim in flight" });
     const stopping = worker.stop({ drain: true });
     gate.resolve("a");
     await stopping;
+    store.claimRuns = claimRuns;
     const kinds = (await one!.journal("d1")).map((e) => e.kind);
     expect(kinds.slice(-2)).toEqual(["step.completed", "run.released"]);
     expect((await one!.journal("d1")).at(-1)!.data).toMatchObject({ stopped: true });

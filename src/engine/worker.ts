@@ -61,6 +61,8 @@ export class WorkerImpl implements Worker, ExecutionHost {
   private readonly leaseMs: number;
   private readonly heartbeatTimer: NodeJS.Timeout;
   private stopping = false;
+  /** Stopping with `drain` (the default): executions launched from now on are drained before they start. */
+  private draining = false;
   private wake: (() => void) | null = null;
   private kicked = false;
   private kickQueued = false;
@@ -207,9 +209,13 @@ export class WorkerImpl implements Worker, ExecutionHost {
   async stop(options: { drain?: boolean } = {}): Promise<void> {
     if (!this.stopping) {
       this.stopping = true;
+      this.draining = options.drain !== false;
       this.kick();
       if (this.wakeTimer) clearTimeout(this.wakeTimer);
     }
+    // Drain at once, not after the claim loop ends: a claim in flight may take a round trip, and
+    // meanwhile a held run would start its next step. Runs that claim brings are drained as they launch.
+    if (this.draining) for (const execution of this.executions.values()) execution.drain();
     await this.loopDone;
     // A run being created claimed by this worker is held as soon as it exists: wait for it, then drain it too.
     while (this.reserved > 0) await new Promise<void>((resolve) => (this.reservationsSettled = resolve));
@@ -379,6 +385,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
         });
       }
     });
+    if (this.draining) execution.drain();
     void execution.start();
   }
 

@@ -1,42 +1,62 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
+import { describe, it } from "vitest";
 import { createEngine } from "../../src/engine/create-engine.js";
 import type { Engine, EngineOptions } from "../../src/engine/engine.js";
 import { silentLogger } from "../../src/engine/logger.js";
+import { onCleanup } from "./cleanups.js";
+import { freshPgUrl, pgReachable } from "./pg-schema.js";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+export { onCleanup };
 
 /** A fresh temp directory, removed after the test. */
 export function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "cairn-test-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
-/** The store kinds engine tests run against. */
-export const STORE_KINDS = ["memory", "sqlite"] as const;
-export type StoreKind = (typeof STORE_KINDS)[number];
+/** A store engine tests can run on. */
+export type StoreKind = "memory" | "sqlite" | "postgres";
 
-/** A store URL of the given kind, isolated to this test. */
+/**
+ * The store kinds engine and agent suites run against (`describe.each(STORE_KINDS)`): memory and
+ * SQLite. A suite's `.pg.test.ts` twin runs the same file on PostgreSQL with {@link runSuiteOnPostgres}.
+ */
+export const STORE_KINDS: StoreKind[] = ["memory", "sqlite"];
+
+/**
+ * Runs a suite file written with `describe.each(STORE_KINDS)` on PostgreSQL only, from its
+ * `.pg.test.ts` twin: `await runSuiteOnPostgres(() => import("./engine.test.js"))`. Each test gets a
+ * fresh schema. When the test server is unreachable (outside CI) the twin is skipped with a message.
+ */
+export async function runSuiteOnPostgres(load: () => Promise<unknown>): Promise<void> {
+  const reachable = await pgReachable();
+  STORE_KINDS.splice(0, STORE_KINDS.length, ...(reachable ? (["postgres"] as const) : []));
+  if (!reachable) {
+    describe.skip("on postgres (the test server is unreachable)", () => it("runs", () => undefined));
+    return;
+  }
+  await load();
+}
+
+/** A store URL of the given kind, isolated to this test (PostgreSQL: a fresh schema, dropped after it, on the caller's clock). */
 export function storeUrl(kind: StoreKind): string {
-  return kind === "memory" ? "memory:" : `sqlite:${join(tempDir(), "cairn.db")}`;
+  if (kind === "memory") return "memory:";
+  if (kind === "sqlite") return `sqlite:${join(tempDir(), "cairn.db")}`;
+  const url = new URL(freshPgUrl());
+  url.searchParams.set("allowWeakDurability", "1");
+  // The suites drive time with the engine's `clock` option, as they do on the other stores.
+  url.searchParams.set("clock", "caller");
+  return url.toString();
 }
 
 /** An engine on a fresh store, closed after the test. */
 export async function testEngine(kind: StoreKind, options: EngineOptions = {}): Promise<Engine> {
   const engine = await createEngine({ store: storeUrl(kind), logger: silentLogger, ...options });
-  cleanups.push(() => engine.close());
+  onCleanup(() => engine.close());
   return engine;
-}
-
-/** Registers a cleanup to run after the test. */
-export function onCleanup(cleanup: () => Promise<void> | void): void {
-  cleanups.push(cleanup);
 }
 
 /** A promise with its resolve/reject exposed. */
@@ -52,7 +72,7 @@ export function deferred<T = void>() {
 
 /**
  * Engines that share one store, like processes sharing a database: SQLite opens the
- * same file twice; the memory store is shared as an object.
+ * same file twice, PostgreSQL the same schema; the memory store is shared as an object.
  */
 export async function sharedEngines(kind: StoreKind, ...workflowSets: EngineOptions["workflows"][]): Promise<Engine[]> {
   const url = storeUrl(kind);
@@ -62,7 +82,7 @@ export async function sharedEngines(kind: StoreKind, ...workflowSets: EngineOpti
     const engine = await createEngine({ store, workflows, logger: silentLogger });
     engines.push(engine);
   }
-  cleanups.push(async () => {
+  onCleanup(async () => {
     for (const engine of engines.reverse()) await engine.close().catch(() => undefined);
   });
   return engines;

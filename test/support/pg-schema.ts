@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { onCleanup } from "./engines.js";
+import { onCleanup } from "./cleanups.js";
 
 /** The test server: CAIRN_TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/test. */
 export const PG_URL = process.env.CAIRN_TEST_PG_URL || "postgres://postgres@127.0.0.1:5432/test";

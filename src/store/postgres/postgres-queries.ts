@@ -100,6 +100,19 @@ export const APPEND_PLAIN = sql(
    SELECT run_id AS "runId", base FROM u`,
 );
 
+/**
+ * {@link APPEND_PLAIN} as one statement that commits by itself (migration 0017's function): all of
+ * the batch or nothing (SQLSTATE {@link NOT_HELD}), with the journal NOTIFY ($10 channel, $11
+ * payload; NULL for none) sent as it commits. $4 NULL reads the database clock.
+ */
+export const APPEND_PLAIN_FN = sql(
+  "append_plain_fn",
+  `SELECT run_id AS "runId", base FROM cairn_append_plain($1::text[], $2::bigint[], $3::bigint[], $4::bigint,
+     $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::text, $11::text)`,
+);
+/** Raised by {@link APPEND_PLAIN_FN} when some run of the batch is not held under its write's epoch. */
+export const NOT_HELD = "CN001";
+
 export const READ_JOURNAL = sql("read_journal", `SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`);
 /** The newest loop checkpoint below a seq: served by the partial index journal_checkpoint_idx. */
 export const LATEST_CHECKPOINT = sql(

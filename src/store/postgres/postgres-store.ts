@@ -1,5 +1,5 @@
 import type { QueueStat } from "../../core/flow-control.js";
-import type pg from "pg";
+import pg from "pg";
 import { HumanRequestAnsweredError, HumanRequestClosedError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord, type RunStatus } from "../../core/run.js";
@@ -48,6 +48,8 @@ import { deleteRunRows, importRows, listPrunable, readRows } from "./postgres-re
 import {
   ANSWER_HUMAN,
   APPEND_PLAIN,
+  APPEND_PLAIN_FN,
+  NOT_HELD,
   COUNT_RUNS,
   CLAIM_CANDIDATES,
   DB_NOW,
@@ -112,6 +114,9 @@ import { acceptedBlobs } from "../common/blob-rows.js";
 
 export type { PostgresStoreOptions } from "./postgres-config.js";
 
+/** Most commit transactions an engine keeps in flight on one PostgreSQL store (see {@link PostgresStore.commitWriters}). */
+export const MAX_COMMIT_WRITERS = 4;
+
 /** What a {@link PostgresStore} runs on, for diagnostics (`cairn migrate`, health checks). */
 export interface PostgresSettings {
   schema: string;
@@ -151,6 +156,11 @@ export class PostgresStore implements Store {
    * See {@link Store.now}.
    */
   readonly now?: () => Promise<number>;
+  /**
+   * See {@link Store.commitWriters}: half the pool, at most {@link MAX_COMMIT_WRITERS} (4 with the
+   * default pool of 10), leaving connections for claims, lease renewals and reads.
+   */
+  readonly commitWriters: number;
   private readonly config: PostgresConfig;
   private readonly pool: pg.Pool;
   private readonly runner: PgRunner;
@@ -168,6 +178,7 @@ export class PostgresStore implements Store {
     this.url = this.config.displayUrl;
     const onError = options.onConnectionError ?? (() => undefined);
     this.pool = createPool(this.config, onError);
+    this.commitWriters = Math.max(1, Math.min(MAX_COMMIT_WRITERS, Math.floor(this.config.poolSize / 2)));
     const channel = wakeChannel(this.config.schema);
     const journal = journalChannel(this.config.schema);
     this.runner = new PgRunner(this.pool, this.config.clock, channel, { channel: journal, listened: (runIds) => this.journalNotices.listened(runIds) });
@@ -380,13 +391,20 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * See {@link Store.commit}: the whole batch is one transaction. Step intents and results (plain
-   * appends to running runs) take one statement; the writes it does not apply, and every other
-   * kind of write, lock their runs and go through the write session.
+   * See {@link Store.commit}: the whole batch is one transaction. A batch of step intents and
+   * results (plain appends to running runs, without blobs) is one statement in one round trip, its
+   * own transaction ({@link APPEND_PLAIN_FN}); when some run of it is not held under its epoch
+   * that statement writes nothing and the batch takes the transaction below. There plain appends
+   * again take one statement, and the writes it does not apply, and every other kind of write,
+   * lock their runs and go through the write session, which says why a write is refused.
    */
   async commit(writes: RunWrite[], now: number): Promise<CommitResult[]> {
     if (writes.length === 0) return [];
     const plain = plainAppends(writes);
+    if (plain && !writes.some((write) => write.blobs && write.blobs.length > 0)) {
+      const results = await this.appendPlain(writes, plain, now);
+      if (results) return results;
+    }
     return this.tx(now, async (tx) => {
       const results: (CommitResult | undefined)[] = new Array(writes.length);
       let rest = writes.map((_, i) => i);
@@ -423,6 +441,25 @@ export class PostgresStore implements Store {
       await session.flush();
       await insertBlobs(tx, acceptedBlobs(writes, results));
       return results as CommitResult[];
+    });
+  }
+
+  /** The one-statement commit of plain appends; undefined (nothing written) when a run of the batch is not held under its epoch. */
+  private async appendPlain(writes: readonly RunWrite[], plain: PlainAppends, now: number): Promise<CommitResult[] | undefined> {
+    await this.ensureReady();
+    const notice = this.runner.journalNotice(plain.params[0]);
+    let rows: { runId: string; base: string | number }[];
+    try {
+      rows = await this.runner.write(APPEND_PLAIN_FN, [...plain.params, this.runner.nowParam(now), ...plain.entryParams, notice.channel, notice.payload]);
+    } catch (error) {
+      if (error instanceof pg.DatabaseError && error.code === NOT_HELD) return undefined;
+      throw error;
+    }
+    const bases = new Map(rows.map((row) => [row.runId, Number(row.base)]));
+    return writes.map((write, i) => {
+      const base = bases.get(write.runId)!;
+      const offset = plain.offsets[i]!;
+      return { ok: true, firstSeq: base + offset + 1, lastSeq: base + offset + write.entries.length };
     });
   }
 
@@ -801,12 +838,19 @@ async function mustGetRun(tx: Tx, runId: string): Promise<RunRecord> {
   return toRun(row);
 }
 
+/** A batch of plain appends as {@link APPEND_PLAIN}'s parameters: run ids, epochs, entry counts; then the entries' columns. */
+interface PlainAppends {
+  params: [string[], number[], number[]];
+  entryParams: unknown[];
+  offsets: number[];
+}
+
 /**
  * The parameters of {@link APPEND_PLAIN} for `writes`, and each write's offset within its run's
  * entries; or undefined when the batch is not all plain appends (common/plan-write
  * `isPlainAppend`), or has an empty write, or writes one run under two epochs.
  */
-function plainAppends(writes: readonly RunWrite[]): { params: unknown[]; entryParams: unknown[]; offsets: number[] } | undefined {
+function plainAppends(writes: readonly RunWrite[]): PlainAppends | undefined {
   const runs = new Map<string, { epoch: number; n: number }>();
   const offsets: number[] = [];
   const entryParams: unknown[][] = [[], [], [], [], []];

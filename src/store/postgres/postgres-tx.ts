@@ -1,4 +1,5 @@
 import pg from "pg";
+import { channelName } from "./postgres-config.js";
 import { DB_NOW, type Sql } from "./postgres-queries.js";
 
 /** One open transaction, as the store's operations see it. */
@@ -90,6 +91,25 @@ export class PgRunner {
       async () => (await this.pool.query<R>(toConfig(statement, values))).rows,
       (error) => isConflict(error) || isConnectionLoss(error),
     );
+  }
+
+  /**
+   * Runs one writing statement outside any transaction, so it commits by itself in its one round
+   * trip. Deadlocks and serialization failures (rolled back) run it again; a lost connection does
+   * not, since the statement may have committed: the caller decides, as for a lost COMMIT.
+   */
+  async write<R extends pg.QueryResultRow>(statement: Sql, values: readonly unknown[]): Promise<R[]> {
+    return retrying(async () => (await this.pool.query<R>(toConfig(statement, values))).rows, isConflict);
+  }
+
+  /**
+   * The journal notice a commit appending entries of `runIds` sends (see {@link Tx.journaled}),
+   * as `pg_notify` takes it: the channel's name and the payload, or nulls when no one listens to any of them.
+   */
+  journalNotice(runIds: Iterable<string>): { channel: string | null; payload: string | null } {
+    const named = this.journal ? this.journal.listened(new Set(runIds)) : [];
+    if (named.length === 0 || !this.journal) return { channel: null, payload: null };
+    return { channel: channelName(this.journal.channel), payload: journalPayload(named) };
   }
 
   /** Runs `fn` with a pooled connection of its own (for migrations), again if the connection was dead. */
