@@ -130,9 +130,11 @@ function usageOf(usage: GenerateResult["usage"]): Usage {
 }
 
 /** Maps a `doGenerate` result (any supported version) to a neutral response. Parts Cairn does not model (files, sources, provider-executed tools) stay in `raw` only. */
-export function fromAiSdkResult(result: GenerateResult, modelId: string): ModelResponse {
+export function fromAiSdkResult(result: GenerateResult, modelId: string, keepRaw = true): ModelResponse {
   const content: ContentBlock[] = [];
+  const unmapped: unknown[] = [];
   for (const part of result.content) {
+    if (part.type !== "text" && part.type !== "reasoning" && (part.type !== "tool-call" || part.providerExecuted)) unmapped.push(part);
     const metadata = "providerMetadata" in part && part.providerMetadata ? (part.providerMetadata as ProviderData) : undefined;
     const provider = metadata ? { [KEY]: metadata } : undefined;
     const withProvider = <T extends ContentBlock>(block: T): T => (provider ? { ...block, provider } : block);
@@ -158,13 +160,13 @@ export function fromAiSdkResult(result: GenerateResult, modelId: string): ModelR
     model: result.response?.modelId ?? modelId,
     id: result.response?.id,
     // The request body repeats the whole prompt: leave it out of what gets journaled.
-    raw: {
+    raw: keepRaw ? {
       content: result.content,
       finishReason: result.finishReason,
       usage: result.usage,
       providerMetadata: result.providerMetadata,
       response: result.response,
       warnings: result.warnings,
-    },
+    } : unmapped.length > 0 ? { unmapped } : {},
   });
 }

@@ -101,14 +101,19 @@ const STOP_REASONS: Record<string, StopReason> = {
   model_context_window_exceeded: "max_tokens",
 };
 
-/** Maps an Anthropic `Message` to a neutral response. Blocks Cairn does not model (server tools) are left out of `content` but kept in `raw`. */
-export function fromAnthropicMessage(message: AnthropicMessage): ModelResponse {
+/**
+ * Maps an Anthropic `Message` to a neutral response. Blocks Cairn does not model (server tools) are left
+ * out of `content` but kept in `raw`: the whole message with `keepRaw`, else `{ unmapped: [blocks] }` (or `{}`).
+ */
+export function fromAnthropicMessage(message: AnthropicMessage, keepRaw = true): ModelResponse {
   const content: ContentBlock[] = [];
+  const unmapped: unknown[] = [];
   for (const block of message.content) {
     if (block.type === "text") content.push({ type: "text", text: block.text });
     else if (block.type === "tool_use") content.push({ type: "tool_use", id: block.id, name: block.name, input: (block.input ?? {}) as never });
     else if (block.type === "thinking") content.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
     else if (block.type === "redacted_thinking") content.push({ type: "redacted_thinking", data: block.data });
+    else unmapped.push(block);
   }
   const u = message.usage;
   const usage: Usage = {
@@ -126,6 +131,6 @@ export function fromAnthropicMessage(message: AnthropicMessage): ModelResponse {
     usage,
     model: message.model,
     id: message.id,
-    raw: message,
+    raw: keepRaw ? message : unmapped.length > 0 ? { unmapped } : {},
   });
 }

@@ -2,7 +2,8 @@
  * The model layer: a provider-neutral {@link Model} interface, adapters, a scripted model, prices and estimates.
  * @module
  */
-export type { Model, ModelRequest, ModelResponse } from "./model.js";
+export type { Model, ModelRequest, ModelResponse, ModelDelta } from "./model.js";
+export { ModelProviderError, classifyProviderError, retryAfterMs } from "./provider-errors.js";
 export * from "./schemas.js";
 export { emptyUsage, addUsage, toolCallsOf, textOf, transcriptProblems, type TranscriptProblem } from "./messages.js";
 export { anthropicModel, type AnthropicModelOptions, type AnthropicClientLike } from "./anthropic.js";
