@@ -81,7 +81,12 @@ function sentTranscript(kind: Kind, entry: LedgerEntry) {
       toolCall: { call_id: call.call_id, name: call.name, arguments: JSON.parse(call.arguments!) },
     };
   }
-  const messages = body.messages as { role: string; content?: unknown; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+  const messages = body.messages as {
+    role: string;
+    content?: unknown;
+    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+    tool_call_id?: string;
+  }[];
   const call = messages.find((m) => m.tool_calls)!.tool_calls![0]!;
   const result = messages.find((m) => m.role === "tool")!;
   return {

@@ -102,7 +102,9 @@ describe.each(Object.keys(MODELS))("%s: live deltas in the run's stream", (name)
     expect(texts.map((d) => d.data.text).join("")).toBe(TEXT);
     const typedText = typed.map((d) => (d.data as { text: string }).text).join("");
     expect(typedText).toBe(TEXT);
-    const entries = second.filter((e) => e.event === "entry").map((e) => JSON.parse(e.data) as { seq: number; kind: string; opKey: string | null; data: unknown });
+    const entries = second
+      .filter((e) => e.event === "entry")
+      .map((e) => JSON.parse(e.data) as { seq: number; kind: string; opKey: string | null; data: unknown });
     expect(entries[0]!.seq).toBe(Number(lastId) + 1);
     const completed = entries.find((e) => e.kind === "step.completed" && e.opKey?.endsWith("/model#0"))!;
     expect((completed.data as { result: { content: { text: string }[]; usage: { outputTokens: number } } }).result.usage.outputTokens).toBe(17);

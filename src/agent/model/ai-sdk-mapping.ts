@@ -160,13 +160,17 @@ export function fromAiSdkResult(result: GenerateResult, modelId: string, keepRaw
     model: result.response?.modelId ?? modelId,
     id: result.response?.id,
     // The request body repeats the whole prompt: leave it out of what gets journaled.
-    raw: keepRaw ? {
-      content: result.content,
-      finishReason: result.finishReason,
-      usage: result.usage,
-      providerMetadata: result.providerMetadata,
-      response: result.response,
-      warnings: result.warnings,
-    } : unmapped.length > 0 ? { unmapped } : {},
+    raw: keepRaw
+      ? {
+          content: result.content,
+          finishReason: result.finishReason,
+          usage: result.usage,
+          providerMetadata: result.providerMetadata,
+          response: result.response,
+          warnings: result.warnings,
+        }
+      : unmapped.length > 0
+        ? { unmapped }
+        : {},
   });
 }

@@ -99,7 +99,8 @@ export async function readAiSdkStream(stream: ReadableStream<unknown>, emit: (de
   } finally {
     reader.releaseLock();
   }
-  if (result.finishReason === undefined || result.usage === undefined) throw new Error("The AI SDK stream ended before its finish part (the connection was cut).");
+  if (result.finishReason === undefined || result.usage === undefined)
+    throw new Error("The AI SDK stream ended before its finish part (the connection was cut).");
   return { ...result, content, response } as GenerateResult;
 }
 

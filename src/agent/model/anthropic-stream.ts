@@ -53,7 +53,8 @@ export async function readAnthropicStream(events: AsyncIterable<Event>, emit: (d
         message.stop_reason = event.delta.stop_reason;
         message.stop_sequence = event.delta.stop_sequence;
         // The final usage: output tokens, and any input counts the provider revised.
-        for (const [key, value] of Object.entries(event.usage)) if (value !== null && value !== undefined) (message.usage as unknown as Record<string, unknown>)[key] = value;
+        for (const [key, value] of Object.entries(event.usage))
+          if (value !== null && value !== undefined) (message.usage as unknown as Record<string, unknown>)[key] = value;
         break;
       case "message_stop":
         stopped = true;

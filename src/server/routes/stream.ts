@@ -51,7 +51,6 @@ function lastEventId(c: Context): number | undefined {
   return Number(header.trim());
 }
 
-
 /**
  * Wakes the streams of a run when its entries are committed: by this process's workers (the
  * engine's `committed` events) or, when the store has journal notices (`Store.onJournal`), by any

@@ -28,7 +28,13 @@ export function openaiResponses(reply, n, model) {
     const item = { type: "reasoning", id: `rs_${n}`, summary: [{ type: "summary_text", text: reply.thinking }] };
     const index = output.length;
     events.push({ type: "response.output_item.added", output_index: index, item: { type: "reasoning", id: item.id, summary: [] } });
-    events.push({ type: "response.reasoning_summary_part.added", item_id: item.id, output_index: index, summary_index: 0, part: { type: "summary_text", text: "" } });
+    events.push({
+      type: "response.reasoning_summary_part.added",
+      item_id: item.id,
+      output_index: index,
+      summary_index: 0,
+      part: { type: "summary_text", text: "" },
+    });
     for (const delta of pieces(reply.thinking))
       events.push({ type: "response.reasoning_summary_text.delta", item_id: item.id, output_index: index, summary_index: 0, delta });
     events.push({ type: "response.reasoning_summary_part.done", item_id: item.id, output_index: index, summary_index: 0, part: item.summary[0] });
@@ -36,10 +42,22 @@ export function openaiResponses(reply, n, model) {
     output.push(item);
   }
   if (reply.text !== undefined) {
-    const item = { type: "message", id: `msg_${n}`, status: "completed", role: "assistant", content: [{ type: "output_text", text: reply.text, annotations: [] }] };
+    const item = {
+      type: "message",
+      id: `msg_${n}`,
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: reply.text, annotations: [] }],
+    };
     const index = output.length;
     events.push({ type: "response.output_item.added", output_index: index, item: { ...item, status: "in_progress", content: [] } });
-    events.push({ type: "response.content_part.added", item_id: item.id, output_index: index, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
+    events.push({
+      type: "response.content_part.added",
+      item_id: item.id,
+      output_index: index,
+      content_index: 0,
+      part: { type: "output_text", text: "", annotations: [] },
+    });
     for (const delta of pieces(reply.text))
       events.push({ type: "response.output_text.delta", item_id: item.id, output_index: index, content_index: 0, delta, logprobs: [] });
     events.push({ type: "response.output_text.done", item_id: item.id, output_index: index, content_index: 0, text: reply.text, logprobs: [] });
@@ -92,7 +110,9 @@ export function openaiChat(reply, n, model, includeUsage) {
   const message = { role: "assistant", content: reply.text ?? null, refusal: null };
   if (calls.length > 0) message.tool_calls = calls;
   const json = { id, object: "chat.completion", created, model, choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage };
-  const chunk = (delta, finish_reason = null) => ({ data: { id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason }] } });
+  const chunk = (delta, finish_reason = null) => ({
+    data: { id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason }] },
+  });
   const events = [chunk({ role: "assistant", content: "" })];
   for (const piece of pieces(reply.text ?? "")) events.push(chunk({ content: piece }));
   for (const [index, call] of calls.entries()) {
