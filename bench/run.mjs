@@ -19,6 +19,7 @@ import { storageCase } from "./cases/storage.mjs";
 import { suspendedCase } from "./cases/suspended.mjs";
 import { throughputCase } from "./cases/throughput.mjs";
 import { wakeupCase } from "./cases/wakeup.mjs";
+import { modelStreamCase } from "./cases/model-stream.mjs";
 import { describeMachine } from "./lib/machine.mjs";
 import { baseUrl, withPgClient } from "./lib/pg.mjs";
 import { Progress } from "./lib/progress.mjs";
@@ -29,7 +30,7 @@ import { renderTables } from "./lib/report.mjs";
 
 const STORES = ["memory", "sqlite", "postgres"];
 /** Case groups, in the order of issue #4's list. */
-const GROUPS = ["ceiling", "throughput", "peers", "overhead", "resume", "wakeup", "suspended", "storage"];
+const GROUPS = ["ceiling", "throughput", "peers", "overhead", "resume", "wakeup", "suspended", "storage", "stream"];
 const { values: args } = parseArgs({
   options: {
     quick: { type: "boolean", default: process.env.BENCH_QUICK === "1" },
@@ -316,6 +317,19 @@ function planCases(chosen) {
           runs: settings.suspendedRuns, reps: settings.suspendedReps, settleMs: settings.suspendedSettleMs,
           selfRuns: settings.selfSuspendedRuns, wakeSamples: quick ? 5 : 20, onProgress: update,
         }),
+    });
+  }
+
+  // 9. Time to first model delta through Cairn vs the provider SDK directly (issue 14): SQLite only.
+  for (const store of storesWith("stream").filter((s) => s === "sqlite")) {
+    list.push({
+      id: `${store}.stream`, store, group: "stream", label: `${store} model stream time to first delta`,
+      describe: { sdks: ["openai", "anthropic", "ai-sdk"] },
+      headline: (r) =>
+        ["openai", "anthropic", "ai-sdk"]
+          .map((n) => `${n} adapter ${signed(r.metrics[`${n}.adapterOverheadMs`].median, 2)} ms, agent ${signed(r.metrics[`${n}.agentOverheadMs`].median, 2)} ms`)
+          .join("; "),
+      run: (t, update) => modelStreamCase(t.url, { samples: quick ? 10 : 40, reps, onProgress: update }),
     });
   }
 
