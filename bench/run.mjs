@@ -327,7 +327,10 @@ function planCases(chosen) {
       describe: { sdks: ["openai", "anthropic", "ai-sdk"] },
       headline: (r) =>
         ["openai", "anthropic", "ai-sdk"]
-          .map((n) => `${n} adapter ${signed(r.metrics[`${n}.adapterOverheadMs`].median, 2)} ms, agent ${signed(r.metrics[`${n}.agentOverheadMs`].median, 2)} ms`)
+          .map(
+            (n) =>
+              `${n} adapter ${signed(r.metrics[`${n}.adapterOverheadMs`].median, 2)} ms (adds ${fmt(r.metrics[`${n}.adapterAddedUs`].median, 0)} µs), agent ${signed(r.metrics[`${n}.agentOverheadMs`].median, 2)} ms (engine adds ${fmt(r.metrics[`${n}.engineAddedUs`].median, 0)} µs)`,
+          )
           .join("; "),
       run: (t, update) => modelStreamCase(t.url, { samples: quick ? 10 : 40, reps, onProgress: update }),
     });

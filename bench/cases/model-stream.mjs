@@ -6,6 +6,9 @@
 //   agent:   an agent run on the store, from the provider receiving the request to the first
 //            `step-progress` event at an engine observer (what the SSE stream forwards), vs the same
 //            span for the direct call (request received → the SDK's first text event).
+//   added:   without the network's noise, what Cairn itself adds: the adapter (the SDK yielding an
+//            event → the adapter's onDelta, a tapped client) and the engine (the adapter's onDelta →
+//            the observer's step-progress), in µs.
 // Each figure is the median of `samples` calls per repetition; the case reports medians of repetitions.
 import Anthropic from "@anthropic-ai/sdk";
 import { createOpenAI } from "@ai-sdk/openai";
@@ -23,8 +26,12 @@ function sdks(url) {
   const openai = new OpenAI({ apiKey: "k", baseURL: `${url}/v1`, maxRetries: 0 });
   const anthropic = new Anthropic({ apiKey: "k", baseURL: url, maxRetries: 0 });
   const aiOpenai = createOpenAI({ apiKey: "k", baseURL: `${url}/v1` });
+  const openaiTap = { responses: { create: async (p, o) => tapped(await openai.responses.create(p, o)) } };
+  const anthropicTap = { messages: { create: async (p, o) => tapped(await anthropic.messages.create(p, o)) } };
+  const aiTap = (lm) => Object.assign(Object.create(lm), { doStream: async (o) => tappedParts(await lm.doStream(o)) });
   return {
     openai: {
+      tapped: () => openaiModel({ model: "gpt-bench", client: openaiTap }),
       model: () => openaiModel({ model: "gpt-bench", client: openai }),
       async direct(onFirst) {
         const stream = await openai.responses.create({ model: "gpt-bench", input: "Why tides?", stream: true });
@@ -32,6 +39,7 @@ function sdks(url) {
       },
     },
     anthropic: {
+      tapped: () => anthropicModel({ model: "claude-bench", client: anthropicTap }),
       model: () => anthropicModel({ model: "claude-bench", client: anthropic }),
       async direct(onFirst) {
         const stream = await anthropic.messages.create({ model: "claude-bench", max_tokens: 256, messages: MESSAGES, stream: true });
@@ -39,6 +47,7 @@ function sdks(url) {
       },
     },
     "ai-sdk": {
+      tapped: () => aiSdkModel(aiTap(aiOpenai.responses("gpt-bench"))),
       model: () => aiSdkModel(aiOpenai.responses("gpt-bench")),
       async direct(onFirst) {
         const { stream } = await aiOpenai.responses("gpt-bench").doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "Why tides?" }] }] });
@@ -53,6 +62,31 @@ function sdks(url) {
   };
 }
 
+/** When the SDK last handed an event to its consumer (set by the taps below). */
+const tap = { at: 0 };
+
+/** An SDK stream that notes when it yields each event. */
+async function* tapped(stream) {
+  for await (const event of stream) {
+    tap.at = now();
+    yield event;
+  }
+}
+
+/** An AI SDK stream result whose reader notes when it yields each part. */
+function tappedParts(result) {
+  const reader = result.stream.getReader();
+  const stream = new ReadableStream({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) return controller.close();
+      tap.at = now();
+      controller.enqueue(value);
+    },
+  });
+  return { ...result, stream };
+}
+
 /** Runs `call(onFirst)` and returns ms from `from()` (default: the call) to the first onFirst. */
 async function timeFirst(call, from) {
   let first;
@@ -65,11 +99,25 @@ export async function modelStreamCase(url, { samples, reps, onProgress }) {
   const server = await new ProviderServer({ respond: () => ({ text: TEXT, usage: { input: 12, output: 20 } }) }).start();
   const clients = sdks(server.url);
   const prices = { "gpt-bench": { input: 0, output: 0 }, "claude-bench": { input: 0, output: 0 } };
-  const agents = Object.fromEntries(Object.entries(clients).map(([name, c]) => [name, defineAgent({ name: `bench-stream-${name}`, model: c.model(), prices })]));
+  // The agent's model notes when its adapter hands a delta on, so the engine's part can be told apart.
+  const handed = { at: 0 };
+  const noting = (model) => ({
+    provider: model.provider,
+    modelId: model.modelId,
+    generate: (request) =>
+      model.generate({
+        ...request,
+        onDelta: (delta) => {
+          handed.at = now();
+          request.onDelta?.(delta);
+        },
+      }),
+  });
+  const agents = Object.fromEntries(Object.entries(clients).map(([name, c]) => [name, defineAgent({ name: `bench-stream-${name}`, model: noting(c.model()), prices })]));
   const engine = await createEngine({ store: url, workflows: Object.values(agents), logger: silentLogger });
   const firstProgress = new Map();
   engine.observe((event) => {
-    if (event.type === "step-progress" && !firstProgress.has(event.runId)) firstProgress.get(`wait:${event.runId}`)?.(now());
+    if (event.type === "step-progress") firstProgress.get(`wait:${event.runId}`)?.({ at: now(), handed: handed.at });
   });
   engine.startWorker({ pollInterval: 5 });
   const metrics = {};
@@ -79,6 +127,9 @@ export async function modelStreamCase(url, { samples, reps, onProgress }) {
       for (const [name, c] of Object.entries(clients)) {
         onProgress(`rep ${rep}/${reps}: ${name}`);
         const model = c.model();
+        const tappedModel = c.tapped();
+        const adapterAdded = [];
+        const engineAdded = [];
         const direct = [];
         const adapter = [];
         const directFromServer = [];
@@ -97,8 +148,11 @@ export async function modelStreamCase(url, { samples, reps, onProgress }) {
           const progressed = new Promise((resolve) => firstProgress.set(`wait:${runId}`, resolve));
           const before = server.requests.length;
           await engine.start(agents[name], { prompt: "Why tides?" }, { runId });
-          const at = await progressed;
+          const { at, handed: handedAt } = await progressed;
           firstProgress.delete(`wait:${runId}`);
+          // The adapter's own time: from the SDK yielding an event to the adapter's onDelta.
+          let added;
+          await tappedModel.generate({ messages: MESSAGES, onDelta: () => (added ??= now() - tap.at) });
           await engine.result(runId, { timeoutMs: 30_000 });
           const received = server.requests.slice(before).find((r) => r.stream)?.at;
           if (warm) continue;
@@ -106,6 +160,8 @@ export async function modelStreamCase(url, { samples, reps, onProgress }) {
           adapter.push(a);
           directFromServer.push(ds);
           agent.push(at - received);
+          adapterAdded.push(added * 1000);
+          engineAdded.push((at - handedAt) * 1000);
         }
         record(`${name}.directMs`, median(direct));
         record(`${name}.adapterMs`, median(adapter));
@@ -113,6 +169,8 @@ export async function modelStreamCase(url, { samples, reps, onProgress }) {
         record(`${name}.directFromServerMs`, median(directFromServer));
         record(`${name}.agentFromServerMs`, median(agent));
         record(`${name}.agentOverheadMs`, median(agent) - median(directFromServer));
+        record(`${name}.adapterAddedUs`, median(adapterAdded));
+        record(`${name}.engineAddedUs`, median(engineAdded));
       }
     }
   } finally {
