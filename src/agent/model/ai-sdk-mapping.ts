@@ -89,6 +89,14 @@ export function toAiSdkCallOptions(request: ModelRequest, options: { callOptions
     const c = request.toolChoice;
     call.toolChoice = typeof c === "string" ? { type: c } : { type: "tool", toolName: c.name };
   }
+  const format = request.responseFormat;
+  if (format)
+    call.responseFormat = {
+      type: "json",
+      schema: format.schema as never,
+      name: format.name,
+      ...(format.description ? { description: format.description } : {}),
+    };
   if (request.signal) call.abortSignal = request.signal;
   return call;
 }

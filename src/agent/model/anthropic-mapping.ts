@@ -89,6 +89,7 @@ export function toAnthropicParams(
     }));
   }
   if (request.toolChoice !== undefined) params.tool_choice = toAnthropicToolChoice(request.toolChoice);
+  if (request.responseFormat) params.output_config = { ...params.output_config, format: { type: "json_schema", schema: request.responseFormat.schema } };
   return params;
 }
 

@@ -3,7 +3,18 @@
  * implements {@link Model}; the agent loop only ever sees this interface.
  */
 import type { z } from "zod";
-import type { ContentBlock, JsonValue, Message, StopReason, ToolChoice, ToolSpec, ToolUseBlock, Usage, ModelResponseSchema } from "./schemas.js";
+import type {
+  ContentBlock,
+  JsonValue,
+  Message,
+  ResponseFormat,
+  StopReason,
+  ToolChoice,
+  ToolSpec,
+  ToolUseBlock,
+  Usage,
+  ModelResponseSchema,
+} from "./schemas.js";
 
 /**
  * One call to a model.
@@ -31,6 +42,11 @@ export interface ModelRequest {
   maxTokens?: number;
   /** Sampling temperature, 0–2 (providers clamp to their own range). */
   temperature?: number;
+  /**
+   * Ask for a JSON answer matching a JSON Schema (OpenAI `text.format` json_schema, Anthropic
+   * `output_config.format`, AI SDK `responseFormat`). See `generateObject` for validation and retries.
+   */
+  responseFormat?: ResponseFormat;
   /** Aborts the HTTP request. Not journaled. */
   signal?: AbortSignal;
   /**

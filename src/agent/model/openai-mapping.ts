@@ -102,6 +102,19 @@ export function toOpenAIParams(request: ModelRequest, options: { model: string; 
     }));
   }
   if (request.toolChoice !== undefined) params.tool_choice = toOpenAIToolChoice(request.toolChoice);
+  const format = request.responseFormat;
+  if (format) {
+    params.text = {
+      ...params.text,
+      format: {
+        type: "json_schema",
+        name: format.name,
+        schema: format.schema,
+        strict: false,
+        ...(format.description ? { description: format.description } : {}),
+      },
+    };
+  }
   return params;
 }
 
