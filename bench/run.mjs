@@ -3,6 +3,7 @@
 // Each figure is the median of repeated runs; ratios compare figures measured in this same run.
 // The peers (DBOS, LangGraph.js) are dev dependencies of bench/package.json only: when
 // bench/node_modules is missing they are installed with `npm --prefix bench ci` first.
+import { modelStreamCase } from "./cases/model-stream.mjs";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -29,7 +30,7 @@ import { renderTables } from "./lib/report.mjs";
 
 const STORES = ["memory", "sqlite", "postgres"];
 /** Case groups, in the order of issue #4's list. */
-const GROUPS = ["ceiling", "throughput", "peers", "overhead", "resume", "wakeup", "suspended", "storage"];
+const GROUPS = ["ceiling", "throughput", "peers", "overhead", "resume", "wakeup", "suspended", "storage", "stream"];
 const USAGE = `Cairn's benchmark suite: node bench/run.mjs [options]   (npm run bench -- [options] builds first)
 
   --quick              fewer, shorter repetitions (a smoke test)            env BENCH_QUICK=1
@@ -376,6 +377,22 @@ function planCases(chosen) {
           runs: settings.suspendedRuns, reps: settings.suspendedReps, settleMs: settings.suspendedSettleMs,
           selfRuns: settings.selfSuspendedRuns, wakeSamples: quick ? 5 : 20, onProgress: update,
         }),
+    });
+  }
+
+  // 9. Time to first model delta through Cairn vs the provider SDK directly (issue 14): SQLite only.
+  for (const store of storesWith("stream").filter((s) => s === "sqlite")) {
+    list.push({
+      id: `${store}.stream`, store, group: "stream", label: `${store} model stream time to first delta`,
+      describe: { sdks: ["openai", "anthropic", "ai-sdk"] },
+      headline: (r) =>
+        ["openai", "anthropic", "ai-sdk"]
+          .map(
+            (n) =>
+              `${n} adapter ${signed(r.metrics[`${n}.adapterOverheadMs`].median, 2)} ms (adds ${fmt(r.metrics[`${n}.adapterAddedUs`].median, 0)} µs), agent ${signed(r.metrics[`${n}.agentOverheadMs`].median, 2)} ms (engine adds ${fmt(r.metrics[`${n}.engineAddedUs`].median, 0)} µs)`,
+          )
+          .join("; "),
+      run: (t, update) => modelStreamCase(t.url, { samples: quick ? 10 : 40, reps, onProgress: update }),
     });
   }
 

@@ -172,8 +172,8 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
           const call = await turnCtx.step<ModelCall>(
             "model",
             async ({ signal, progress }) => {
-              // Partial text goes to live views as it comes (never journaled): the response is the truth.
-              const response = await current.generate({ ...request, signal, onTextDelta: (text) => progress({ kind: "text", text }) });
+              // Partial text, thinking and tool arguments go to live views as they come (never journaled): the response is the truth.
+              const response = await current.generate({ ...request, signal, onDelta: progress });
               return markSecretCalls({ ...response, costMicros: costOf(current.modelId, response.usage, costOptions) }, tools);
             },
             {

@@ -54,8 +54,11 @@ export interface StreamOptions {
   onReconnect?: (info: { after: number; attempt: number; reason: unknown }) => void;
   /**
    * Called with live progress of a running step (`event: delta`), e.g. an agent's model output as
-   * `{ opKey, attempt, data: { kind: "text", text } }`. Ephemeral: deltas missed while disconnected
-   * are not resent, and the step's journal entry, when it comes, is the source of truth.
+   * `{ opKey, attempt, data: { kind: "text", text } }` (also `kind: "thinking"`, and `"tool-input"`
+   * with the call's `id` and `name`). On each (re)connection the server first sends what each running
+   * attempt has produced so far, marked `catchUp: true`: replace what you have for that opKey,
+   * attempt and kind, then append the live deltas that follow. A new `attempt` of an opKey starts
+   * over. The step's journal entry, when it comes, is the source of truth.
    */
   onDelta?: (delta: StreamDelta) => void;
 }
@@ -65,6 +68,8 @@ export interface StreamDelta {
   opKey: string;
   attempt: number;
   data: unknown;
+  /** Set on the output so far of an attempt, sent first on each (re)connection: it replaces, not extends. */
+  catchUp?: true;
 }
 
 /** How a stream ended. `status` is set when the run finished; absent when the stream was aborted. */

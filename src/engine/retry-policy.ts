@@ -49,3 +49,13 @@ export function isNonRetryable(error: unknown, policy: ResolvedRetryPolicy): boo
     (typeof candidate.code === "string" && policy.nonRetryable.includes(candidate.code))
   );
 }
+
+/**
+ * The wait an error asks for before the next attempt (its `retryAfterMs`, e.g. a provider's
+ * `Retry-After`), capped at the policy's `maxDelay`; 0 when it asks for none.
+ */
+export function retryAfterOf(error: unknown, policy: ResolvedRetryPolicy): number {
+  if (typeof error !== "object" || error === null) return 0;
+  const ms = (error as { retryAfterMs?: unknown }).retryAfterMs;
+  return typeof ms === "number" && Number.isFinite(ms) && ms > 0 ? Math.min(ms, policy.maxDelayMs) : 0;
+}

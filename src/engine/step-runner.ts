@@ -4,7 +4,7 @@ import { decode, encode, serializeError } from "../core/serialize.js";
 import { journaledValue } from "./journaled-value.js";
 import { crashPoint } from "./crash-points.js";
 import type { DecodedEntry, OpExecution, OpExecution as Execution } from "./execution-types.js";
-import { backoffDelay, isNonRetryable, type ResolvedRetryPolicy } from "./retry-policy.js";
+import { backoffDelay, isNonRetryable, retryAfterOf, type ResolvedRetryPolicy } from "./retry-policy.js";
 import type { StepInfo, StepOptions } from "./workflow.js";
 
 /** Retry back-off up to this long waits in process; longer back-off is a durable timer. */
@@ -95,7 +95,7 @@ export async function runStep<T>(
       await fail(execution, key, attempt, result.error);
       return;
     }
-    const delay = backoffDelay(policy, attempt - budgetBase);
+    const delay = Math.max(backoffDelay(policy, attempt - budgetBase), retryAfterOf(result.error, policy));
     const retryAt = host.clock() + delay;
     await execution.write([newEntry("step.failed", key, { attempt, error: serializeError(result.error), final: false, retryAt })]);
     if (delay > IN_PROCESS_BACKOFF_MS) {

@@ -160,7 +160,7 @@ function useLiveJournal(runId: string, run: ApiRun | undefined) {
   const [generation, setGeneration] = useState(0);
   const lastSeq = useRef(0);
   // A running model call's text so far (stream deltas, not journaled): shown until its step's entry comes.
-  const [partial, setPartial] = useState<{ opKey: string; text: string }>();
+  const [partial, setPartial] = useState<{ opKey: string; attempt: number; text: string }>();
 
   useEffect(() => {
     setEntries([]);
@@ -182,7 +182,12 @@ function useLiveJournal(runId: string, run: ApiRun | undefined) {
           const data = delta.data as { kind?: string; text?: unknown } | null;
           if (data?.kind !== "text" || typeof data.text !== "string") return;
           const text = data.text;
-          setPartial((previous) => (previous?.opKey === delta.opKey ? { opKey: delta.opKey, text: previous.text + text } : { opKey: delta.opKey, text }));
+          // The output so far (catchUp, on each connection) replaces; a new attempt starts over.
+          setPartial((previous) =>
+            previous?.opKey === delta.opKey && previous.attempt === delta.attempt && !delta.catchUp
+              ? { ...previous, text: previous.text + text }
+              : { opKey: delta.opKey, attempt: delta.attempt, text },
+          );
         },
         onEntry: (entry) => {
           if (entry.kind === "step.completed" || entry.kind === "step.failed")

@@ -89,6 +89,14 @@ export function toAiSdkCallOptions(request: ModelRequest, options: { callOptions
     const c = request.toolChoice;
     call.toolChoice = typeof c === "string" ? { type: c } : { type: "tool", toolName: c.name };
   }
+  const format = request.responseFormat;
+  if (format)
+    call.responseFormat = {
+      type: "json",
+      schema: format.schema as never,
+      name: format.name,
+      ...(format.description ? { description: format.description } : {}),
+    };
   if (request.signal) call.abortSignal = request.signal;
   return call;
 }
@@ -130,9 +138,11 @@ function usageOf(usage: GenerateResult["usage"]): Usage {
 }
 
 /** Maps a `doGenerate` result (any supported version) to a neutral response. Parts Cairn does not model (files, sources, provider-executed tools) stay in `raw` only. */
-export function fromAiSdkResult(result: GenerateResult, modelId: string): ModelResponse {
+export function fromAiSdkResult(result: GenerateResult, modelId: string, keepRaw = true): ModelResponse {
   const content: ContentBlock[] = [];
+  const unmapped: unknown[] = [];
   for (const part of result.content) {
+    if (part.type !== "text" && part.type !== "reasoning" && (part.type !== "tool-call" || part.providerExecuted)) unmapped.push(part);
     const metadata = "providerMetadata" in part && part.providerMetadata ? (part.providerMetadata as ProviderData) : undefined;
     const provider = metadata ? { [KEY]: metadata } : undefined;
     const withProvider = <T extends ContentBlock>(block: T): T => (provider ? { ...block, provider } : block);
@@ -158,13 +168,17 @@ export function fromAiSdkResult(result: GenerateResult, modelId: string): ModelR
     model: result.response?.modelId ?? modelId,
     id: result.response?.id,
     // The request body repeats the whole prompt: leave it out of what gets journaled.
-    raw: {
-      content: result.content,
-      finishReason: result.finishReason,
-      usage: result.usage,
-      providerMetadata: result.providerMetadata,
-      response: result.response,
-      warnings: result.warnings,
-    },
+    raw: keepRaw
+      ? {
+          content: result.content,
+          finishReason: result.finishReason,
+          usage: result.usage,
+          providerMetadata: result.providerMetadata,
+          response: result.response,
+          warnings: result.warnings,
+        }
+      : unmapped.length > 0
+        ? { unmapped }
+        : {},
   });
 }

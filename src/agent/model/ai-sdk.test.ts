@@ -25,7 +25,7 @@ const v3Result: LanguageModelV3GenerateResult = {
 describe("AI SDK adapter (LanguageModelV3, via ai/test's MockLanguageModelV3)", () => {
   it("calls doGenerate with a V3 prompt and maps the result, signatures and cache usage included", async () => {
     const mock = new MockLanguageModelV3({ provider: "anthropic.messages", modelId: "claude-sonnet-4-5", doGenerate: v3Result });
-    const model = aiSdkModel(mock, { callOptions: { providerOptions: { anthropic: { sendReasoning: true } } } });
+    const model = aiSdkModel(mock, { callOptions: { providerOptions: { anthropic: { sendReasoning: true } } }, keepRaw: true });
     const controller = new AbortController();
     const res = await model.generate({
       system: "Be brief.",

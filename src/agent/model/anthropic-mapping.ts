@@ -89,6 +89,7 @@ export function toAnthropicParams(
     }));
   }
   if (request.toolChoice !== undefined) params.tool_choice = toAnthropicToolChoice(request.toolChoice);
+  if (request.responseFormat) params.output_config = { ...params.output_config, format: { type: "json_schema", schema: request.responseFormat.schema } };
   return params;
 }
 
@@ -101,14 +102,19 @@ const STOP_REASONS: Record<string, StopReason> = {
   model_context_window_exceeded: "max_tokens",
 };
 
-/** Maps an Anthropic `Message` to a neutral response. Blocks Cairn does not model (server tools) are left out of `content` but kept in `raw`. */
-export function fromAnthropicMessage(message: AnthropicMessage): ModelResponse {
+/**
+ * Maps an Anthropic `Message` to a neutral response. Blocks Cairn does not model (server tools) are left
+ * out of `content` but kept in `raw`: the whole message with `keepRaw`, else `{ unmapped: [blocks] }` (or `{}`).
+ */
+export function fromAnthropicMessage(message: AnthropicMessage, keepRaw = true): ModelResponse {
   const content: ContentBlock[] = [];
+  const unmapped: unknown[] = [];
   for (const block of message.content) {
     if (block.type === "text") content.push({ type: "text", text: block.text });
     else if (block.type === "tool_use") content.push({ type: "tool_use", id: block.id, name: block.name, input: (block.input ?? {}) as never });
     else if (block.type === "thinking") content.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
     else if (block.type === "redacted_thinking") content.push({ type: "redacted_thinking", data: block.data });
+    else unmapped.push(block);
   }
   const u = message.usage;
   const usage: Usage = {
@@ -126,6 +132,6 @@ export function fromAnthropicMessage(message: AnthropicMessage): ModelResponse {
     usage,
     model: message.model,
     id: message.id,
-    raw: message,
+    raw: keepRaw ? message : unmapped.length > 0 ? { unmapped } : {},
   });
 }

@@ -5,6 +5,9 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { fromAnthropicMessage, toAnthropicParams } from "./anthropic-mapping.js";
 import { ModelSdkMissingError } from "./errors.js";
 import { checkRequest } from "./messages.js";
+import { deltaSink } from "./delta.js";
+import { classifyProviderError } from "./provider-errors.js";
+import { readAnthropicStream } from "./anthropic-stream.js";
 import type { Model } from "./model.js";
 
 /**
@@ -13,7 +16,7 @@ import type { Model } from "./model.js";
  */
 export interface AnthropicClientLike {
   messages: {
-    create(params: any, options?: { signal?: AbortSignal }): PromiseLike<unknown>;
+    create(params: any, options?: { signal?: AbortSignal; maxRetries?: number }): PromiseLike<unknown>;
   };
 }
 
@@ -32,6 +35,17 @@ export interface AnthropicModelOptions {
    * `{ thinking: { type: "enabled", budget_tokens: 2048 } }` or `{ metadata: { user_id } }`.
    */
   params?: Record<string, unknown>;
+  /**
+   * Stream responses when the caller listens for deltas (the agent loop always does). Default true;
+   * false sends every request whole and reports no deltas.
+   */
+  stream?: boolean;
+  /**
+   * Keep the provider's whole response in `raw` (and so in the journal). Default false: `raw` holds
+   * only what Cairn does not map (e.g. provider-hosted tool items), because the whole response echoes
+   * the request (instructions, tools) and would make up most of each journaled model call.
+   */
+  keepRaw?: boolean;
 }
 
 /**
@@ -57,8 +71,18 @@ export function anthropicModel(options: AnthropicModelOptions): Model {
     async generate(request) {
       checkRequest(request);
       const params = toAnthropicParams(request, options);
-      const message = await (await getClient()).messages.create(params, request.signal ? { signal: request.signal } : undefined);
-      return fromAnthropicMessage(message as Anthropic.Messages.Message);
+      const emit = options.stream === false ? undefined : deltaSink(request);
+      // One retry layer: the step's policy retries, so the SDK's own retries are off for every request.
+      const requestOptions = request.signal ? { signal: request.signal, maxRetries: 0 } : { maxRetries: 0 };
+      try {
+        const sdk = await getClient();
+        const answer = emit
+          ? await readAnthropicStream((await sdk.messages.create({ ...params, stream: true }, requestOptions)) as AsyncIterable<never>, emit)
+          : await sdk.messages.create(params, requestOptions);
+        return fromAnthropicMessage(answer as never, options.keepRaw === true);
+      } catch (error) {
+        throw classifyProviderError(error, "anthropic", options.model, request.signal);
+      }
     },
   };
 }
@@ -70,5 +94,5 @@ async function buildClient(apiKey: string | undefined): Promise<AnthropicClientL
   } catch (cause) {
     throw new ModelSdkMissingError("@anthropic-ai/sdk", { cause });
   }
-  return new Sdk(apiKey === undefined ? {} : { apiKey });
+  return new Sdk(apiKey === undefined ? { maxRetries: 0 } : { apiKey, maxRetries: 0 });
 }

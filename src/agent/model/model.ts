@@ -3,7 +3,18 @@
  * implements {@link Model}; the agent loop only ever sees this interface.
  */
 import type { z } from "zod";
-import type { ContentBlock, JsonValue, Message, StopReason, ToolChoice, ToolSpec, ToolUseBlock, Usage, ModelResponseSchema } from "./schemas.js";
+import type {
+  ContentBlock,
+  JsonValue,
+  Message,
+  ResponseFormat,
+  StopReason,
+  ToolChoice,
+  ToolSpec,
+  ToolUseBlock,
+  Usage,
+  ModelResponseSchema,
+} from "./schemas.js";
 
 /**
  * One call to a model.
@@ -31,6 +42,11 @@ export interface ModelRequest {
   maxTokens?: number;
   /** Sampling temperature, 0–2 (providers clamp to their own range). */
   temperature?: number;
+  /**
+   * Ask for a JSON answer matching a JSON Schema (OpenAI `text.format` json_schema, Anthropic
+   * `output_config.format`, AI SDK `responseFormat`). See `generateObject` for validation and retries.
+   */
+  responseFormat?: ResponseFormat;
   /** Aborts the HTTP request. Not journaled. */
   signal?: AbortSignal;
   /**
@@ -39,7 +55,19 @@ export interface ModelRequest {
    * stream ignore it; {@link ScriptedModel} calls it with its text word by word.
    */
   onTextDelta?: (text: string) => void;
+  /**
+   * Called with each piece of the response as the model produces it: text, thinking, and tool-call
+   * arguments. Given this (or `onTextDelta`), the provider adapters stream the response instead of
+   * waiting for it whole. Not journaled, like `onTextDelta`.
+   */
+  onDelta?: (delta: ModelDelta) => void;
 }
+
+/**
+ * A piece of a response as it streams: `text` and `thinking` (reasoning, or its summary) carry the
+ * new characters; `tool-input` carries new characters of the JSON arguments of tool call `id`.
+ */
+export type ModelDelta = { kind: "text"; text: string } | { kind: "thinking"; text: string } | { kind: "tool-input"; id: string; name: string; text: string };
 
 /** What a model returned. Plain JSON: it is journaled as the model step's result. */
 export interface ModelResponse {
@@ -68,7 +96,8 @@ export interface Model {
   /** The model id requests are sent with, and the key into the price table. */
   readonly modelId: string;
   /**
-   * Sends one request and returns the complete response (no streaming).
+   * Sends one request and returns the complete response; with `onDelta`/`onTextDelta` the adapters
+   * stream it and report its pieces as they come, then resolve with the same complete response.
    * Rejects with the provider SDK's error on transport or API failures (the step's retry policy
    * decides what to do), and with a `ValidationError` when the request itself is malformed.
    */

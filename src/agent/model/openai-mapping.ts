@@ -102,6 +102,19 @@ export function toOpenAIParams(request: ModelRequest, options: { model: string; 
     }));
   }
   if (request.toolChoice !== undefined) params.tool_choice = toOpenAIToolChoice(request.toolChoice);
+  const format = request.responseFormat;
+  if (format) {
+    params.text = {
+      ...params.text,
+      format: {
+        type: "json_schema",
+        name: format.name,
+        schema: format.schema,
+        strict: false,
+        ...(format.description ? { description: format.description } : {}),
+      },
+    };
+  }
   return params;
 }
 
@@ -113,11 +126,16 @@ function parseArguments(text: string): JsonValue {
   }
 }
 
-/** Maps a Responses API `Response` to a neutral response. Items Cairn does not model (built-in tools) stay in `raw` only. */
-export function fromOpenAIResponse(response: OpenAIResponse): ModelResponse {
+/**
+ * Maps a Responses API `Response` to a neutral response. Items Cairn does not model (built-in tools)
+ * stay in `raw` only: the whole response with `keepRaw`, else `{ unmapped: [items] }` (or `{}`).
+ */
+export function fromOpenAIResponse(response: OpenAIResponse, keepRaw = true): ModelResponse {
   const content: ContentBlock[] = [];
+  const unmapped: unknown[] = [];
   let refused = false;
   for (const item of response.output) {
+    if (item.type !== "message" && item.type !== "function_call" && item.type !== "reasoning") unmapped.push(item);
     if (item.type === "message") {
       for (const part of item.content) {
         if (part.type === "output_text") content.push({ type: "text", text: part.text, provider: { openai: { itemId: item.id } } });
@@ -159,6 +177,6 @@ export function fromOpenAIResponse(response: OpenAIResponse): ModelResponse {
     },
     model: response.model,
     id: response.id,
-    raw: response,
+    raw: keepRaw ? response : unmapped.length > 0 ? { unmapped } : {},
   });
 }

@@ -4,6 +4,9 @@
 import type OpenAI from "openai";
 import { ModelSdkMissingError } from "./errors.js";
 import { checkRequest } from "./messages.js";
+import { deltaSink } from "./delta.js";
+import { classifyProviderError } from "./provider-errors.js";
+import { readOpenAIStream } from "./openai-stream.js";
 import type { Model } from "./model.js";
 import { fromOpenAIResponse, toOpenAIParams } from "./openai-mapping.js";
 
@@ -13,7 +16,7 @@ import { fromOpenAIResponse, toOpenAIParams } from "./openai-mapping.js";
  */
 export interface OpenAIClientLike {
   responses: {
-    create(params: any, options?: { signal?: AbortSignal }): PromiseLike<unknown>;
+    create(params: any, options?: { signal?: AbortSignal; maxRetries?: number }): PromiseLike<unknown>;
   };
 }
 
@@ -31,6 +34,17 @@ export interface OpenAIModelOptions {
    * `{ store: false, include: ["reasoning.encrypted_content"] }` to keep reasoning stateless.
    */
   params?: Record<string, unknown>;
+  /**
+   * Stream responses when the caller listens for deltas (the agent loop always does). Default true;
+   * false sends every request whole and reports no deltas.
+   */
+  stream?: boolean;
+  /**
+   * Keep the provider's whole response in `raw` (and so in the journal). Default false: `raw` holds
+   * only what Cairn does not map (e.g. provider-hosted tool items), because the whole response echoes
+   * the request (instructions, tools) and would make up most of each journaled model call.
+   */
+  keepRaw?: boolean;
 }
 
 /**
@@ -56,8 +70,18 @@ export function openaiModel(options: OpenAIModelOptions): Model {
     async generate(request) {
       checkRequest(request);
       const params = toOpenAIParams(request, options);
-      const response = await (await getClient()).responses.create(params, request.signal ? { signal: request.signal } : undefined);
-      return fromOpenAIResponse(response as OpenAI.Responses.Response);
+      const emit = options.stream === false ? undefined : deltaSink(request);
+      // One retry layer: the step's policy retries, so the SDK's own retries are off for every request.
+      const requestOptions = request.signal ? { signal: request.signal, maxRetries: 0 } : { maxRetries: 0 };
+      try {
+        const sdk = await getClient();
+        const answer = emit
+          ? await readOpenAIStream((await sdk.responses.create({ ...params, stream: true }, requestOptions)) as AsyncIterable<never>, emit)
+          : await sdk.responses.create(params, requestOptions);
+        return fromOpenAIResponse(answer as never, options.keepRaw === true);
+      } catch (error) {
+        throw classifyProviderError(error, "openai", options.model, request.signal);
+      }
     },
   };
 }
@@ -69,5 +93,5 @@ async function buildClient(apiKey: string | undefined): Promise<OpenAIClientLike
   } catch (cause) {
     throw new ModelSdkMissingError("openai", { cause });
   }
-  return new Sdk(apiKey === undefined ? {} : { apiKey });
+  return new Sdk(apiKey === undefined ? { maxRetries: 0 } : { apiKey, maxRetries: 0 });
 }

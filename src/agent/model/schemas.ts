@@ -140,6 +140,17 @@ export const UsageSchema = z.object({
 export type Usage = z.infer<typeof UsageSchema>;
 
 /** The JSON part of a model request (everything but the abort signal). */
+/** A JSON-schema answer format: the provider is asked to answer with JSON matching `schema`. */
+export const ResponseFormatSchema = z.object({
+  /** A name for the format (letters, digits, `_` and `-`, at most 64), sent where the provider wants one. */
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "letters, digits, _ and -, 1 to 64 of them"),
+  description: z.string().optional(),
+  /** A JSON Schema object. */
+  schema: z.record(z.string(), z.unknown()),
+});
+/** See {@link ResponseFormatSchema}. */
+export type ResponseFormat = z.infer<typeof ResponseFormatSchema>;
+
 export const ModelRequestSchema = z.object({
   messages: z.array(MessageSchema),
   system: z.string().optional(),
@@ -147,6 +158,7 @@ export const ModelRequestSchema = z.object({
   toolChoice: ToolChoiceSchema.optional(),
   maxTokens: z.number().int().positive().optional(),
   temperature: z.number().min(0).max(2).optional(),
+  responseFormat: ResponseFormatSchema.optional(),
 });
 
 /** What a model returned, as journaled. */

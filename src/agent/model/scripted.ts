@@ -4,7 +4,8 @@
 import { ScriptExhaustedError, ScriptMismatchError } from "./errors.js";
 import { estimateContentTokens, estimateTokens } from "./estimate.js";
 import { checkRequest, emptyUsage, makeResponse, textOf, transcriptProblems } from "./messages.js";
-import type { Model, ModelRequest, ModelResponse } from "./model.js";
+import { deltaSink } from "./delta.js";
+import type { Model, ModelDelta, ModelRequest, ModelResponse } from "./model.js";
 import type { ContentBlock, StopReason, Usage } from "./schemas.js";
 
 /** What one scripted turn answers. Only `content` is needed; the rest is derived when absent. */
@@ -97,7 +98,7 @@ export class ScriptedModel implements Model {
   async generate(request: ModelRequest): Promise<ModelResponse> {
     checkRequest(request);
     const index = this.cursor === "calls" ? this.requests.length : request.messages.filter((m) => m.role === "assistant").length;
-    const { signal: _signal, onTextDelta, ...json } = request;
+    const { signal: _signal, onTextDelta: _onTextDelta, onDelta: _onDelta, ...json } = request;
     this.requests.push(structuredClone(json));
     if (this.validate) {
       const problems = transcriptProblems(request.messages);
@@ -129,17 +130,19 @@ export class ScriptedModel implements Model {
       reply = turn;
     }
     const response = this.respond(request, reply, index);
-    if (onTextDelta) await this.stream(response, onTextDelta, request.signal);
+    const emit = deltaSink(request);
+    if (emit) await this.stream(response, emit, request.signal);
     return response;
   }
 
-  /** Sends the response's text to `onTextDelta` in pieces (each word with the space after it). */
-  private async stream(response: ModelResponse, onTextDelta: (text: string) => void, signal: AbortSignal | undefined): Promise<void> {
+  /** Sends the response's text (and thinking) to the request's delta listeners in pieces (each word with the space after it). */
+  private async stream(response: ModelResponse, emit: (delta: ModelDelta) => void, signal: AbortSignal | undefined): Promise<void> {
     for (const block of response.content) {
-      if (block.type !== "text") continue;
-      for (const piece of block.text.match(/\S+\s*|\s+/g) ?? []) {
+      if (block.type !== "text" && block.type !== "thinking") continue;
+      const kind = block.type === "text" ? "text" : "thinking";
+      for (const piece of (block.type === "text" ? block.text : block.thinking).match(/\S+\s*|\s+/g) ?? []) {
         signal?.throwIfAborted();
-        onTextDelta(piece);
+        emit({ kind, text: piece });
         if (this.deltaDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.deltaDelayMs));
       }
     }

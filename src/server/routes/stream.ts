@@ -7,6 +7,7 @@ import { RequestError, toHttpError } from "../errors.js";
 import { parse, queryOf, toJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
 import { requireVisible } from "../auth/principal.js";
+import { LiveDeltas, type Delta } from "../live-deltas.js";
 
 const PAGE = 500;
 /** How long the store's journal notices of a run stay subscribed after its last stream closes (so a client's reconnection does not churn). */
@@ -18,8 +19,11 @@ const JOURNAL_LINGER_MS = 10_000;
  *
  * Each entry is `event: entry`, `id: <seq>`, `data: <entry JSON>`. Live progress of a step that this
  * process's worker runs (an agent's model output, word by word) is `event: delta` with data
- * `{ opKey, attempt, data }` and **no id**: it is ephemeral, may be missed, and is superseded by the
- * step's journaled outcome, which is the source of truth. When the run is terminal and its
+ * `{ opKey, attempt, data }` and **no id**: it is ephemeral and is superseded by the step's journaled
+ * outcome, which is the source of truth. A stream that opens (or reconnects) while a step attempt is
+ * streaming first gets that attempt's output so far, coalesced, marked `catchUp: true` (replace, do
+ * not append), then the rest live. A new attempt (after a retry or a crash, announced by its
+ * `step.reconciled` / `step.started` entries) streams under its own `attempt` number. When the run is terminal and its
  * last entry was sent, `event: end` (data `{ status, lastSeq }`) closes the stream. New entries are
  * found at once when this process's workers commit them (the engine's `committed` events) or, on a
  * store with journal notices (PostgreSQL, `Store.onJournal`), when another process commits them; and
@@ -47,13 +51,6 @@ function lastEventId(c: Context): number | undefined {
   return Number(header.trim());
 }
 
-/** Live progress of a step, as `event: delta` sends it. */
-interface Delta {
-  opKey: string;
-  attempt: number;
-  data: unknown;
-}
-
 /**
  * Wakes the streams of a run when its entries are committed: by this process's workers (the
  * engine's `committed` events) or, when the store has journal notices (`Store.onJournal`), by any
@@ -65,6 +62,8 @@ interface Delta {
 class StreamWakers {
   private readonly waiting = new Map<string, Set<() => void>>();
   private readonly progress = new Map<string, Set<(delta: Delta) => void>>();
+  /** What running step attempts here streamed so far, for streams that open mid-generation. */
+  private readonly live = new LiveDeltas();
   private unsubscribe: (() => void) | undefined;
   /** The store's journal notices subscribed, by run; `linger` is set once the run's last stream closed. */
   private readonly journal = new Map<string, { stop: () => void; linger?: NodeJS.Timeout }>();
@@ -75,6 +74,7 @@ class StreamWakers {
     closing: AbortSignal,
   ) {
     closing.addEventListener("abort", () => this.stop(), { once: true });
+    this.subscribe(); // from the start: a stream that opens mid-generation gets the output so far
   }
 
   /** Calls `wake` at every commit of `runId`'s entries (here, or announced by the store) until the returned function is called. */
@@ -92,9 +92,14 @@ class StreamWakers {
     };
   }
 
-  /** Calls `listener` with every step-progress of `runId` here until the returned function is called. */
+  /**
+   * Calls `listener` with every step-progress of `runId` here until the returned function is called,
+   * after the output so far of its running attempts (as `catchUp` deltas): together, nothing missed
+   * and nothing twice (both happen in one synchronous turn).
+   */
   onProgress(runId: string, listener: (delta: Delta) => void): () => void {
     this.subscribe();
+    for (const delta of this.live.snapshot(runId)) listener(delta);
     let listeners = this.progress.get(runId);
     if (!listeners) this.progress.set(runId, (listeners = new Set()));
     listeners.add(listener);
@@ -107,9 +112,13 @@ class StreamWakers {
   private subscribe(): void {
     this.unsubscribe ??= this.engine.observe((event) => {
       if (event.type === "step-progress") {
-        for (const listener of this.progress.get(event.runId) ?? []) listener({ opKey: event.opKey, attempt: event.attempt, data: event.data });
+        const delta = { opKey: event.opKey, attempt: event.attempt, data: event.data };
+        this.live.record(event.runId, delta);
+        for (const listener of this.progress.get(event.runId) ?? []) listener(delta);
         return;
       }
+      if (event.type === "step") this.live.forgetStep(event.runId, event.opKey);
+      else if (event.type === "execution-ended" || event.type === "lease-lost") this.live.forgetRun(event.runId);
       if (event.type === "committed") this.wake(event.runId);
     });
   }
