@@ -227,6 +227,11 @@ export const waitSchema = z
   .loose()
   .describe("What a suspended run waits for: a timer, a retry back-off, an event, a child run or a person.");
 
+/** Set on a listed row whose stored payload cannot be decoded. */
+const UNREADABLE = z
+  .string()
+  .describe("Present only when a stored payload of this row cannot be decoded: why. Its payloads are left out (docs/errors/PAYLOAD_UNREADABLE.md).");
+
 /** A run. */
 export const apiRunSchema = z.object({
   runId: z.string(),
@@ -250,6 +255,7 @@ export const apiRunSchema = z.object({
     .object({ runId: z.string(), atSeq: z.number().int(), version: z.string().optional() })
     .optional()
     .describe("Set on a fork: the run and seq it was forked from, and the version that run had when it differs from this one's."),
+  unreadable: UNREADABLE.optional(),
 });
 
 /** `POST /runs` */
@@ -269,6 +275,7 @@ export const apiJournalEntrySchema = z.object({
   data: z.unknown(),
   epoch: z.number().int(),
   at: timestamp,
+  unreadable: UNREADABLE.optional(),
 });
 
 /** `GET /runs/:id/journal` */
@@ -301,6 +308,7 @@ export const apiHumanRequestSchema = z.object({
     .record(z.string(), z.unknown())
     .nullable()
     .describe("JSON Schema of the answer's `value` (from the request's zod `input` schema); an answer that does not match it is refused with 422."),
+  unreadable: UNREADABLE.optional(),
 });
 
 export const humanRequestListSchema = z.object({

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { decodeKeepingSecrets, StoredText } from "./serialize.js";
 
 /**
  * Stored forms of payloads (docs/operations/payloads.md). A payload is the encoded text of a
@@ -79,4 +80,12 @@ export function litMarker(text: string): string {
 /** Hex SHA-256 of a payload's UTF-8 bytes. */
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/**
+ * Decodes a payload as a store holds it (below the payload layer): a marker stays a marker
+ * ({@link StoredText}, which encodes back to itself), anything else decodes keeping `secret()` marks.
+ */
+export function decodeStored(text: string): unknown {
+  return parseMarker(text) ? new StoredText(text) : decodeKeepingSecrets(text);
 }

@@ -511,6 +511,8 @@ export interface HumanRequest {
   closedReason?: string;
   /** Encoded context the question was asked with (`ctx.askHuman({ context })`); absent without one. */
   context?: string;
+  /** Set by views (never stored) when a payload of this request cannot be decoded: why (docs/errors/PAYLOAD_UNREADABLE.md). */
+  unreadable?: string;
 }
 
 /** What a token may do: `read` (GETs), `write` (start, events, cancel, retry, answer), `admin` (tokens, audit). */

@@ -35,6 +35,7 @@ import { forkBody, listHumanRequestsOptionsSchema } from "../core/api-schemas.js
 import { decodeCursor, encodeCursor } from "../store/common/list-query.js";
 import { decode, decodeSecrets, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
+import { decodeOr, unreadableMessage } from "../core/unreadable.js";
 import { debounceSchema, parseQueues, resolveFlow, type QueueLimits } from "../core/flow-control.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { aesGcmCodecFromEnv } from "../store/payloads/aes-gcm-codec.js";
@@ -401,7 +402,9 @@ class EngineImpl implements Engine {
       limit,
       cursor: options.cursor,
     });
-    return { runs: await Promise.all(page.runs.map((run) => this.view(run))), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    // One undecodable row is shown as a placeholder; the rest of the page is unaffected.
+    const runs = await Promise.all(page.runs.map((run) => this.view(run).catch((error: unknown) => unreadableRun(run, error))));
+    return { runs, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
   async redact<T>(runId: string, value: T): Promise<T> {
@@ -413,14 +416,16 @@ class EngineImpl implements Engine {
     const entries = await this.store.readJournal(runId, options);
     // Read after the entries, so the run's secrets include every one of them.
     const secrets = await this.secrets.of(runId);
-    return entries.map((e) => ({
-      seq: e.seq,
-      kind: e.kind,
-      opKey: e.opKey,
-      data: secrets.entryData(e.kind, e.payload),
-      epoch: e.epoch,
-      at: new Date(e.at),
-    }));
+    return entries.map((e) => {
+      const view: JournalEntryView = { seq: e.seq, kind: e.kind, opKey: e.opKey, data: null, epoch: e.epoch, at: new Date(e.at) };
+      view.data = decodeOr(
+        () => secrets.entryData(e.kind, e.payload),
+        null,
+        `run "${runId}" journal seq ${e.seq}`,
+        (m) => (view.unreadable = m),
+      );
+      return view;
+    });
   }
 
   async cancel(runId: string, reason?: string): Promise<RunInfo> {
@@ -595,7 +600,9 @@ class EngineImpl implements Engine {
       order,
       limit: limit + 1,
     });
-    const requests = await Promise.all(rows.slice(0, limit).map((request) => this.humanView(request)));
+    const requests = await Promise.all(
+      rows.slice(0, limit).map((request) => this.humanView(request).catch((error: unknown) => unreadableHuman(request, error))),
+    );
     const last = rows.length > limit ? rows[limit - 1] : undefined;
     return last ? { requests, nextCursor: encodeCursor({ createdAt: last.createdAt, runId: last.requestId }) } : { requests };
   }
@@ -819,4 +826,15 @@ function toRunInfo(run: RunRecord, secrets?: RunSecrets): RunInfo {
   if (run.error !== null) info.error = decodeView<SerializedError>(run.error);
   if (isTerminal(run.status)) info.waitingFor = [];
   return info;
+}
+
+/** A run whose payloads (or journal) cannot be decoded, as a listing shows it: payloads left out, since they cannot be redacted. */
+function unreadableRun(run: RunRecord, error: unknown): RunInfo {
+  return { ...toRunInfo({ ...run, input: "null", output: null, error: null, waitingFor: null }), unreadable: unreadableMessage(`run "${run.runId}"`, error) };
+}
+
+/** A human request that cannot be decoded, as a listing shows it: nothing that may need redacting. */
+function unreadableHuman(request: HumanRequest, error: unknown): HumanRequest {
+  const { context: _context, ...rest } = request;
+  return { ...rest, question: "[unreadable]", answer: null, unreadable: unreadableMessage(`human request "${request.requestId}"`, error) };
 }

@@ -125,6 +125,8 @@ export interface RunInfo {
   finishedAt: Date | null;
   /** Set on a fork (`engine.fork`): the run and seq it was forked from, and that run's version when it differs. */
   forkedFrom?: { runId: string; atSeq: number; version?: string };
+  /** Set in a listing when a stored payload of this run cannot be decoded: why; its payloads are left out (docs/errors/PAYLOAD_UNREADABLE.md). */
+  unreadable?: string;
 }
 
 /** A journal entry as the API shows it (payload decoded). */
@@ -135,6 +137,8 @@ export interface JournalEntryView {
   data: unknown;
   epoch: number;
   at: Date;
+  /** Set when this entry's payload cannot be decoded: why; `data` is null (docs/errors/PAYLOAD_UNREADABLE.md). */
+  unreadable?: string;
 }
 
 /** Filters of `engine.listRuns`. */

@@ -35,7 +35,12 @@ export class SecretViews {
         if (entry.seq <= secrets.lastSeq) continue;
         secrets.add(entry);
         if (entry.kind === "run.forked") {
-          const forked = decode<EntryData["run.forked"]>(entry.payload);
+          let forked: EntryData["run.forked"];
+          try {
+            forked = decode<EntryData["run.forked"]>(entry.payload);
+          } catch {
+            continue; // an unreadable marker: the view shows no origin rather than no run
+          }
           secrets.forkedFrom = { runId: forked.fromRunId, atSeq: forked.atSeq, ...(forked.fromVersion === undefined ? {} : { version: forked.fromVersion }) };
         }
       }

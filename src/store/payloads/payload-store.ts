@@ -14,7 +14,7 @@ import {
 } from "../../core/payloads.js";
 import type { OutboxMessage } from "../../core/outbox.js";
 import type { RunRecord } from "../../core/run.js";
-import { byteLength, decode, encode } from "../../core/serialize.js";
+import { byteLength, encode, StoredText } from "../../core/serialize.js";
 import type { CopiedEntry, HumanRequest, InboxEvent, NewInboxEvent, NewRun, PayloadBlob, RunImport, RunWrite, Store } from "../../core/store.js";
 import { peekKeyId } from "./aes-gcm-codec.js";
 
@@ -174,7 +174,7 @@ class PayloadStore implements Partial<Store> {
     // Stores write `encode(answer)`; a marker object encodes to the marker itself.
     const text = encode(answer);
     const stored = await this.put(text, null);
-    return this.inner.answerHuman(requestId, stored === text ? answer : (JSON.parse(stored) as HumanAnswer), now);
+    return this.inner.answerHuman(requestId, stored === text ? answer : (new StoredText(stored) as unknown as HumanAnswer), now);
   }
 
   // ── reads ──
@@ -303,7 +303,7 @@ class PayloadStore implements Partial<Store> {
       const text = value === undefined ? "" : encode(value);
       const stored = text === "" ? text : await this.put(text, projected.offload ? blobs : null);
       // Stores write `encode(data[field])`; a marker object encodes to the marker itself.
-      if (stored !== text) data = { ...data, [projected.field]: JSON.parse(stored) as unknown } as typeof data;
+      if (stored !== text) data = { ...data, [projected.field]: new StoredText(stored) } as typeof data;
     }
     return payload === entry.payload && data === entry.data ? entry : { ...entry, payload, data };
   }
@@ -361,11 +361,13 @@ class PayloadStore implements Partial<Store> {
   }
 
   private async resolveCreated(entry: JournalEntry, payload: string): Promise<string> {
-    const data = decode<Record<string, unknown>>(payload);
+    // Parsed as plain JSON, not decoded: the input is spliced in as stored text, so a user value that
+    // decodes to something marker-shaped (it is escaped in the stored text) is never taken for a marker.
+    const data = JSON.parse(payload) as Record<string, unknown>;
     const stored = JSON.stringify(data.input);
-    if (!parseMarker(stored)) return payload;
+    if (stored === undefined || !parseMarker(stored)) return payload;
     const [input] = await this.resolve([{ text: stored, where: () => `run "${entry.runId}" input (journal seq ${entry.seq})` }]);
-    return encode({ ...data, input: decode(input) });
+    return JSON.stringify({ ...data, input: input === "" || input === undefined ? { $cairn: "undef" } : JSON.parse(input) });
   }
 
   private async resolveRun(run: RunRecord): Promise<RunRecord> {
