@@ -36,6 +36,7 @@ import { decodeCursor, encodeCursor } from "../store/common/list-query.js";
 import { decode, decodeSecrets, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
 import { decodeOr, unreadableMessage } from "../core/unreadable.js";
+import { searchRuns } from "./run-search.js";
 import { debounceSchema, parseQueues, resolveFlow, type QueueLimits } from "../core/flow-control.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { aesGcmCodecFromEnv } from "../store/payloads/aes-gcm-codec.js";
@@ -392,7 +393,7 @@ class EngineImpl implements Engine {
   async listRuns(options: ListRunsOptions = {}): Promise<{ runs: RunInfo[]; nextCursor?: string }> {
     const statuses = options.status === undefined ? undefined : check(z.array(statusSchema), [options.status].flat(), "listRuns: status");
     const limit = options.limit === undefined ? undefined : check(z.number().int().min(1).max(1000), options.limit, "listRuns: limit");
-    const page = await this.store.listRuns({
+    const query = {
       status: statuses,
       workflow: options.workflow,
       ...(options.runIdPrefix === undefined ? {} : { runIdPrefix: check(z.string().max(1000), options.runIdPrefix, "listRuns: runIdPrefix") }),
@@ -401,9 +402,13 @@ class EngineImpl implements Engine {
       createdBefore: options.createdBefore === undefined ? undefined : +options.createdBefore,
       limit,
       cursor: options.cursor,
-    });
+    };
     // One undecodable row is shown as a placeholder; the rest of the page is unaffected.
-    const runs = await Promise.all(page.runs.map((run) => this.view(run).catch((error: unknown) => unreadableRun(run, error))));
+    const view = (run: RunRecord) => this.view(run).catch((error: unknown) => unreadableRun(run, error));
+    // A text search matches what views show (secrets redacted), never the stored text.
+    if (query.q !== undefined) return searchRuns(this.store, { ...query, q: query.q }, view);
+    const page = await this.store.listRuns(query);
+    const runs = await Promise.all(page.runs.map(view));
     return { runs, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
