@@ -308,6 +308,12 @@ export const apiHumanRequestSchema = z.object({
     .record(z.string(), z.unknown())
     .nullable()
     .describe("JSON Schema of the answer's `value` (from the request's zod `input` schema); an answer that does not match it is refused with 422."),
+  refused: z
+    .object({ requestId: z.string(), message: z.string() })
+    .nullable()
+    .describe(
+      "Set when this request asks again because the workflow's input schema refused the answer to `requestId` (checks the JSON Schema cannot express: refine, custom, dates…): why.",
+    ),
   unreadable: UNREADABLE.optional(),
 });
 

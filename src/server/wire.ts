@@ -1,5 +1,6 @@
 import { decode } from "../core/serialize.js";
 import { decodeOr } from "../core/unreadable.js";
+import type { RequestDetails } from "./human-input.js";
 import type { HumanRequest, WorkerRecord } from "../core/store.js";
 import type { HumanAnswer } from "../core/journal.js";
 
@@ -7,8 +8,8 @@ import type { HumanAnswer } from "../core/journal.js";
 
 const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
 
-/** `input`: the JSON Schema the answer's value must match (see `inputSchemas`), or null. */
-export function humanRequestView(request: HumanRequest, input: Record<string, unknown> | null = null) {
+/** `details`: the JSON Schema the answer's value must match and the refusal it re-asks after (see `requestDetails`). */
+export function humanRequestView(request: HumanRequest, details: RequestDetails = {}) {
   let unreadable = request.unreadable;
   const where = `human request "${request.requestId}"`;
   const note = (message: string) => (unreadable ??= message);
@@ -25,7 +26,8 @@ export function humanRequestView(request: HumanRequest, input: Record<string, un
     answeredAt: date(request.answeredAt),
     closedReason: request.closedReason ?? null,
     context: request.context === undefined ? null : decodeOr(() => decode(request.context), null, where, note),
-    input,
+    input: details.input ?? null,
+    refused: details.refused ?? null,
   };
   return unreadable === undefined ? view : { ...view, unreadable };
 }
