@@ -99,6 +99,9 @@ export const answerBody = humanAnswerSchema;
 /** Path parameter of the run routes. */
 export const runIdParam = z.object({ id: runIdSchema });
 
+/** Path parameters of `GET /runs/:id/journal/:seq`. */
+export const journalEntryParam = z.object({ id: runIdSchema, seq: wholeNumber(1, Number.MAX_SAFE_INTEGER) });
+
 /** Path parameter of the human-request routes. */
 export const requestIdParam = z.object({ id: requestIdSchema });
 
@@ -227,6 +230,11 @@ export const waitSchema = z
   .loose()
   .describe("What a suspended run waits for: a timer, a retry back-off, an event, a child run or a person.");
 
+/** Set on a listed row whose stored payload cannot be decoded. */
+const UNREADABLE = z
+  .string()
+  .describe("Present only when a stored payload of this row cannot be decoded: why. Its payloads are left out (docs/errors/PAYLOAD_UNREADABLE.md).");
+
 /** A run. */
 export const apiRunSchema = z.object({
   runId: z.string(),
@@ -250,6 +258,11 @@ export const apiRunSchema = z.object({
     .object({ runId: z.string(), atSeq: z.number().int(), version: z.string().optional() })
     .optional()
     .describe("Set on a fork: the run and seq it was forked from, and the version that run had when it differs from this one's."),
+  elided: z
+    .object({ input: z.number().int().optional(), output: z.number().int().optional() })
+    .optional()
+    .describe("In a listing: the input and/or output were larger than 8 KiB and are left out (null); their sizes in bytes. GET /runs/:id has them whole."),
+  unreadable: UNREADABLE.optional(),
 });
 
 /** `POST /runs` */
@@ -269,12 +282,18 @@ export const apiJournalEntrySchema = z.object({
   data: z.unknown(),
   epoch: z.number().int(),
   at: timestamp,
+  elided: z
+    .number()
+    .int()
+    .optional()
+    .describe("In a page: the data was larger than 8 KiB and is left out (null); its size in bytes. GET /runs/:id/journal/:seq has it whole."),
+  unreadable: UNREADABLE.optional(),
 });
 
 /** `GET /runs/:id/journal` */
 export const journalPageSchema = z.object({
   entries: z.array(apiJournalEntrySchema),
-  nextAfter: z.number().int().optional().describe("Present when the page is full: pass it as `after` for the next page."),
+  nextAfter: z.number().int().optional().describe("Present when the page is full (in rows or in bytes): pass it as `after` for the next page."),
 });
 
 /** `POST /runs/:id/events` */
@@ -301,6 +320,13 @@ export const apiHumanRequestSchema = z.object({
     .record(z.string(), z.unknown())
     .nullable()
     .describe("JSON Schema of the answer's `value` (from the request's zod `input` schema); an answer that does not match it is refused with 422."),
+  refused: z
+    .object({ requestId: z.string(), message: z.string() })
+    .nullable()
+    .describe(
+      "Set when this request asks again because the workflow's input schema refused the answer to `requestId` (checks the JSON Schema cannot express: refine, custom, dates…): why.",
+    ),
+  unreadable: UNREADABLE.optional(),
 });
 
 export const humanRequestListSchema = z.object({

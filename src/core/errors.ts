@@ -24,6 +24,7 @@ export type ErrorCode =
   | "RUN_COMPENSATED"
   | "COMPENSATION_FAILED"
   | "HUMAN_REQUEST_NOT_FOUND"
+  | "JOURNAL_ENTRY_NOT_FOUND"
   | "HUMAN_REQUEST_ANSWERED"
   | "HUMAN_REQUEST_CLOSED"
   | "STORE_INVALID"
@@ -223,6 +224,19 @@ export class SchemaTooNewError extends CairnError {
 export class HumanRequestNotFoundError extends CairnError {
   constructor(readonly requestId: string) {
     super("HUMAN_REQUEST_NOT_FOUND", `Human request "${requestId}" does not exist.`);
+  }
+}
+
+/** A run has no journal entry with this seq (`GET /runs/:id/journal/:seq`). */
+export class JournalEntryNotFoundError extends CairnError {
+  constructor(
+    readonly runId: string,
+    readonly seq: number,
+  ) {
+    super(
+      "JOURNAL_ENTRY_NOT_FOUND",
+      `Run "${runId}" has no journal entry ${seq}: its entries are numbered from 1 to its \`entries\` count (GET /runs/${runId}).`,
+    );
   }
 }
 

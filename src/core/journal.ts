@@ -77,9 +77,23 @@ export interface EntryData {
   "outbox.emitted": { topic: string; payload: unknown; messageId: string };
   /** A question for a person: from `ctx.askHuman`, or "did this happen?" about an unsafe step. */
   /** `secret`: answers are secret (`askHuman({ secret: true })`); views redact their value and message. */
-  "human.requested": { requestId: string; question: string; options: string[]; timeoutAt: number | null; context?: unknown; input?: unknown; secret?: true };
-  /** The answer, consumed from the inbox. `reply: true` when it is the outcome of a `ctx.askHuman`. */
-  "human.answered": { requestId: string; answer: HumanAnswer; inboxId: number; reply?: boolean };
+  "human.requested": {
+    requestId: string;
+    question: string;
+    options: string[];
+    timeoutAt: number | null;
+    context?: unknown;
+    input?: unknown;
+    secret?: true;
+    /** Set when this request re-asks because the input schema refused the answer to the previous one. */
+    refused?: { requestId: string; message: string };
+  };
+  /**
+   * The answer, consumed from the inbox. `reply: true` when it is the outcome of a `ctx.askHuman`;
+   * `parsed`: the value the input schema made of it, when that differs (a transform); `refused`:
+   * the input schema refused it (why), so it was not delivered and the question was asked again.
+   */
+  "human.answered": { requestId: string; answer: HumanAnswer; inboxId: number; reply?: boolean; parsed?: unknown; refused?: string };
   /** A `ctx.askHuman` expired unanswered and escalated as declared: failed, cancelled the run, or chose `option`. */
   "human.timedout": { requestId: string; escalation: "fail" | "cancel" | "choose"; option?: string; value?: unknown; notify?: HumanNotice };
   /** A `ctx.askHuman` expired and was given more time (`onTimeout.extend`): it now times out at `timeoutAt`. */

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { decodeKeepingSecrets, StoredText } from "./serialize.js";
 
 /**
  * Stored forms of payloads (docs/operations/payloads.md). A payload is the encoded text of a
@@ -17,6 +18,29 @@ export const MARKER_PREFIX = '{"$cairn":"';
 export const BLOB_REF_PREFIX = '{"$cairn":"blob","sha256":"';
 const ENC_PREFIX = '{"$cairn":"enc",';
 const LIT_PREFIX = '{"$cairn":"lit",';
+
+/** What views put in place of a payload too large to preview: never stored, never a user value (user data is escaped). */
+const ELIDED_PREFIX = '{"$cairn":"elided","size":';
+
+/** The text a preview read returns in place of a payload of `size` bytes it did not load. */
+export function elidedMarker(size: number): string {
+  return `${ELIDED_PREFIX}${size}}`;
+}
+
+/**
+ * The size in bytes of a payload as a preview shows it: of an {@link elidedMarker}, or of `text`
+ * when it is longer than `limit` bytes; undefined when the text is small enough to show.
+ */
+export function elidedSize(text: string, limit: number): number | undefined {
+  if (text.startsWith(ELIDED_PREFIX)) return Number(text.slice(ELIDED_PREFIX.length, -1));
+  // UTF-8 has at most 3 bytes per UTF-16 unit: most texts are decided without counting.
+  if (text.length * 3 <= limit) return undefined;
+  const bytes = Buffer.byteLength(text, "utf8");
+  return bytes > limit ? bytes : undefined;
+}
+
+/** Payloads larger than this many bytes are elided from listings (`GET /runs`, journal pages) and fetched whole on their own route. */
+export const PREVIEW_BYTES = 8 * 1024;
 
 /** The default inline limit: payloads larger than this many UTF-8 bytes are offloaded to blobs. */
 export const DEFAULT_INLINE_LIMIT = 64 * 1024;
@@ -99,4 +123,12 @@ export function withSupersedes(marker: string, supersedes: { from: unknown; keep
 /** Hex SHA-256 of a payload's UTF-8 bytes. */
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/**
+ * Decodes a payload as a store holds it (below the payload layer): a marker stays a marker
+ * ({@link StoredText}, which encodes back to itself), anything else decodes keeping `secret()` marks.
+ */
+export function decodeStored(text: string): unknown {
+  return parseMarker(text) ? new StoredText(text) : decodeKeepingSecrets(text);
 }

@@ -49,6 +49,15 @@ export class RunSecrets {
   /** Learns the secrets an entry declares. Entries must come in seq order. */
   add(entry: { seq: number; kind: EntryKind; payload: string }): void {
     this.lastSeq = Math.max(this.lastSeq, entry.seq);
+    try {
+      this.learn(entry);
+    } catch {
+      // An entry that does not decode declares nothing readable; its own view is a placeholder
+      // (docs/errors/PAYLOAD_UNREADABLE.md), so the run's other entries stay viewable.
+    }
+  }
+
+  private learn(entry: { kind: EntryKind; payload: string }): void {
     if (hasSecretTag(entry.payload)) this.collectTagged(entry.payload);
     if (entry.kind === "step.completed" && entry.payload.includes('"secret":true')) {
       const data = decode<EntryData["step.completed"]>(entry.payload);

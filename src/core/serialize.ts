@@ -2,6 +2,11 @@
  * Journal payload codec. Plain JSON on the hot path; values JSON cannot carry
  * (Date, undefined, bigint, Map, Set, non-finite numbers) are written as tagged
  * objects `{ "$cairn": tag, v }` so they round-trip exactly.
+ *
+ * User data can never be read as a tag: a plain object that has a `$cairn` key of its own is
+ * written as `{ "$cairn": "esc", v: [[key, value], …] }` (its entries, so the wrapper holds no
+ * object with a `$cairn` key) and rebuilt on decode. Journals written before the escape decode as
+ * they did: they hold no `esc` tag.
  */
 
 import { Secret } from "./secret.js";
@@ -30,10 +35,27 @@ function needsTagging(value: unknown): boolean {
     case "number":
       return !Number.isFinite(value);
     case "object":
-      return value instanceof Date || value instanceof Map || value instanceof Set || value instanceof Secret;
+      return value instanceof Date || value instanceof Map || value instanceof Set || value instanceof Secret || value instanceof StoredText;
     default:
       return false;
   }
+}
+
+/**
+ * A payload already in its stored form (a blob or encryption marker, see core/payloads.ts) carried
+ * inside a value: {@link encode} writes its JSON text verbatim, unescaped, so a store finds the marker.
+ * Only the payload layer makes these; user data cannot (it is JSON).
+ */
+export class StoredText {
+  constructor(
+    /** The stored text: a JSON object. */
+    readonly text: string,
+  ) {}
+}
+
+/** A plain (non-array) object with an own `$cairn` key: user data that would read as a tag unless escaped. */
+function isTagShaped(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, TAG);
 }
 
 function replacer(this: Record<string, unknown>, key: string, value: unknown): unknown {
@@ -45,6 +67,9 @@ function replacer(this: Record<string, unknown>, key: string, value: unknown): u
   if (raw instanceof Map) return { [TAG]: "map", v: [...raw.entries()] };
   if (raw instanceof Set) return { [TAG]: "set", v: [...raw.values()] };
   if (raw instanceof Secret) return { [TAG]: "secret", v: raw.value };
+  // The marker's own fields are strings and numbers, so nothing below it is escaped.
+  if (raw instanceof StoredText) return JSON.parse(raw.text) as unknown;
+  if (isTagShaped(value)) return { [TAG]: "esc", v: Object.entries(value) };
   return value;
 }
 
@@ -74,9 +99,22 @@ function reviver(_key: string, value: unknown): unknown {
       return new Map(tagged.v as [unknown, unknown][]);
     case "set":
       return new Set(tagged.v as unknown[]);
+    case "esc":
+      return unescapeEntries(tagged.v, value);
     default:
       return value;
   }
+}
+
+/** Rebuilds an escaped user object from its entries (own `__proto__` keys stay plain data). */
+function unescapeEntries(entries: unknown, fallback: unknown): unknown {
+  if (!Array.isArray(entries)) return fallback;
+  const out: Record<string, unknown> = {};
+  for (const entry of entries as unknown[]) {
+    if (!Array.isArray(entry) || typeof entry[0] !== "string") return fallback;
+    Object.defineProperty(out, entry[0], { value: entry[1], enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }
 
 /** Encodes a value for the journal. `undefined` at the top level encodes as the empty string. */

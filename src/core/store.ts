@@ -78,7 +78,7 @@ export interface Store {
 
   // ── journal ──
   /** Entries of one run in seq order, optionally after a seq and limited. */
-  readJournal(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<JournalEntry[]>;
+  readJournal(runId: string, options?: { afterSeq?: number; limit?: number; previewBytes?: number }): Promise<JournalEntry[]>;
   /**
    * The entries a worker needs to resume a run, in seq order: all of them except those a loop
    * checkpoint supersedes (see `core/resume.ts`). Implemented with indexed reads only, so its cost
@@ -378,6 +378,11 @@ export interface ListRunsQuery {
   createdBefore?: number;
   /** Default 50, at most 1000. */
   limit?: number;
+  /**
+   * For listings: an offloaded payload larger than this is not loaded; it reads as an elided marker
+   * (core/payloads.ts `elidedMarker`) with its size. Stores without offloading ignore it.
+   */
+  previewBytes?: number;
   /** From a previous page's `nextCursor`. */
   cursor?: string;
 }
@@ -517,6 +522,8 @@ export interface HumanRequest {
   closedReason?: string;
   /** Encoded context the question was asked with (`ctx.askHuman({ context })`); absent without one. */
   context?: string;
+  /** Set by views (never stored) when a payload of this request cannot be decoded: why (docs/errors/PAYLOAD_UNREADABLE.md). */
+  unreadable?: string;
 }
 
 /** What a token may do: `read` (GETs), `write` (start, events, cancel, retry, answer), `admin` (tokens, audit). */

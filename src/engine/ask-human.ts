@@ -16,6 +16,8 @@ export interface CheckedAskHuman {
   context: unknown;
   /** The answer value's JSON Schema, when the request has an `input` schema. */
   input: Record<string, unknown> | undefined;
+  /** The `input` zod schema itself: the worker checks answers with it (refinements, transforms and all). */
+  schema: z.ZodType | undefined;
   timeoutMs: number | undefined;
   /** The final escalation, after `extensions` extensions of `extendMs` each. */
   escalation: HumanEscalation;
@@ -93,6 +95,7 @@ export function checkAskHuman(request: AskHumanRequest): CheckedAskHuman {
     options,
     context: request.context,
     input,
+    schema: request.input,
     timeoutMs,
     notify: request.notify === undefined ? undefined : checkNotify(where, request.notify, timeoutMs),
     escalation,
@@ -105,11 +108,11 @@ export function checkAskHuman(request: AskHumanRequest): CheckedAskHuman {
 /** The reply an answered or timed-out request delivers, the same live and on replay. */
 export function replyOutcome(runId: string, key: string, kind: "human.answered" | "human.timedout", data: unknown): Outcome {
   if (kind === "human.answered") {
-    const { requestId, answer } = data as EntryData["human.answered"];
+    const { requestId, answer, parsed } = data as EntryData["human.answered"];
     const reply: HumanReply = {
       requestId,
       option: answer.option ?? null,
-      value: answer.value,
+      value: "parsed" in (data as object) ? parsed : answer.value,
       by: answer.by ?? null,
       message: answer.message ?? null,
       timedOut: false,
@@ -156,24 +159,41 @@ export function checkAnswerValue(requestId: string, schema: Record<string, unkno
  */
 export async function runAskHuman(execution: OpExecution, key: string, request: CheckedAskHuman): Promise<void> {
   const host = execution.hostRef;
-  const requestId = `${execution.runId}:${key}`;
   const entries = execution.stepHistory(key).entries;
-  const requested = entries.find((e) => e.kind === "human.requested")?.data as EntryData["human.requested"] | undefined;
-  const extended = entries.filter((e) => e.kind === "human.extended").map((e) => e.data as EntryData["human.extended"]);
+  // An answer the input schema refused re-asks: the op's newest request is the open one.
+  const asked = entries.filter((e) => e.kind === "human.requested").map((e) => e.data as EntryData["human.requested"]);
+  const requested = asked.at(-1);
+  const requestId = requested?.requestId ?? `${execution.runId}:${key}`;
+  const extended = entries
+    .filter((e) => e.kind === "human.extended")
+    .map((e) => e.data as EntryData["human.extended"])
+    .filter((e) => e.requestId === requestId);
   let timeoutAt = extended.at(-1)?.timeoutAt ?? (requested ? requested.timeoutAt : null);
   if (!requested) {
     timeoutAt = request.timeoutMs === undefined ? null : host.clock() + request.timeoutMs;
-    const data: EntryData["human.requested"] = { requestId, question: request.question, options: request.options, timeoutAt };
-    // decodeKeepingSecrets: a context with secret() values keeps their marks, so views redact them.
-    if (request.context !== undefined) data.context = decodeKeepingSecrets(encode(request.context));
-    if (request.secret) data.secret = true;
-    if (request.input !== undefined) data.input = request.input;
-    await execution.write([newEntry("human.requested", key, data)]);
+    await execution.write([newEntry("human.requested", key, requestData(requestId, request, timeoutAt))]);
   }
   const event = await execution.takeEvent(`human:${requestId}`);
   if (event) {
     const answer = decode<HumanAnswer>(event.payload);
-    const entry = newEntry("human.answered", key, { requestId, answer, inboxId: event.id, reply: true });
+    const checked = await checkWithSchema(request, answer);
+    if (!checked.ok) {
+      // Journaled (the answer is consumed and kept, not delivered), then asked again with the reason.
+      const again = `${execution.runId}:${key}:${asked.length + 1}`;
+      const retry: EntryData["human.requested"] = {
+        ...requestData(again, request, timeoutAt === null || request.timeoutMs === undefined ? timeoutAt : host.clock() + request.timeoutMs),
+        refused: { requestId, message: checked.message },
+      };
+      await execution.write([
+        newEntry("human.answered", key, { requestId, answer, inboxId: event.id, refused: checked.message }),
+        newEntry("human.requested", key, retry),
+      ]);
+      execution.block({ kind: "human", opKey: key, requestId: again, timeoutAt: retry.timeoutAt });
+      return;
+    }
+    const data: EntryData["human.answered"] = { requestId, answer, inboxId: event.id, reply: true };
+    if (checked.transformed) data.parsed = checked.value;
+    const entry = newEntry("human.answered", key, data);
     crashPoint("before-consume", key);
     execution.commitOutcome(key, [entry], replyOutcome(execution.runId, key, "human.answered", entry.data), () => crashPoint("after-consume", key));
     return;
@@ -209,6 +229,43 @@ export async function runAskHuman(execution: OpExecution, key: string, request: 
     return;
   }
   execution.block({ kind: "human", opKey: key, requestId, timeoutAt });
+}
+
+/** The `human.requested` entry of a request (or of its re-ask after a refused answer). */
+function requestData(requestId: string, request: CheckedAskHuman, timeoutAt: number | null): EntryData["human.requested"] {
+  const data: EntryData["human.requested"] = { requestId, question: request.question, options: request.options, timeoutAt };
+  // decodeKeepingSecrets: a context with secret() values keeps their marks, so views redact them.
+  if (request.context !== undefined) data.context = decodeKeepingSecrets(encode(request.context));
+  if (request.secret) data.secret = true;
+  if (request.input !== undefined) data.input = request.input;
+  return data;
+}
+
+type Checked = { ok: true; transformed: boolean; value: unknown } | { ok: false; message: string };
+
+/**
+ * Checks an answer's value with the request's zod schema itself, in the worker that asked: what the
+ * server's JSON Schema check cannot see (refine, superRefine, custom, date, bigint) is enforced here,
+ * and transforms apply. Answers that are not `action: "answer"` carry no value to check.
+ */
+async function checkWithSchema(request: CheckedAskHuman, answer: HumanAnswer): Promise<Checked> {
+  if (!request.schema || answer.action !== "answer") return { ok: true, transformed: false, value: answer.value };
+  let result: Awaited<ReturnType<z.ZodType["safeParseAsync"]>>;
+  try {
+    result = await request.schema.safeParseAsync(answer.value);
+  } catch (error) {
+    return { ok: false, message: `the input schema threw: ${(error as Error).message}` };
+  }
+  if (!result.success) {
+    return { ok: false, message: result.error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "value"}: ${i.message}`).join("; ") };
+  }
+  let same = false;
+  try {
+    same = encode(result.data) === encode(answer.value);
+  } catch {
+    return { ok: false, message: "the input schema's output cannot be stored in the journal (return plain data, Date, Map, Set or bigint)" };
+  }
+  return { ok: true, transformed: !same, value: result.data };
 }
 
 function notice(

@@ -35,6 +35,9 @@ import { forkBody, listHumanRequestsOptionsSchema } from "../core/api-schemas.js
 import { decodeCursor, encodeCursor } from "../store/common/list-query.js";
 import { decode, decodeSecrets, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
+import { decodeOr, unreadableMessage } from "../core/unreadable.js";
+import { searchRuns } from "./run-search.js";
+import { elidedSize } from "../core/payloads.js";
 import { debounceSchema, parseQueues, resolveFlow, type QueueLimits } from "../core/flow-control.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { aesGcmCodecFromEnv } from "../store/payloads/aes-gcm-codec.js";
@@ -381,9 +384,11 @@ class EngineImpl implements Engine {
   }
 
   /** A run row as views show it: secrets redacted (see core/redact.ts). */
-  private async view(run: RunRecord): Promise<RunInfo> {
+  private async view(run: RunRecord, previewBytes?: number): Promise<RunInfo> {
     const facts = await this.secrets.of(run.runId);
-    const info = toRunInfo(run, facts);
+    const elided = previewBytes === undefined ? undefined : elidedPayloads(run, previewBytes);
+    const info = toRunInfo(elided ? { ...run, ...(elided.input ? { input: "null" } : {}), ...(elided.output ? { output: "null" } : {}) } : run, facts);
+    if (elided) info.elided = elided;
     if (facts.forkedFrom) info.forkedFrom = facts.forkedFrom;
     return info;
   }
@@ -391,7 +396,7 @@ class EngineImpl implements Engine {
   async listRuns(options: ListRunsOptions = {}): Promise<{ runs: RunInfo[]; nextCursor?: string }> {
     const statuses = options.status === undefined ? undefined : check(z.array(statusSchema), [options.status].flat(), "listRuns: status");
     const limit = options.limit === undefined ? undefined : check(z.number().int().min(1).max(1000), options.limit, "listRuns: limit");
-    const page = await this.store.listRuns({
+    const query = {
       status: statuses,
       workflow: options.workflow,
       ...(options.runIdPrefix === undefined ? {} : { runIdPrefix: check(z.string().max(1000), options.runIdPrefix, "listRuns: runIdPrefix") }),
@@ -400,27 +405,41 @@ class EngineImpl implements Engine {
       createdBefore: options.createdBefore === undefined ? undefined : +options.createdBefore,
       limit,
       cursor: options.cursor,
-    });
-    return { runs: await Promise.all(page.runs.map((run) => this.view(run))), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      ...(options.previewBytes === undefined ? {} : { previewBytes: options.previewBytes }),
+    };
+    // One undecodable row is shown as a placeholder; the rest of the page is unaffected.
+    const view = (run: RunRecord) => this.view(run, options.previewBytes).catch((error: unknown) => unreadableRun(run, error));
+    // A text search matches what views show (secrets redacted), never the stored text.
+    if (query.q !== undefined) return capBytes(await searchRuns(this.store, { ...query, q: query.q }, view), options.maxBytes);
+    const page = await this.store.listRuns(query);
+    // A preview page reads each run's journal (for its secrets) one run at a time, to bound memory.
+    const runs: RunInfo[] = [];
+    if (options.previewBytes === undefined) runs.push(...(await Promise.all(page.runs.map(view))));
+    else for (const run of page.runs) runs.push(await view(run));
+    return capBytes({ runs, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }, options.maxBytes);
   }
 
   async redact<T>(runId: string, value: T): Promise<T> {
     return (await this.secrets.of(check(RUN_ID, runId, "redact: runId"))).value(value);
   }
 
-  async journal(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntryView[]> {
+  async journal(runId: string, options: { afterSeq?: number; limit?: number; previewBytes?: number } = {}): Promise<JournalEntryView[]> {
     await this.requireRun(runId);
     const entries = await this.store.readJournal(runId, options);
     // Read after the entries, so the run's secrets include every one of them.
     const secrets = await this.secrets.of(runId);
-    return entries.map((e) => ({
-      seq: e.seq,
-      kind: e.kind,
-      opKey: e.opKey,
-      data: secrets.entryData(e.kind, e.payload),
-      epoch: e.epoch,
-      at: new Date(e.at),
-    }));
+    return entries.map((e) => {
+      const view: JournalEntryView = { seq: e.seq, kind: e.kind, opKey: e.opKey, data: null, epoch: e.epoch, at: new Date(e.at) };
+      const elided = options.previewBytes === undefined ? undefined : elidedSize(e.payload, options.previewBytes);
+      if (elided !== undefined) return { ...view, elided };
+      view.data = decodeOr(
+        () => secrets.entryData(e.kind, e.payload),
+        null,
+        `run "${runId}" journal seq ${e.seq}`,
+        (m) => (view.unreadable = m),
+      );
+      return view;
+    });
   }
 
   async cancel(runId: string, reason?: string): Promise<RunInfo> {
@@ -595,7 +614,9 @@ class EngineImpl implements Engine {
       order,
       limit: limit + 1,
     });
-    const requests = await Promise.all(rows.slice(0, limit).map((request) => this.humanView(request)));
+    const requests = await Promise.all(
+      rows.slice(0, limit).map((request) => this.humanView(request).catch((error: unknown) => unreadableHuman(request, error))),
+    );
     const last = rows.length > limit ? rows[limit - 1] : undefined;
     return last ? { requests, nextCursor: encodeCursor({ createdAt: last.createdAt, runId: last.requestId }) } : { requests };
   }
@@ -819,4 +840,37 @@ function toRunInfo(run: RunRecord, secrets?: RunSecrets): RunInfo {
   if (run.error !== null) info.error = decodeView<SerializedError>(run.error);
   if (isTerminal(run.status)) info.waitingFor = [];
   return info;
+}
+
+/** A run whose payloads (or journal) cannot be decoded, as a listing shows it: payloads left out, since they cannot be redacted. */
+function unreadableRun(run: RunRecord, error: unknown): RunInfo {
+  return { ...toRunInfo({ ...run, input: "null", output: null, error: null, waitingFor: null }), unreadable: unreadableMessage(`run "${run.runId}"`, error) };
+}
+
+/** A human request that cannot be decoded, as a listing shows it: nothing that may need redacting. */
+function unreadableHuman(request: HumanRequest, error: unknown): HumanRequest {
+  const { context: _context, ...rest } = request;
+  return { ...rest, question: "[unreadable]", answer: null, unreadable: unreadableMessage(`human request "${request.requestId}"`, error) };
+}
+
+/** The sizes of a run's input and output too large for a preview of `limit` bytes; undefined when both fit. */
+function elidedPayloads(run: RunRecord, limit: number): { input?: number; output?: number } | undefined {
+  const input = elidedSize(run.input, limit);
+  const output = run.output === null ? undefined : elidedSize(run.output, limit);
+  if (input === undefined && output === undefined) return undefined;
+  return { ...(input === undefined ? {} : { input }), ...(output === undefined ? {} : { output }) };
+}
+
+/** Cuts a page of runs before its JSON passes `maxBytes` (keeping at least one run), with a cursor after the last one kept. */
+function capBytes(page: { runs: RunInfo[]; nextCursor?: string }, maxBytes: number | undefined): { runs: RunInfo[]; nextCursor?: string } {
+  if (maxBytes === undefined) return page;
+  let total = 0;
+  for (let i = 0; i < page.runs.length; i++) {
+    total += Buffer.byteLength(encode(page.runs[i]), "utf8") + 1; // about the size the API writes
+    if (total > maxBytes && i > 0) {
+      const last = page.runs[i - 1]!;
+      return { runs: page.runs.slice(0, i), nextCursor: encodeCursor({ createdAt: last.createdAt.getTime(), runId: last.runId }) };
+    }
+  }
+  return page;
 }

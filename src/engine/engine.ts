@@ -125,6 +125,10 @@ export interface RunInfo {
   finishedAt: Date | null;
   /** Set on a fork (`engine.fork`): the run and seq it was forked from, and that run's version when it differs. */
   forkedFrom?: { runId: string; atSeq: number; version?: string };
+  /** Set in a listing (`previewBytes`) when the input or output was too large to show: their sizes in bytes; fetch the run itself for them. */
+  elided?: { input?: number; output?: number };
+  /** Set in a listing when a stored payload of this run cannot be decoded: why; its payloads are left out (docs/errors/PAYLOAD_UNREADABLE.md). */
+  unreadable?: string;
 }
 
 /** A journal entry as the API shows it (payload decoded). */
@@ -135,6 +139,10 @@ export interface JournalEntryView {
   data: unknown;
   epoch: number;
   at: Date;
+  /** Set (with `previewBytes`) when the entry's data was too large to show: its size in bytes; `data` is null. */
+  elided?: number;
+  /** Set when this entry's payload cannot be decoded: why; `data` is null (docs/errors/PAYLOAD_UNREADABLE.md). */
+  unreadable?: string;
 }
 
 /** Filters of `engine.listRuns`. */
@@ -149,6 +157,10 @@ export interface ListRunsOptions {
   createdBefore?: Date | number;
   limit?: number;
   cursor?: string;
+  /** Listings: an input or output larger than this many bytes is left out (null) and its size given in `elided`. */
+  previewBytes?: number;
+  /** Listings: the page ends (with a `nextCursor`) before its runs' JSON would pass this many bytes; at least one run is returned. */
+  maxBytes?: number;
 }
 
 /** Options of `engine.startWorker`. */
@@ -220,7 +232,7 @@ export interface Engine {
   /** `value` with the run's secrets redacted, as its views show them (e.g. live model output before it is journaled). */
   redact<T>(runId: string, value: T): Promise<T>;
   /** The run's journal as views show it: secrets redacted like {@link Engine.getRun}. */
-  journal(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<JournalEntryView[]>;
+  journal(runId: string, options?: { afterSeq?: number; limit?: number; previewBytes?: number }): Promise<JournalEntryView[]>;
   /**
    * Cancels a live run: its running step's signal is aborted and it ends `cancelled`. A run that
    * registered compensations or holds resources is instead handed back to a worker (`run.cancelling`,

@@ -1,9 +1,13 @@
 import type { EntryData } from "../core/journal.js";
 import { RunSecrets } from "../core/redact.js";
+import { elidedSize } from "../core/payloads.js";
 import { decode } from "../core/serialize.js";
+import type { JournalEntry } from "../core/journal.js";
 import type { Store } from "../core/store.js";
 
 const PAGE = 1000;
+/** Entries larger than this are read one at a time (see `of`). */
+const LARGE = 64 * 1024;
 const MAX_RUNS = 2000;
 
 /** A run's secrets, and what else its views show from its journal. */
@@ -30,16 +34,27 @@ export class SecretViews {
     this.runs.set(runId, secrets); // most recently used last
     if (this.runs.size > MAX_RUNS) this.runs.delete(this.runs.keys().next().value!);
     for (;;) {
-      const entries = await this.store.readJournal(runId, { afterSeq: secrets.lastSeq, limit: PAGE });
-      for (const entry of entries) {
-        if (entry.seq <= secrets.lastSeq) continue;
+      // Large payloads are not loaded a page at a time: each is read alone, so one view holds at most one.
+      const entries = await this.store.readJournal(runId, { afterSeq: secrets.lastSeq, limit: PAGE, previewBytes: LARGE });
+      for (const previewed of entries) {
+        if (previewed.seq <= secrets.lastSeq) continue;
+        const entry = elidedSize(previewed.payload, Infinity) === undefined ? previewed : await this.whole(runId, previewed);
         secrets.add(entry);
         if (entry.kind === "run.forked") {
-          const forked = decode<EntryData["run.forked"]>(entry.payload);
+          let forked: EntryData["run.forked"];
+          try {
+            forked = decode<EntryData["run.forked"]>(entry.payload);
+          } catch {
+            continue; // an unreadable marker: the view shows no origin rather than no run
+          }
           secrets.forkedFrom = { runId: forked.fromRunId, atSeq: forked.atSeq, ...(forked.fromVersion === undefined ? {} : { version: forked.fromVersion }) };
         }
       }
       if (entries.length < PAGE) return secrets;
     }
+  }
+
+  private async whole(runId: string, entry: JournalEntry): Promise<JournalEntry> {
+    return (await this.store.readJournal(runId, { afterSeq: entry.seq - 1, limit: 1 }))[0] ?? entry;
   }
 }

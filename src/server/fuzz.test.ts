@@ -4,6 +4,7 @@ import { testEngine } from "../../test/support/engines.js";
 import { TEST_WORKFLOWS } from "../../test/support/server.js";
 import { createServer } from "./create-server.js";
 import { waitFor } from "../testing/wait-for.js";
+import { taggedJson } from "../../test/support/tagged-json.js";
 
 /** Odd run ids: empty, whitespace, control characters, slashes, unicode, very long, percent-encoding. */
 const oddId = fc.oneof(
@@ -118,5 +119,40 @@ describe("a seeded fuzz of malformed requests", () => {
     );
     expect(requests).toBeGreaterThan(2000);
     expect(await snapshot()).toBe(before);
+  }, 120_000);
+});
+
+describe("a seeded fuzz of well-formed writes carrying forged codec tags and control characters", () => {
+  it("answers, events and starts never get a 5xx, and every listing stays readable", async () => {
+    const engine = await testEngine("sqlite", { workflows: TEST_WORKFLOWS });
+    const worker = engine.startWorker({ pollInterval: 10 });
+    const app = createServer(engine);
+    const post = (path: string, body: unknown) =>
+      app.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const listings = async () => {
+      for (const path of ["/runs?limit=1000", "/human-requests", "/human-requests?status=answered", "/runs/r/journal"]) {
+        const res = await app.request(path);
+        expect(res.status, path).toBe(200);
+        await res.arrayBuffer();
+      }
+    };
+    await engine.start("paced", { steps: 1000 }, { runId: "r" });
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(taggedJson, fc.constantFrom("\u001b[2J", "\u0007", "\u0000", "ok"), async (value, noise) => {
+        n += 1;
+        expect((await post("/runs", { workflow: "paced", input: { steps: 1, value, noise }, runId: `f-${n}` })).status).toBeLessThan(500);
+        expect((await post("/runs/r/events", { type: "go", payload: { value, noise } })).status).toBeLessThan(500);
+        await engine.start("ask", null, { runId: `q-${n}` });
+        const requestId = await waitFor(async () => (await engine.listHumanRequests({ runId: `q-${n}`, status: "pending" }))[0]?.requestId);
+        const answered = await post(`/human-requests/${encodeURIComponent(requestId)}/answer`, { action: "answer", option: "approve", value, message: noise });
+        expect(answered.status).toBe(200);
+        await listings();
+      }),
+      { seed: 15, numRuns: 25 },
+    );
+    await waitFor(async () => (await engine.listRuns({ workflow: "ask", status: "completed", limit: 1000 })).runs.length === n);
+    await listings();
+    await worker.stop();
   }, 120_000);
 });

@@ -73,7 +73,22 @@ export const ROUTES: RouteDoc[] = [
     summary: "A run's journal, paginated by seq",
     params: api.runIdParam,
     query: api.journalQuery,
-    ok: [{ status: 200, description: "Entries after `after`, in seq order.", schema: api.journalPageSchema }],
+    ok: [
+      {
+        status: 200,
+        description:
+          "Entries after `after`, in seq order; at most 4 MiB of them (then `nextAfter`). An entry larger than 8 KiB has `data: null` and `elided` (its size): fetch it from /runs/:id/journal/:seq.",
+        schema: api.journalPageSchema,
+      },
+    ],
+    errors: [400, 404, 503],
+  },
+  {
+    method: "get",
+    path: "/runs/:id/journal/:seq",
+    summary: "One journal entry, whole",
+    params: api.journalEntryParam,
+    ok: [{ status: 200, description: "The entry, with its data however large.", schema: api.apiJournalEntrySchema }],
     errors: [400, 404, 503],
   },
   {

@@ -196,6 +196,23 @@ export function secretsSuite(makeEngine: (options: EngineOptions) => Promise<Eng
     expect((await engine.getRun("leak")).error?.message).toContain("[redacted]");
   });
 
+  it("GET /runs?q= searches what the caller sees: a secret quoted in an error is not found by any prefix, other words are", async () => {
+    const { engine, get } = await setup();
+    await engine.start(leaky, null, { runId: "leak" });
+    await waitFor(async () => (await engine.getRun("leak")).status === "failed", { timeoutMs: 20_000 });
+    const found = async (q: string) =>
+      (JSON.parse((await get(`/runs?q=${encodeURIComponent(q)}`)).text) as { runs: { runId: string }[] }).runs.map((r) => r.runId);
+    // Every prefix of the secret (as an attacker would probe it) that is not a word the view shows
+    // ("err" is in "Error: login failed with [redacted]"), and the whole of it, in any case.
+    for (let n = 4; n <= ERROR_SECRET.length; n++) expect(await found(ERROR_SECRET.slice(0, n)), ERROR_SECRET.slice(0, n)).toEqual([]);
+    expect(await found(ERROR_SECRET.toUpperCase())).toEqual([]);
+    expect(await found(`with ${ERROR_SECRET.slice(0, 4)}`)).toEqual([]);
+    // What the view shows is found.
+    expect(await found("login failed")).toEqual(["leak"]);
+    expect(await found("LEAK")).toEqual(["leak"]);
+    expect((await engine.listRuns({ q: ERROR_SECRET.slice(0, 6) })).runs).toEqual([]);
+  });
+
   it("a secret tool's arguments and output are redacted in the model call, the tool step, loop snapshots and the agent's result", async () => {
     const { engine, views, expectHidden } = await setup();
     const handle = await engine.start(payer, { prompt: "pay it" }, { runId: "pay" });

@@ -38,6 +38,11 @@ export function InboxPage() {
                 </span>
               </div>
               <p className="question-text">{request.question}</p>
+              {request.refused ? (
+                <p className="field-error" data-refused>
+                  The previous answer was refused: {request.refused.message}
+                </p>
+              ) : null}
               <RequestContext request={request} />
               <AnswerForm request={request} onAnswered={pending.refresh} />
             </article>

@@ -6,7 +6,7 @@ import type { Engine } from "../../engine/engine.js";
 import { json, parse, queryOf, readJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
 import { humanRequestView } from "../wire.js";
-import { inputSchemas } from "../human-input.js";
+import { requestDetails } from "../human-input.js";
 import { audit } from "../auth/audit.js";
 import { ANONYMOUS, canSee, principalOf } from "../auth/principal.js";
 
@@ -23,9 +23,9 @@ export function registerHumanRequestRoutes(app: Hono, engine: Engine, options: R
       else if (!runIdPrefix.startsWith(own)) return json(c, { requests: [] });
     }
     const page = await engine.listHumanRequestPage({ ...query, ...(runIdPrefix === undefined ? {} : { runIdPrefix }) });
-    const inputs = await inputSchemas(engine.store, page.requests);
+    const details = await requestDetails(engine.store, page.requests);
     return json(c, {
-      requests: page.requests.map((request) => humanRequestView(request, inputs.get(request.requestId) ?? null)),
+      requests: page.requests.map((request) => humanRequestView(request, details.get(request.requestId))),
       ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
     });
   });
@@ -52,7 +52,7 @@ export function registerHumanRequestRoutes(app: Hono, engine: Engine, options: R
       });
     }
     // A second answer is a no-op: the request, with its first answer, and duplicate: true.
-    const inputs = await inputSchemas(engine.store, [request]);
-    return json(c, { request: humanRequestView(request, inputs.get(request.requestId) ?? null), duplicate });
+    const details = await requestDetails(engine.store, [request]);
+    return json(c, { request: humanRequestView(request, details.get(request.requestId)), duplicate });
   });
 }

@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import {
   cancelBody,
   forkBody,
+  journalEntryParam,
   journalQuery,
   listRunsQuery,
   retryBody,
@@ -15,7 +16,9 @@ import { json, parse, queryOf, readJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
 import { audit } from "../auth/audit.js";
 import { canSee, principalOf, requireVisible } from "../auth/principal.js";
-import { ForbiddenError } from "../../core/errors.js";
+import { ForbiddenError, JournalEntryNotFoundError } from "../../core/errors.js";
+import { PREVIEW_BYTES } from "../../core/payloads.js";
+import { encode } from "../../core/serialize.js";
 import { randomUUID } from "node:crypto";
 
 /** Registers the run routes: start, list, stuck, get, journal, events, cancel, retry, fork. */
@@ -43,7 +46,9 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     const query = parse(listRunsQuery, queryOf(c), "query");
     const { namespace } = principalOf(c);
     // A namespaced token sees only its namespace: filtered in the store's query, so pages stay full.
-    return json(c, await engine.listRuns(namespace === null ? query : { ...query, runIdPrefix: `${namespace}/` }));
+    // Previews, and a page bounded in bytes as well as rows: fetch a run (GET /runs/:id) for its whole input and output.
+    const bounded = { ...query, previewBytes: PREVIEW_BYTES, maxBytes: PAGE_BYTES };
+    return json(c, await engine.listRuns(namespace === null ? bounded : { ...bounded, runIdPrefix: `${namespace}/` }));
   });
 
   // Before /runs/:id, so "stuck" is not taken for a run id.
@@ -68,9 +73,19 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     requireVisible(c, id);
     const query = parse(journalQuery, queryOf(c), "query");
     const limit = query.limit ?? 1000;
-    const entries = await engine.journal(id, { afterSeq: query.after ?? 0, limit });
+    const read = await engine.journal(id, { afterSeq: query.after ?? 0, limit, previewBytes: PREVIEW_BYTES });
+    // Bounded in bytes as well as rows; an elided entry is fetched whole from GET /runs/:id/journal/:seq.
+    const entries = capEntries(read, PAGE_BYTES);
     const last = entries[entries.length - 1];
-    return json(c, { entries, ...(entries.length === limit && last ? { nextAfter: last.seq } : {}) });
+    return json(c, { entries, ...((entries.length === limit || entries.length < read.length) && last ? { nextAfter: last.seq } : {}) });
+  });
+
+  app.get("/runs/:id/journal/:seq", async (c) => {
+    const { id, seq } = parse(journalEntryParam, c.req.param(), "path");
+    requireVisible(c, id);
+    const [entry] = await engine.journal(id, { afterSeq: seq - 1, limit: 1 });
+    if (!entry || entry.seq !== seq) throw new JournalEntryNotFoundError(id, seq);
+    return json(c, entry);
   });
 
   app.post("/runs/:id/events", async (c) => {
@@ -117,4 +132,17 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     if (handle.created) await audit(c, engine.store, "run.fork", handle.runId, { from: id, atSeq: body.atSeq, patched: body.patch?.seq ?? null });
     return json(c, { created: handle.created, run }, handle.created ? 201 : 200);
   });
+}
+
+/** Bytes a listing page (`GET /runs`, a journal page) may hold; past it the page ends with a cursor. */
+const PAGE_BYTES = 4 * 1024 * 1024;
+
+/** The first entries whose JSON fits in `maxBytes` (at least one). */
+function capEntries<T>(entries: T[], maxBytes: number): T[] {
+  let total = 0;
+  for (let i = 0; i < entries.length; i++) {
+    total += Buffer.byteLength(encode(entries[i]), "utf8") + 1;
+    if (total > maxBytes && i > 0) return entries.slice(0, i);
+  }
+  return entries;
 }

@@ -1,12 +1,12 @@
 import { newEntry, type JournalEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
-import { decode } from "../../core/serialize.js";
+import { decodeStored } from "../../core/payloads.js";
 import type { NewRun } from "../../core/store.js";
 import { newRunEntries, newRunRecord } from "./run-state.js";
 
 /** The `run.debounced` entry at `seq`: the run starts at `startAt` with `input` (encoded). */
 function debouncedEntry(runId: string, seq: number, input: string, startAt: number, now: number): JournalEntry {
-  const entry = newEntry("run.debounced", null, { input: decode(input), startAt });
+  const entry = newEntry("run.debounced", null, { input: decodeStored(input), startAt });
   return { runId, seq, kind: entry.kind, opKey: null, payload: entry.payload, epoch: 0, at: now };
 }
 

@@ -1,7 +1,8 @@
 import { ValidationError } from "../../core/errors.js";
 import { newEntry, type EntryData, type JournalEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord } from "../../core/run.js";
-import { decode, decodeKeepingSecrets } from "../../core/serialize.js";
+import { decodeStored } from "../../core/payloads.js";
+import { decode } from "../../core/serialize.js";
 import type { ClaimRequest, CommitResult, CopiedEntry, NewRun } from "../../core/store.js";
 
 /**
@@ -101,7 +102,7 @@ export function copiedRun(run: NewRun, copies: readonly CopiedEntry[], now: numb
 export function runCreatedEntry(run: NewRun, now: number): JournalEntry {
   let input: unknown;
   try {
-    input = decodeKeepingSecrets(run.input); // an input marked secret() stays marked in its entry
+    input = decodeStored(run.input); // an input marked secret() stays marked in its entry; a marker stays a marker
   } catch (error) {
     throw new ValidationError(
       `The input of run "${run.runId}" is not an encoded payload (${(error as Error).message}); encode it with encode() from core/serialize.`,

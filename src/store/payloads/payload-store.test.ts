@@ -15,8 +15,18 @@ describe("withPayloads", () => {
     const lookalike = JSON.parse(blobRef("a".repeat(64), 3)) as unknown;
     await store.createRun(run("r", lookalike), 1);
     expect(decode((await store.getRun("r"))!.input)).toEqual(lookalike);
-    expect((await inner.getRun("r"))!.input).toMatch(/^\{"\$cairn":"lit"/);
+    // The codec escapes it, so it is never taken for a marker (and needs no `lit` wrapper).
+    expect((await inner.getRun("r"))!.input).toMatch(/^\{"\$cairn":"esc"/);
     expect(decode<{ input: unknown }>((await store.readJournal("r"))[0]!.payload).input).toEqual(lookalike);
+  });
+
+  it("keeps a stored text that looks like a marker as a literal", async () => {
+    const inner = new MemoryStore();
+    const store = withPayloads(inner);
+    const text = blobRef("a".repeat(64), 3);
+    await store.createRun({ runId: "r", workflow: "w", version: "1", input: text }, 1);
+    expect((await store.getRun("r"))!.input).toBe(text);
+    expect((await inner.getRun("r"))!.input).toMatch(/^\{"\$cairn":"lit"/);
   });
 
   it("stores small payloads untouched without a codec (nothing to do on the hot path)", async () => {

@@ -4,6 +4,8 @@ import { PayloadCorruptError, PayloadKeyMissingError } from "../../core/payload-
 import {
   blobRef,
   DEFAULT_INLINE_LIMIT,
+  elidedMarker,
+  elidedSize,
   encMarker,
   litMarker,
   looksLikeMarker,
@@ -17,7 +19,7 @@ import {
 import { isCheckpoint } from "../../core/resume.js";
 import type { OutboxMessage } from "../../core/outbox.js";
 import type { RunRecord } from "../../core/run.js";
-import { byteLength, decode, encode } from "../../core/serialize.js";
+import { byteLength, encode, StoredText } from "../../core/serialize.js";
 import type { CopiedEntry, HumanRequest, InboxEvent, NewInboxEvent, NewRun, PayloadBlob, RunImport, RunWrite, Store } from "../../core/store.js";
 import { peekKeyId } from "./aes-gcm-codec.js";
 
@@ -177,7 +179,7 @@ class PayloadStore implements Partial<Store> {
     // Stores write `encode(answer)`; a marker object encodes to the marker itself.
     const text = encode(answer);
     const stored = await this.put(text, null);
-    return this.inner.answerHuman(requestId, stored === text ? answer : (JSON.parse(stored) as HumanAnswer), now);
+    return this.inner.answerHuman(requestId, stored === text ? answer : (new StoredText(stored) as unknown as HumanAnswer), now);
   }
 
   // ── reads ──
@@ -188,11 +190,12 @@ class PayloadStore implements Partial<Store> {
   };
   listRuns = async (query: Parameters<Store["listRuns"]>[0]) => {
     const page = await this.inner.listRuns(query);
-    return { ...page, runs: await this.resolveRuns(page.runs) };
+    return { ...page, runs: await this.resolveRuns(page.runs, query.previewBytes) };
   };
   listStuckRuns = async (now: number, graceMs: number, limit?: number) => this.resolveRuns(await this.inner.listStuckRuns(now, graceMs, limit));
   claimRuns = async (request: Parameters<Store["claimRuns"]>[0]) => this.resolveRuns(await this.inner.claimRuns(request));
-  readJournal = async (runId: string, options?: { afterSeq?: number; limit?: number }) => this.resolveEntries(await this.inner.readJournal(runId, options));
+  readJournal = async (runId: string, options?: { afterSeq?: number; limit?: number; previewBytes?: number }) =>
+    this.resolveEntries(await this.inner.readJournal(runId, options), options?.previewBytes);
   readJournalForResume = async (runId: string) => this.resolveEntries(await this.inner.readJournalForResume(runId));
   pendingEvents = async (runId: string, type: string, limit?: number) => this.resolveInbox(await this.inner.pendingEvents(runId, type, limit));
   listInbox = async (runId: string) => this.resolveInbox(await this.inner.listInbox(runId));
@@ -309,7 +312,7 @@ class PayloadStore implements Partial<Store> {
       const text = value === undefined ? "" : encode(value);
       const stored = text === "" ? text : await this.put(text, projected.offload ? blobs : null);
       // Stores write `encode(data[field])`; a marker object encodes to the marker itself.
-      if (stored !== text) data = { ...data, [projected.field]: JSON.parse(stored) as unknown } as typeof data;
+      if (stored !== text) data = { ...data, [projected.field]: new StoredText(stored) } as typeof data;
     }
     return payload === entry.payload && data === entry.data ? entry : { ...entry, payload, data };
   }
@@ -317,14 +320,19 @@ class PayloadStore implements Partial<Store> {
   // ── decoding ──
 
   /** Resolves stored texts to payload texts, fetching every blob they reference in one read. */
-  private async resolve(items: { text: string; where: () => string }[]): Promise<string[]> {
-    const markers = items.map((item) => parseMarker(item.text));
+  private async resolve(items: { text: string; where: () => string }[], previewBytes?: number): Promise<string[]> {
+    // A preview does not load (or verify) a blob larger than it shows: it reads as an elided marker.
+    const markers = items.map((item) => {
+      const marker = parseMarker(item.text);
+      return marker?.kind === "blob" && previewBytes !== undefined && marker.size > previewBytes ? { kind: "elided" as const, size: marker.size } : marker;
+    });
     const hashes = [...new Set(markers.flatMap((m) => (m?.kind === "blob" ? [m.hash] : [])))];
     const bodies = new Map((await this.inner.readBlobs(hashes)).map((blob) => [blob.hash, blob]));
     return Promise.all(
       items.map(async (item, i) => {
         const marker = markers[i];
         if (!marker) return item.text;
+        if (marker.kind === "elided") return elidedMarker(marker.size);
         if (marker.kind === "lit") return marker.text;
         if (marker.kind === "enc") return this.open(marker.data, item.where, null);
         const blob = bodies.get(marker.hash);
@@ -353,36 +361,43 @@ class PayloadStore implements Partial<Store> {
     return Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength).toString("utf8");
   }
 
-  private async resolveEntries(entries: JournalEntry[]): Promise<JournalEntry[]> {
+  private async resolveEntries(entries: JournalEntry[], previewBytes?: number): Promise<JournalEntry[]> {
     if (!entries.some((entry) => mayBeMarker(entry.payload) || (entry.kind === "run.created" && entry.payload.includes(NESTED_INPUT)))) return entries;
-    const texts = await this.resolve(entries.map((e) => ({ text: e.payload, where: () => `run "${e.runId}" journal seq ${e.seq}` })));
+    const texts = await this.resolve(
+      entries.map((e) => ({ text: e.payload, where: () => `run "${e.runId}" journal seq ${e.seq}` })),
+      previewBytes,
+    );
     return Promise.all(
       entries.map(async (entry, i) => {
         let payload = texts[i]!;
         // Stores write `run.created` with the run's input as stored: a marker, when it was offloaded or encrypted.
-        if (entry.kind === "run.created" && payload.includes(NESTED_INPUT)) payload = await this.resolveCreated(entry, payload);
+        if (entry.kind === "run.created" && payload.includes(NESTED_INPUT)) payload = await this.resolveCreated(entry, payload, previewBytes);
         return payload === entry.payload ? entry : { ...entry, payload };
       }),
     );
   }
 
-  private async resolveCreated(entry: JournalEntry, payload: string): Promise<string> {
-    const data = decode<Record<string, unknown>>(payload);
+  private async resolveCreated(entry: JournalEntry, payload: string, previewBytes?: number): Promise<string> {
+    // Parsed as plain JSON, not decoded: the input is spliced in as stored text, so a user value that
+    // decodes to something marker-shaped (it is escaped in the stored text) is never taken for a marker.
+    const data = JSON.parse(payload) as Record<string, unknown>;
     const stored = JSON.stringify(data.input);
-    if (!parseMarker(stored)) return payload;
-    const [input] = await this.resolve([{ text: stored, where: () => `run "${entry.runId}" input (journal seq ${entry.seq})` }]);
-    return encode({ ...data, input: decode(input) });
+    if (stored === undefined || !parseMarker(stored)) return payload;
+    const [input] = await this.resolve([{ text: stored, where: () => `run "${entry.runId}" input (journal seq ${entry.seq})` }], previewBytes);
+    // A preview of an entry whose input is too large to load: the whole entry is elided.
+    if (input !== undefined && elidedSize(input, Infinity) !== undefined) return input;
+    return JSON.stringify({ ...data, input: input === "" || input === undefined ? { $cairn: "undef" } : JSON.parse(input) });
   }
 
   private async resolveRun(run: RunRecord): Promise<RunRecord> {
     return (await this.resolveRuns([run]))[0]!;
   }
 
-  private async resolveRuns(runs: RunRecord[]): Promise<RunRecord[]> {
+  private async resolveRuns(runs: RunRecord[], previewBytes?: number): Promise<RunRecord[]> {
     if (!runs.some((run) => mayBeMarker(run.input) || mayBeMarker(run.output) || mayBeMarker(run.error))) return runs;
     const fields = ["input", "output", "error"] as const;
     const items = runs.flatMap((run) => fields.map((field) => ({ text: run[field] ?? "", where: () => `run "${run.runId}" ${field}` })));
-    const texts = await this.resolve(items);
+    const texts = await this.resolve(items, previewBytes);
     return runs.map((run, r) => {
       const [input, output, error] = [0, 1, 2].map((f) => texts[r * 3 + f]!);
       return { ...run, input: input!, output: run.output === null ? null : output!, error: run.error === null ? null : error! };

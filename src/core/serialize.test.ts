@@ -1,0 +1,66 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decode, decodeKeepingSecrets, encode, hasSecretTag, StoredText } from "./serialize.js";
+import { mayBeMarker, parseMarker } from "./payloads.js";
+import { Secret } from "./secret.js";
+import { taggedJson } from "../../test/support/tagged-json.js";
+
+/** What a value is once it has crossed HTTP as JSON (e.g. -0 becomes 0). */
+const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value)) as unknown;
+
+describe("the journal codec", () => {
+  it("round-trips any JSON exactly, including objects shaped like its own tags at any depth", () => {
+    fc.assert(
+      fc.property(taggedJson, (value) => {
+        const json = asJson(value);
+        expect(decode(encode(json))).toStrictEqual(json);
+        expect(decodeKeepingSecrets(encode(json))).toStrictEqual(json);
+      }),
+      { numRuns: 500, seed: 15 },
+    );
+  });
+
+  it("never writes user data as a tag, a secret mark or a top-level payload marker", () => {
+    fc.assert(
+      fc.property(taggedJson, (value) => {
+        const text = encode(asJson(value));
+        expect(hasSecretTag(text)).toBe(false);
+        if (mayBeMarker(text)) expect(parseMarker(text)).toBeNull();
+      }),
+      { numRuns: 300, seed: 16 },
+    );
+  });
+
+  it("still carries its own tags next to escaped user objects", () => {
+    const value = { when: new Date(5), big: 7n, set: new Set([{ $cairn: "set", v: 1 }]), map: new Map([["k", { $cairn: "date" }]]), inf: Infinity };
+    const back = decode<typeof value>(encode(value));
+    expect(back.when).toEqual(new Date(5));
+    expect(back.big).toBe(7n);
+    expect([...back.set]).toEqual([{ $cairn: "set", v: 1 }]);
+    expect(back.map.get("k")).toEqual({ $cairn: "date" });
+    expect(back.inf).toBe(Infinity);
+    expect(decodeKeepingSecrets<{ s: Secret }>(encode({ s: new Secret({ $cairn: "x" }) })).s.value).toEqual({ $cairn: "x" });
+  });
+
+  it("keeps a __proto__ key as plain data", () => {
+    const value = JSON.parse('{"$cairn":"set","__proto__":{"polluted":true}}') as Record<string, unknown>;
+    const back = decode<Record<string, unknown>>(encode(value));
+    expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
+    expect(Object.keys(back)).toEqual(["$cairn", "__proto__"]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("decodes journals written before the escape as before (no `esc` tag in them)", () => {
+    expect(decode('{"a":{"$cairn":"date","v":5},"b":{"$cairn":"set","v":[1]},"c":{"$cairn":"other","v":1}}')).toEqual({
+      a: new Date(5),
+      b: new Set([1]),
+      c: { $cairn: "other", v: 1 },
+    });
+  });
+
+  it("writes a stored marker verbatim (the payload layer's own objects)", () => {
+    const marker = '{"$cairn":"blob","sha256":"' + "a".repeat(64) + '","size":3}';
+    expect(encode({ input: new StoredText(marker) })).toBe(`{"input":${marker}}`);
+    expect(encode(new StoredText(marker))).toBe(marker);
+  });
+});
