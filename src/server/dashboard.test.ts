@@ -23,7 +23,7 @@ describe("the dashboard route", () => {
     expect(root.status).toBe(302);
     expect(root.headers.get("location")).toBe("/ui/");
 
-    for (const path of ["/ui/", "/ui/runs", "/ui/runs/r%2F1", "/ui/inbox?x=1"]) {
+    for (const path of ["/ui/", "/ui/runs", "/ui/runs/r%2F1", "/ui/inbox?x=1", "/ui/runs/release-v2.3.0", "/ui/runs/nightly%3A2026-11-26T03%3A00%3A00.000Z"]) {
       const res = await app.request(path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
@@ -49,6 +49,7 @@ describe("the dashboard route", () => {
     const missing = await app.request("/ui/assets/gone.js");
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe("ROUTE_NOT_FOUND");
+    expect((await app.request("/ui/favicon.ico")).status).toBe(404);
     for (const path of ["/ui/..%2Fsecret.txt", "/ui/%2E%2E/secret.txt", "/ui/assets/..%2F..%2Fsecret.txt"]) {
       const res = await app.request(path);
       expect(await res.text(), path).not.toContain("nope");

@@ -60,14 +60,20 @@ export function registerDashboardRoutes(app: Hono, dir: string): void {
         },
       });
     }
-    // A missing asset is a 404; any other path is a view of the app.
-    if (relative.startsWith("assets/") || extname(relative) !== "") {
+    // A missing asset is a 404; any other path is a view of the app, even one with a dot in it
+    // (a run id such as `release-v2.3.0` or a scheduled run's `….000Z`).
+    if (isAssetPath(relative)) {
       return c.json({ error: { code: "ROUTE_NOT_FOUND", message: `No dashboard file ${c.req.path}. Rebuild the dashboard with \`npm run build\`.` } }, 404);
     }
     return new Response(await readFile(join(root, "index.html")), {
       headers: { "content-type": CONTENT_TYPES[".html"]!, "cache-control": "no-cache", "x-content-type-options": "nosniff" },
     });
   });
+}
+
+/** Whether a missing `relative` path names a file of the build (hashed assets, or a top-level file such as `favicon.ico`), not a client route. */
+function isAssetPath(relative: string): boolean {
+  return relative.startsWith("assets/") || (!relative.includes("/") && extname(relative) !== "");
 }
 
 async function isFile(path: string): Promise<boolean> {
