@@ -1,4 +1,6 @@
 import type { QueueStat } from "../../core/flow-control.js";
+import { RUN_ENTRIES_SQL, runEntriesParams, toRunEntries } from "./postgres-run-entries.js";
+import type { RunEntriesQuery, RunEntry } from "../../core/store.js";
 import type pg from "pg";
 import { HumanRequestAnsweredError, HumanRequestClosedError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
@@ -323,6 +325,12 @@ export class PostgresStore implements Store {
   /** See {@link Store.importRun}. */
   async importRun(data: RunImport): Promise<void> {
     await this.tx(0, (tx) => importRows(tx, data));
+  }
+
+  /** See {@link Store.listRunEntries}. */
+  async listRunEntries(query: RunEntriesQuery): Promise<RunEntry[]> {
+    const params = runEntriesParams(query);
+    return toRunEntries(await this.query(RUN_ENTRIES_SQL, params));
   }
 
   /** See {@link Store.countRuns}. */
