@@ -30,13 +30,20 @@ export function dateTime(iso: string | null | undefined): string {
 }
 
 /** How long the run has taken: to its end, or until now. */
-export function runAge(run: ApiRun, now = Date.now()): number {
+export function runAge(run: Pick<ApiRun, "createdAt" | "finishedAt">, now = Date.now()): number {
   return (run.finishedAt ? Date.parse(run.finishedAt) : now) - Date.parse(run.createdAt);
 }
 
+/**
+ * Micro-dollars as dollars, sub-cent amounts kept: `$0.0455`, `$0.000455`, `$12.30`; cents only
+ * from one dollar up.
+ */
 export function usd(micros: number): string {
-  const dollars = micros / 1e6;
-  return dollars === 0 ? "$0" : dollars < 0.01 ? `$${dollars.toFixed(4)}` : `$${dollars.toFixed(2)}`;
+  if (micros === 0) return "$0";
+  const dollars = Math.abs(micros) / 1e6;
+  const digits = dollars >= 1 ? 2 : dollars >= 0.0001 ? 4 : 6;
+  const text = dollars.toFixed(digits).replace(/(\.\d\d\d*?)0+$/, "$1");
+  return `${micros < 0 ? "-" : ""}$${text}`;
 }
 
 export function preview(value: unknown, max = 120): string {
@@ -105,7 +112,7 @@ export function modelCallOf(entry: ApiJournalEntry): { inputTokens: number; outp
 }
 
 /** What a suspended run waits for, in words. */
-export function waitingText(run: ApiRun): string {
+export function waitingText(run: Pick<ApiRun, "waitingFor">): string {
   return run.waitingFor
     .map((wait) => {
       const w = wait as Record<string, unknown>;
