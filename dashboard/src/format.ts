@@ -35,14 +35,19 @@ export function runAge(run: Pick<ApiRun, "createdAt" | "finishedAt">, now = Date
 }
 
 /**
- * Micro-dollars as dollars, sub-cent amounts kept: `$0.0455`, `$0.000455`, `$12.30`; cents only
- * from one dollar up.
+ * Micro-dollars as dollars, sub-cent amounts kept to three significant digits: `$0.0455`,
+ * `$0.00091`, `$0.50`; whole cents from one dollar up (`$12.30`).
  */
 export function usd(micros: number): string {
   if (micros === 0) return "$0";
   const dollars = Math.abs(micros) / 1e6;
-  const digits = dollars >= 1 ? 2 : dollars >= 0.0001 ? 4 : 6;
-  const text = dollars.toFixed(digits).replace(/(\.\d\d\d*?)0+$/, "$1");
+  let text: string;
+  if (dollars >= 1) text = dollars.toFixed(2);
+  else {
+    const rounded = Number(dollars.toPrecision(3));
+    const decimals = Math.min(8, Math.max(2, 2 - Math.floor(Math.log10(rounded))));
+    text = rounded.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, "$1");
+  }
   return `${micros < 0 ? "-" : ""}$${text}`;
 }
 
