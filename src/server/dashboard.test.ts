@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { tempDir, testEngine } from "../../test/support/engines.js";
 import { createServer } from "./create-server.js";
@@ -34,6 +35,30 @@ describe("the dashboard route", () => {
     expect(js.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
     expect(js.headers.get("cache-control")).toContain("immutable");
     expect((await app.request("/ui/assets/index-abc.css")).headers.get("content-type")).toBe("text/css; charset=utf-8");
+  });
+
+  it("compresses text files as Accept-Encoding allows: brotli first, then gzip, else as they are", async () => {
+    const dir = fakeBuild();
+    const script = `console.log(${JSON.stringify("cairn ".repeat(2000))});`;
+    writeFileSync(join(dir, "assets", "index-big.js"), script);
+    const app = createServer(await testEngine("memory"), { dashboardDir: dir });
+    const br = await app.request("/ui/assets/index-big.js", { headers: { "accept-encoding": "gzip, deflate, br" } });
+    expect(br.headers.get("content-encoding")).toBe("br");
+    expect(br.headers.get("vary")).toBe("accept-encoding");
+    const brBody = Buffer.from(await br.arrayBuffer());
+    expect(brBody.length).toBeLessThan(script.length / 10);
+    expect(brotliDecompressSync(brBody).toString()).toBe(script);
+    const gz = await app.request("/ui/assets/index-big.js", { headers: { "accept-encoding": "gzip" } });
+    expect(gz.headers.get("content-encoding")).toBe("gzip");
+    expect(gunzipSync(Buffer.from(await gz.arrayBuffer())).toString()).toBe(script);
+    const refused = await app.request("/ui/assets/index-big.js", { headers: { "accept-encoding": "br;q=0, gzip;q=0" } });
+    expect(refused.headers.get("content-encoding")).toBeNull();
+    expect(await refused.text()).toBe(script);
+    const plain = await app.request("/ui/assets/index-big.js");
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    // A view (index.html) too, when it is worth it; a tiny file never.
+    const small = await app.request("/ui/assets/index-abc.js", { headers: { "accept-encoding": "br" } });
+    expect(small.headers.get("content-encoding")).toBeNull();
   });
 
   it("stays public under token auth while the API beside it asks for a token", async () => {
