@@ -109,3 +109,13 @@ export async function checkToken(token: string): Promise<string | undefined> {
   if (response.ok) return undefined;
   return messageOf(response);
 }
+
+/**
+ * A GET of the API that the typed client has no method for (e.g. `/overview`), with the tab's
+ * token; throws an Error with the server's message on a failure.
+ */
+export async function getJson<T>(path: string): Promise<T> {
+  const response = await authFetch(`${window.location.origin}${path}`, { headers: { accept: "application/json" } });
+  if (!response.ok) throw new Error(await messageOf(response));
+  return (await response.json()) as T;
+}

@@ -30,13 +30,25 @@ export function dateTime(iso: string | null | undefined): string {
 }
 
 /** How long the run has taken: to its end, or until now. */
-export function runAge(run: ApiRun, now = Date.now()): number {
+export function runAge(run: Pick<ApiRun, "createdAt" | "finishedAt">, now = Date.now()): number {
   return (run.finishedAt ? Date.parse(run.finishedAt) : now) - Date.parse(run.createdAt);
 }
 
+/**
+ * Micro-dollars as dollars, sub-cent amounts kept to three significant digits: `$0.0455`,
+ * `$0.00091`, `$0.50`; whole cents from one dollar up (`$12.30`).
+ */
 export function usd(micros: number): string {
-  const dollars = micros / 1e6;
-  return dollars === 0 ? "$0" : dollars < 0.01 ? `$${dollars.toFixed(4)}` : `$${dollars.toFixed(2)}`;
+  if (micros === 0) return "$0";
+  const dollars = Math.abs(micros) / 1e6;
+  let text: string;
+  if (dollars >= 1) text = dollars.toFixed(2);
+  else {
+    const rounded = Number(dollars.toPrecision(3));
+    const decimals = Math.min(8, Math.max(2, 2 - Math.floor(Math.log10(rounded))));
+    text = rounded.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, "$1");
+  }
+  return `${micros < 0 ? "-" : ""}$${text}`;
 }
 
 export function preview(value: unknown, max = 120): string {
@@ -105,7 +117,7 @@ export function modelCallOf(entry: ApiJournalEntry): { inputTokens: number; outp
 }
 
 /** What a suspended run waits for, in words. */
-export function waitingText(run: ApiRun): string {
+export function waitingText(run: Pick<ApiRun, "waitingFor">): string {
   return run.waitingFor
     .map((wait) => {
       const w = wait as Record<string, unknown>;

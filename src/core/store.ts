@@ -1,6 +1,6 @@
 import type { QueueLimits, QueueStat, RunFlow } from "./flow-control.js";
 import type { DrainedVersion, VersionCount } from "./deploys.js";
-import type { HumanAnswer, JournalEntry, NewEntry } from "./journal.js";
+import type { EntryKind, HumanAnswer, JournalEntry, NewEntry } from "./journal.js";
 import type { ListOutboxQuery, OutboxClaimRequest, OutboxMessage, OutboxSettlement } from "./outbox.js";
 import type { RunRecord, RunStatus } from "./run.js";
 import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "./schedule.js";
@@ -75,6 +75,14 @@ export interface Store {
   queueStats(now: number): Promise<QueueStat[]>;
   /** Newest first (createdAt desc, runId desc), paginated by an opaque cursor. */
   listRuns(query: ListRunsQuery): Promise<RunPage>;
+  /**
+   * Journal entries of one kind belonging to runs created at or after `createdAfter`, each with its
+   * run's workflow, parent and creation time; ordered by (run createdAt, runId, seq) and keyset-paged
+   * by `after` (the last row of the previous page). For aggregates over a time range, such as model
+   * spend on the dashboard's overview: served by the runs' createdAt index and the journal's key,
+   * never a scan of the whole journal.
+   */
+  listRunEntries(query: RunEntriesQuery): Promise<RunEntry[]>;
 
   // ── journal ──
   /** Entries of one run in seq order, optionally after a seq and limited. */
@@ -317,6 +325,26 @@ export interface PruneQuery {
 
 /** A journal entry to copy into a new run by {@link Store.createRunWithJournal}: everything but its run and seq. */
 export type CopiedEntry = Omit<JournalEntry, "runId" | "seq">;
+
+/** Filters and paging of {@link Store.listRunEntries}. */
+export interface RunEntriesQuery {
+  kind: EntryKind;
+  /** Only runs created at or after this time (ms since the epoch). */
+  createdAfter: number;
+  /** Continue after this row of a previous page. */
+  after?: { createdAt: number; runId: string; seq: number };
+  /** At most this many rows (1 to 1000). */
+  limit: number;
+}
+
+/** A row of {@link Store.listRunEntries}: a journal entry and the run it belongs to. */
+export interface RunEntry {
+  entry: JournalEntry;
+  workflow: string;
+  parentRunId: string | null;
+  /** The run's createdAt. */
+  createdAt: number;
+}
 
 /** One group of {@link Store.countRuns}. */
 export interface RunCount {

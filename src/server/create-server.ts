@@ -7,6 +7,7 @@ import type { ResolvedServerOptions, ServerOptions } from "./options.js";
 import { registerHumanRequestRoutes } from "./routes/human-requests.js";
 import { registerRetentionRoutes } from "./routes/retention.js";
 import { registerOutboxRoutes } from "./routes/outbox.js";
+import { registerOverviewRoute } from "./routes/overview.js";
 import { registerRunRoutes } from "./routes/runs.js";
 import { registerStreamRoute } from "./routes/stream.js";
 import { registerSystemRoutes } from "./routes/system.js";
@@ -50,6 +51,7 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
   registerWebhookRoute(app, engine, resolved);
   registerSystemRoutes(app, engine);
   registerOutboxRoutes(app, engine);
+  registerOverviewRoute(app, engine);
   if (options.dashboardDir !== undefined) registerDashboardRoutes(app, options.dashboardDir);
   app.notFound((c) => {
     const error = new RequestError("ROUTE_NOT_FOUND", `No route ${c.req.method} ${c.req.path}. The routes are listed at GET /openapi.json.`, 404);

@@ -3,6 +3,7 @@ import { readFile, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Hono } from "hono";
+import { compressed, pickEncoding } from "./dashboard-compress.js";
 
 /** Where the dashboard is served: the API keeps every other path. */
 export const DASHBOARD_PATH = "/ui";
@@ -33,8 +34,8 @@ export function builtDashboardDir(): string | undefined {
 }
 
 /**
- * Serves the single-page dashboard from `dir` under {@link DASHBOARD_PATH}: files as they are
- * (hashed assets cached for good), any other path under it gets `index.html` so a reload of
+ * Serves the single-page dashboard from `dir` under {@link DASHBOARD_PATH}: files brotli- or
+ * gzip-compressed as the client's Accept-Encoding allows (hashed assets cached for good), any other path under it gets `index.html` so a reload of
  * `/ui/runs/r-1` keeps the view. `GET /` redirects to the dashboard.
  */
 export function registerDashboardRoutes(app: Hono, dir: string): void {
@@ -52,22 +53,35 @@ export function registerDashboardRoutes(app: Hono, dir: string): void {
     const inside = file === root || file.startsWith(root + sep);
     if (inside && relative !== "" && (await isFile(file))) {
       const immutable = relative.startsWith("assets/");
-      return new Response(await readFile(file), {
-        headers: {
-          "content-type": CONTENT_TYPES[extname(file).toLowerCase()] ?? "application/octet-stream",
-          "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
-          "x-content-type-options": "nosniff",
-        },
-      });
+      const contentType = CONTENT_TYPES[extname(file).toLowerCase()] ?? "application/octet-stream";
+      return fileResponse(file, contentType, immutable ? "public, max-age=31536000, immutable" : "no-cache", c.req.header("accept-encoding"));
     }
-    // A missing asset is a 404; any other path is a view of the app.
-    if (relative.startsWith("assets/") || extname(relative) !== "") {
+    // A missing asset is a 404; any other path is a view of the app, even one with a dot in it
+    // (a run id such as `release-v2.3.0` or a scheduled run's `….000Z`).
+    if (isAssetPath(relative)) {
       return c.json({ error: { code: "ROUTE_NOT_FOUND", message: `No dashboard file ${c.req.path}. Rebuild the dashboard with \`npm run build\`.` } }, 404);
     }
-    return new Response(await readFile(join(root, "index.html")), {
-      headers: { "content-type": CONTENT_TYPES[".html"]!, "cache-control": "no-cache", "x-content-type-options": "nosniff" },
-    });
+    return fileResponse(join(root, "index.html"), CONTENT_TYPES[".html"]!, "no-cache", c.req.header("accept-encoding"));
   });
+}
+
+/** Whether a missing `relative` path names a file of the build (hashed assets, or a top-level file such as `favicon.ico`), not a client route. */
+function isAssetPath(relative: string): boolean {
+  return relative.startsWith("assets/") || (!relative.includes("/") && extname(relative) !== "");
+}
+
+/** A dashboard file, brotli- or gzip-compressed when the client accepts it (compressed once per file version). */
+async function fileResponse(file: string, contentType: string, cacheControl: string, acceptEncoding: string | undefined): Promise<Response> {
+  const [body, info] = await Promise.all([readFile(file), stat(file)]);
+  const headers: Record<string, string> = {
+    "content-type": contentType,
+    "cache-control": cacheControl,
+    "x-content-type-options": "nosniff",
+    vary: "accept-encoding",
+  };
+  const encoding = pickEncoding(acceptEncoding, contentType, body.length);
+  if (!encoding) return new Response(body, { headers });
+  return new Response(compressed(`${file}\0${info.size}\0${info.mtimeMs}`, encoding, body), { headers: { ...headers, "content-encoding": encoding } });
 }
 
 async function isFile(path: string): Promise<boolean> {

@@ -1,4 +1,5 @@
 import * as outboxApi from "../core/outbox.js";
+import { overviewQuery, overviewResponse } from "./routes/overview.js";
 import { z } from "zod";
 import * as api from "../core/api-schemas.js";
 import { outboxMessageParam } from "./routes/outbox.js";
@@ -58,6 +59,14 @@ export const ROUTES: RouteDoc[] = [
     query: api.stuckRunsQuery,
     ok: [{ status: 200, description: "Stuck runs.", schema: z.object({ runs: z.array(api.apiRunSchema) }) }],
     errors: [400, 503],
+  },
+  {
+    method: "get",
+    path: "/overview",
+    summary: "The dashboard's overview: counts by status, failures by pattern, spend since a time",
+    query: overviewQuery,
+    ok: [{ status: 200, description: "The overview.", schema: overviewResponse }],
+    errors: [400, 403, 503],
   },
   {
     method: "get",

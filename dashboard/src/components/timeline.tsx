@@ -10,37 +10,63 @@ interface SerializedError {
   stack?: string;
 }
 
+/** How long each step attempt took: `step.completed` / `step.failed` seq → ms since its `step.started`. */
+export function stepDurations(entries: ApiJournalEntry[]): Map<number, number> {
+  const startedAt = new Map<string, number>();
+  const took = new Map<number, number>();
+  for (const entry of entries) {
+    const at = Date.parse(entry.at);
+    if (entry.kind === "step.started" && entry.opKey) startedAt.set(entry.opKey, at);
+    if ((entry.kind === "step.completed" || entry.kind === "step.failed") && entry.opKey && startedAt.has(entry.opKey))
+      took.set(entry.seq, at - startedAt.get(entry.opKey)!);
+  }
+  return took;
+}
+
 /** The journal as a timeline: one row per entry, newest at the bottom, with what each one means. */
 export function Timeline({ entries, runId }: { entries: ApiJournalEntry[]; runId?: string }) {
   const first = entries[0] ? Date.parse(entries[0].at) : 0;
-  const startedAt = new Map<string, number>();
+  const took = stepDurations(entries);
   return (
     <ol className="timeline" aria-label="journal">
-      {entries.map((entry) => {
-        const at = Date.parse(entry.at);
-        let took: number | undefined;
-        if (entry.kind === "step.started" && entry.opKey) startedAt.set(entry.opKey, at);
-        if ((entry.kind === "step.completed" || entry.kind === "step.failed") && entry.opKey && startedAt.has(entry.opKey))
-          took = at - startedAt.get(entry.opKey)!;
-        return (
-          <li key={entry.seq} className={`entry kind-${entry.kind.split(".")[0]} ${entry.kind.replace(".", "-")}`} data-seq={entry.seq} data-kind={entry.kind}>
-            <span className="seq">{entry.seq}</span>
-            <span className="time" title={entry.at}>
-              {clock(entry.at)}
-              <span className="muted"> +{duration(at - first)}</span>
-            </span>
-            <span className="kind">
-              <BreakAfterDots text={entry.kind} />
-            </span>
-            <span className="op mono">{entry.opKey ? <BreakAfterDots text={entry.opKey} at="/" /> : ""}</span>
-            <span className="what">
-              <EntryDetail entry={entry} runId={runId} />
-              {took !== undefined && <span className="muted"> · {duration(took)}</span>}
-            </span>
-          </li>
-        );
-      })}
+      {entries.map((entry) => (
+        <EntryRow key={entry.seq} entry={entry} first={first} took={took.get(entry.seq)} runId={runId} />
+      ))}
     </ol>
+  );
+}
+
+/** One journal entry as a row of the timeline. */
+export function EntryRow({
+  entry,
+  first,
+  took,
+  runId,
+  className = "",
+}: {
+  entry: ApiJournalEntry;
+  first: number;
+  took: number | undefined;
+  runId?: string | undefined;
+  className?: string;
+}) {
+  const at = Date.parse(entry.at);
+  return (
+    <li className={`entry kind-${entry.kind.split(".")[0]} ${entry.kind.replace(".", "-")} ${className}`} data-seq={entry.seq} data-kind={entry.kind}>
+      <span className="seq">{entry.seq}</span>
+      <span className="time" title={entry.at}>
+        {clock(entry.at)}
+        <span className="muted"> +{duration(at - first)}</span>
+      </span>
+      <span className="kind">
+        <BreakAfterDots text={entry.kind} />
+      </span>
+      <span className="op mono">{entry.opKey ? <BreakAfterDots text={entry.opKey} at="/" /> : ""}</span>
+      <span className="what">
+        <EntryDetail entry={entry} runId={runId} />
+        {took !== undefined && <span className="muted"> · {duration(took)}</span>}
+      </span>
+    </li>
   );
 }
 

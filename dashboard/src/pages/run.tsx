@@ -1,12 +1,12 @@
 import type { ApiJournalEntry, ApiRun } from "cairn/client";
-import { isCairnError } from "cairn/client";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { api } from "../api";
 import { AgentPanel } from "../components/agent-panel";
 import { AnswerForm } from "../components/answer-form";
 import { JsonView } from "../components/json-view";
 import { ErrorBox, StatusBadge } from "../components/status";
-import { ErrorDetail, Timeline } from "../components/timeline";
+import { ErrorDetail } from "../components/timeline";
+import { JournalView } from "../components/journal-view";
 import { dateTime, duration, runAge, spendOf, usd, waitingText } from "../format";
 import { usePolling } from "../hooks";
 import { Link } from "../components/link";
@@ -31,7 +31,8 @@ export function RunPage({ runId }: { runId: string }) {
     refreshRequests();
   }, [last, refreshRun, refreshRequests]);
 
-  if (run.error && isCairnError(run.error, "RUN_NOT_FOUND")) {
+  // One "Run not found", not the poll's and the stream's errors side by side with "reconnecting…".
+  if (isNotFound(run.error) || isNotFound(streamError)) {
     return (
       <section>
         <h1>Run not found</h1>
@@ -54,6 +55,7 @@ export function RunPage({ runId }: { runId: string }) {
         {r && <StatusBadge status={r.status} />}
         {r && <RunActions run={r} onDone={refreshRun} />}
       </header>
+      {/* Before the run first loads, its error is the page's; after, the poll's error says the view may be stale. */}
       <ErrorBox error={run.error} />
       {r && (
         <div className="facts">
@@ -135,9 +137,17 @@ export function RunPage({ runId }: { runId: string }) {
         Journal <span className={`live ${live ? "on" : ""}`}>{live ? "● live" : r && TERMINAL.includes(r.status) ? "finished" : "reconnecting…"}</span>
       </h2>
       <ErrorBox error={streamError} />
-      <Timeline entries={entries} runId={runId} />
+      <JournalView entries={entries} runId={runId} />
     </section>
   );
+}
+
+/**
+ * Whether the API said the run does not exist. By the error's code, not `isCairnError`: the bundle
+ * minifies class names, and that check wants a name ending in "Error".
+ */
+function isNotFound(error: Error | undefined): boolean {
+  return (error as { code?: unknown } | undefined)?.code === "RUN_NOT_FOUND";
 }
 
 function Fact({ label, title, children }: { label: string; title?: string; children: ReactNode }) {
@@ -167,7 +177,10 @@ function useLiveJournal(runId: string, run: ApiRun | undefined) {
     lastSeq.current = 0;
   }, [runId]);
 
+  // The stream opens once the run is known to exist (an unknown id gets one "Run not found").
+  const known = run !== undefined;
   useEffect(() => {
+    if (!known) return;
     const abort = new AbortController();
     setLive(true);
     setError(undefined);
@@ -214,7 +227,7 @@ function useLiveJournal(runId: string, run: ApiRun | undefined) {
       const batch = buffer;
       if (batch.length) setEntries((previous) => [...previous, ...batch]);
     };
-  }, [runId, generation]);
+  }, [runId, generation, known]);
 
   // The stream ended with the run, but the run went on (retried): follow it again.
   useEffect(() => {

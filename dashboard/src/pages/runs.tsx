@@ -107,45 +107,52 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
   );
 }
 
-export function RunTable({ runs, loading, empty = "No runs match." }: { runs: ApiRun[] | undefined; loading?: boolean; empty?: string }) {
+/** What a row of {@link RunTable} shows of a run (the overview's runs carry no payloads). */
+export type ListedRun = Pick<ApiRun, "runId" | "workflow" | "version" | "status" | "waitingFor" | "entries" | "createdAt" | "finishedAt"> & {
+  error?: { message: string };
+};
+
+export function RunTable({ runs, loading, empty = "No runs match." }: { runs: ListedRun[] | undefined; loading?: boolean; empty?: string }) {
   const now = Date.now();
   if (!runs) return <p className="muted">{loading ? "Loading…" : ""}</p>;
   if (runs.length === 0) return <p className="muted empty">{empty}</p>;
   return (
-    <table className="runs">
-      <thead>
-        <tr>
-          <th>run</th>
-          <th>workflow</th>
-          <th>status</th>
-          <th>waiting for / error</th>
-          <th className="num">entries</th>
-          <th>started</th>
-          <th className="num">took</th>
-        </tr>
-      </thead>
-      <tbody>
-        {runs.map((run) => (
-          <tr key={run.runId} data-run-id={run.runId}>
-            <td className="mono">
-              <Link href={runPath(run.runId)}>{run.runId}</Link>
-            </td>
-            <td>
-              {run.workflow}
-              <span className="muted"> v{run.version}</span>
-            </td>
-            <td>
-              <StatusBadge status={run.status} />
-            </td>
-            <td className="detail">
-              {run.status === "failed" ? <span className="err">{run.error?.message}</span> : run.status === "suspended" ? waitingText(run) : ""}
-            </td>
-            <td className="num">{run.entries}</td>
-            <td title={run.createdAt}>{ago(run.createdAt, now)}</td>
-            <td className="num">{duration(runAge(run, now))}</td>
+    <div className="table-scroll">
+      <table className="runs">
+        <thead>
+          <tr>
+            <th>run</th>
+            <th>workflow</th>
+            <th>status</th>
+            <th>waiting for / error</th>
+            <th className="num col-wide">entries</th>
+            <th>started</th>
+            <th className="num col-wide">took</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {runs.map((run) => (
+            <tr key={run.runId} data-run-id={run.runId}>
+              <td className="mono">
+                <Link href={runPath(run.runId)}>{run.runId}</Link>
+              </td>
+              <td>
+                {run.workflow}
+                <span className="muted"> v{run.version}</span>
+              </td>
+              <td>
+                <StatusBadge status={run.status} />
+              </td>
+              <td className="detail">
+                {run.status === "failed" ? <span className="err">{run.error?.message}</span> : run.status === "suspended" ? waitingText(run) : ""}
+              </td>
+              <td className="num col-wide">{run.entries}</td>
+              <td title={run.createdAt}>{ago(run.createdAt, now)}</td>
+              <td className="num col-wide">{duration(runAge(run, now))}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

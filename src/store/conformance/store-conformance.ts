@@ -13,6 +13,7 @@ import { retentionSpec } from "./retention-spec.js";
 import { searchSpec } from "./search-spec.js";
 import { securitySpec } from "./security-spec.js";
 import { runsSpec } from "./runs-spec.js";
+import { runEntriesSpec } from "./run-entries-spec.js";
 import { schedulesSpec } from "./schedules-spec.js";
 import { sagaSpec } from "./saga-spec.js";
 import { wakeSpec } from "./wake-spec.js";
@@ -34,6 +35,7 @@ export function storeConformance(name: string, factory: StoreFactory): void {
   describe(`${name} store conformance`, () => {
     const store = useStore(factory);
     runsSpec(store);
+    runEntriesSpec(store);
     commitSpec(store);
     wakeSpec(store);
     leasesSpec(store);

@@ -1,4 +1,6 @@
 import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "../../core/schedule.js";
+import { listRunEntries } from "./memory-run-entries.js";
+import type { RunEntriesQuery, RunEntry } from "../../core/store.js";
 import { MemorySchedules } from "./memory-schedules.js";
 import type { QueueStat } from "../../core/flow-control.js";
 import { HumanRequestAnsweredError, HumanRequestClosedError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
@@ -123,6 +125,11 @@ export class MemoryStore implements Store {
   /** See {@link Store.importRun}. */
   async importRun(data: RunImport): Promise<void> {
     importRows(this.t, data);
+  }
+
+  /** See {@link Store.listRunEntries}. */
+  async listRunEntries(query: RunEntriesQuery): Promise<RunEntry[]> {
+    return listRunEntries(this.t, query);
   }
 
   /** See {@link Store.countRuns}. */

@@ -250,6 +250,11 @@ class PayloadStore implements Partial<Store> {
   // ── passed through ──
 
   countRuns = () => this.inner.countRuns();
+  listRunEntries = async (query: Parameters<Store["listRunEntries"]>[0]) => {
+    const rows = await this.inner.listRunEntries(query);
+    const entries = await this.resolveEntries(rows.map((row) => row.entry));
+    return rows.map((row, i) => ({ ...row, entry: entries[i]! }));
+  };
   searchJournal = (runId: string, query: string, limit: number) => this.inner.searchJournal(runId, query, limit);
   renewLeases = (request: Parameters<Store["renewLeases"]>[0]) => this.inner.renewLeases(request);
   upsertWorker = (worker: Parameters<Store["upsertWorker"]>[0]) => this.inner.upsertWorker(worker);

@@ -1,5 +1,7 @@
 import type { QueueStat } from "../../core/flow-control.js";
 import pg from "pg";
+import { RUN_ENTRIES_SQL, runEntriesParams, toRunEntries } from "./postgres-run-entries.js";
+import type { RunEntriesQuery, RunEntry } from "../../core/store.js";
 import { HumanRequestAnsweredError, HumanRequestClosedError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord, type RunStatus } from "../../core/run.js";
@@ -334,6 +336,12 @@ export class PostgresStore implements Store {
   /** See {@link Store.importRun}. */
   async importRun(data: RunImport): Promise<void> {
     await this.tx(0, (tx) => importRows(tx, data));
+  }
+
+  /** See {@link Store.listRunEntries}. */
+  async listRunEntries(query: RunEntriesQuery): Promise<RunEntry[]> {
+    const params = runEntriesParams(query);
+    return toRunEntries(await this.query(RUN_ENTRIES_SQL, params));
   }
 
   /** See {@link Store.countRuns}. */

@@ -1,4 +1,6 @@
 import type { QueueStat } from "../../core/flow-control.js";
+import { listRunEntries } from "./sqlite-run-entries.js";
+import type { RunEntriesQuery, RunEntry } from "../../core/store.js";
 import { resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { HumanRequestAnsweredError, HumanRequestClosedError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
@@ -190,6 +192,11 @@ export class SqliteStore implements Store {
   async importRun(data: RunImport): Promise<void> {
     void this.q;
     importRows(this.db, data);
+  }
+
+  /** See {@link Store.listRunEntries}. */
+  async listRunEntries(query: RunEntriesQuery): Promise<RunEntry[]> {
+    return listRunEntries(this.db, query);
   }
 
   /** See {@link Store.countRuns}. */
