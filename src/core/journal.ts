@@ -58,7 +58,7 @@ export interface EntryData {
   "step.reconciled": { action: "rerun" | "completed" | "failed"; via: "effect" | "reconcile" | "compensate" | "human"; attempt: number };
   "sleep.started": { wakeAt: number };
   "sleep.completed": Record<string, never>;
-  "event.waiting": { type: string; timeoutAt: number | null };
+  "event.waiting": { type: string; timeoutAt: number | null; match?: Record<string, unknown> };
   "event.received": { type: string; eventId: string; payload: unknown; inboxId: number };
   "event.timedout": Record<string, never>;
   /** `flow`: the queue the child joins (its workflow's default queue), when it has one. */
