@@ -223,7 +223,7 @@ export const serializedErrorSchema = z
   .describe("An error as journaled: name, message, code, stack, cause, data.");
 
 export const waitSchema = z
-  .object({ kind: z.enum(["timer", "retry", "event", "child", "human"]), opKey: z.string() })
+  .object({ kind: z.enum(["timer", "retry", "flow", "event", "child", "human"]), opKey: z.string() })
   .loose()
   .describe("What a suspended run waits for: a timer, a retry back-off, an event, a child run or a person.");
 

@@ -124,6 +124,8 @@ export type EntryKind = keyof EntryData;
 export type WaitDescriptor =
   | { kind: "timer"; opKey: string; wakeAt: number }
   | { kind: "retry"; opKey: string; wakeAt: number }
+  /** A step waiting for a flow-control slot (rate limit or concurrency per key); `ahead` waiters are before it. */
+  | { kind: "flow"; opKey: string; wakeAt: number; ahead: number }
   | { kind: "event"; opKey: string; type: string; timeoutAt: number | null }
   | { kind: "child"; opKey: string; childRunId: string }
   | { kind: "human"; opKey: string; requestId: string; timeoutAt: number | null };

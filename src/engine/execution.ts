@@ -28,6 +28,7 @@ import { crashPoint } from "./crash-points.js";
 import { eventName, type EventDefinition } from "./define-event.js";
 import { takeMatching } from "./event-match.js";
 import { checkMatch } from "./event-triggers.js";
+import { stepFlowLimits } from "../core/step-flow.js";
 import { checkEmit, emitEntry, emitMismatch, type EmitOptions, type EmittedMessage } from "./emit.js";
 import type { ExecutionHost } from "./execution-host.js";
 import { resolveRetryPolicy } from "./retry-policy.js";
@@ -758,7 +759,8 @@ export class Execution implements OpExecution {
         ...(options.reconcile === undefined ? {} : { reconcile: options.reconcile }),
       });
     }
-    return this.awaitOp<T>(key, () => runStep(this, key, fn, options, policy, timeoutMs));
+    const limits = stepFlowLimits(name, options);
+    return this.awaitOp<T>(key, () => runStep(this, key, fn, options, policy, timeoutMs, limits));
   }
 
   private sleep(scope: Scope, name: string, duration: Duration | undefined, until: Date | number | undefined): Promise<void> {

@@ -1,4 +1,5 @@
 import type { EventDefinition } from "./define-event.js";
+import type { StepFlowOptions } from "../core/step-flow.js";
 import type { EmitOptions, EmittedMessage } from "./emit.js";
 import type { z } from "zod";
 import type { Duration } from "../core/duration.js";
@@ -47,7 +48,7 @@ export interface RetryPolicy {
 }
 
 /** Options of `ctx.step`. */
-export interface StepOptions<T> {
+export interface StepOptions<T> extends StepFlowOptions {
   retry?: RetryPolicy;
   /** Per-attempt timeout; the attempt's signal is aborted and it fails with StepTimeoutError (retryable). */
   timeout?: Duration;
