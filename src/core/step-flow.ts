@@ -89,7 +89,9 @@ export function decideSlots(limits: readonly StepFlowLimit[], states: readonly B
 
 const NAME = z.string().min(1).max(128);
 const KEY = z.string().min(1).max(256);
-const rateSchema = z.object({ key: KEY.optional(), limit: z.number().int().min(1).max(1_000_000), period: z.union([z.number(), z.string()]), name: NAME.optional() }).strict();
+const rateSchema = z
+  .object({ key: KEY.optional(), limit: z.number().int().min(1).max(1_000_000), period: z.union([z.number(), z.string()]), name: NAME.optional() })
+  .strict();
 const concurrencySchema = z.object({ key: KEY.optional(), limit: z.number().int().min(1).max(100_000), name: NAME.optional() }).strict();
 
 /**
@@ -100,7 +102,10 @@ export function stepFlowLimits(step: string, options: StepFlowOptions): StepFlow
   const limits: StepFlowLimit[] = [];
   if (options.rateLimit !== undefined) {
     const parsed = rateSchema.safeParse(options.rateLimit);
-    if (!parsed.success) throw new ValidationError(`ctx.step("${step}"): rateLimit must be { key?: non-empty string, limit: whole number ≥ 1, period: duration, name? } (${parsed.error.issues[0]?.message}).`);
+    if (!parsed.success)
+      throw new ValidationError(
+        `ctx.step("${step}"): rateLimit must be { key?: non-empty string, limit: whole number ≥ 1, period: duration, name? } (${parsed.error.issues[0]?.message}).`,
+      );
     let periodMs: number;
     try {
       periodMs = toMs(parsed.data.period as Duration);
@@ -112,7 +117,10 @@ export function stepFlowLimits(step: string, options: StepFlowOptions): StepFlow
   }
   if (options.concurrency !== undefined) {
     const parsed = concurrencySchema.safeParse(options.concurrency);
-    if (!parsed.success) throw new ValidationError(`ctx.step("${step}"): concurrency must be { key?: non-empty string, limit: whole number ≥ 1, name? } (${parsed.error.issues[0]?.message}).`);
+    if (!parsed.success)
+      throw new ValidationError(
+        `ctx.step("${step}"): concurrency must be { key?: non-empty string, limit: whole number ≥ 1, name? } (${parsed.error.issues[0]?.message}).`,
+      );
     limits.push({ bucket: bucketOf("concurrency", parsed.data.name ?? step, parsed.data.key), kind: "concurrency", limit: parsed.data.limit });
   }
   return limits;

@@ -60,11 +60,18 @@ export class SqliteStepFlow {
   private state(limit: StepFlowLimit, request: StepSlotRequest, now: number): BucketState {
     const bucket = limit.bucket;
     this.sql(`DELETE FROM step_flow_waiters AS w WHERE bucket = ? AND NOT ${LIVE_WAITER}`).run(bucket);
-    const mine = this.sql("SELECT id, since FROM step_flow_waiters WHERE bucket = ? AND run_id = ? AND op_key = ?").get(bucket, request.runId, request.opKey) as
-      | { id: number; since: number }
-      | undefined;
+    const mine = this.sql("SELECT id, since FROM step_flow_waiters WHERE bucket = ? AND run_id = ? AND op_key = ?").get(
+      bucket,
+      request.runId,
+      request.opKey,
+    ) as { id: number; since: number } | undefined;
     const ahead = mine
-      ? (this.sql("SELECT COUNT(*) AS n FROM step_flow_waiters WHERE bucket = @bucket AND (since < @since OR (since = @since AND id < @id))").get({ bucket, ...mine }) as { n: number }).n
+      ? (
+          this.sql("SELECT COUNT(*) AS n FROM step_flow_waiters WHERE bucket = @bucket AND (since < @since OR (since = @since AND id < @id))").get({
+            bucket,
+            ...mine,
+          }) as { n: number }
+        ).n
       : (this.sql("SELECT COUNT(*) AS n FROM step_flow_waiters WHERE bucket = ?").get(bucket) as { n: number }).n;
     if (limit.kind === "rate") {
       this.sql("DELETE FROM step_flow_hits WHERE bucket = ? AND at <= ?").run(bucket, now - limit.periodMs!);
@@ -85,7 +92,8 @@ export class SqliteStepFlow {
   }
 
   private wakeFirst(bucket: string, now: number): void {
-    const first = this.sql("SELECT run_id AS runId FROM step_flow_waiters WHERE bucket = ? ORDER BY since, id LIMIT 1").get(bucket) as { runId: string } | undefined;
+    const first = this.sql("SELECT run_id AS runId FROM step_flow_waiters WHERE bucket = ? ORDER BY since, id LIMIT 1").get(bucket) as
+      { runId: string } | undefined;
     if (first) this.wake(first.runId, now);
   }
 }
