@@ -21,7 +21,8 @@ function gatedModel() {
         stopReason: "end_turn",
         usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
         model: "gated-1",
-      } as ModelResponse;
+        raw: null,
+      };
     },
   };
   return { model, state };
