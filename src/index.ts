@@ -4,6 +4,8 @@
  */
 export { defineWorkflow, isWorkflow } from "./engine/define-workflow.js";
 export { createEngine } from "./engine/create-engine.js";
+export { defineEvent, isEventDefinition, type EventDefinition, type EventPayload } from "./engine/define-event.js";
+export { triggeredRunId, type PublishResult } from "./engine/event-triggers.js";
 export {
   defineSchedule,
   isSchedule,

@@ -130,6 +130,8 @@ export function waitingText(run: Pick<ApiRun, "waitingFor">): string {
           return `timer ${typeof w.wakeAt === "number" ? ago(new Date(w.wakeAt).toISOString()) : ""}`.trim();
         case "retry":
           return `retry of ${wait.opKey}`;
+        case "flow":
+          return `a flow-control slot for ${wait.opKey}`;
         case "child":
           return `child ${String(w.childRunId)}`;
         default:

@@ -1,3 +1,4 @@
+import type { StepFlowOptions } from "../core/step-flow.js";
 import { z } from "zod";
 import { ValidationError, isCairnError } from "../core/errors.js";
 import { secret } from "../core/secret.js";
@@ -66,6 +67,15 @@ export interface AgentDefinition {
   temperature?: number;
   /** Retry policy of model calls. Default 4 attempts from 2 s. */
   retry?: RetryPolicy;
+  /**
+   * Flow control of model calls, shared by every run and worker on the store
+   * (docs/operations/flow-control.md): a rate limit and/or a concurrency limit, per key. A function
+   * gets the run's input, so the key can be its tenant. Limits without a `name` are named
+   * `model:<model id>`, so every agent calling one model with one key shares them.
+   * @example
+   * modelFlow: (input) => ({ rateLimit: { key: input.tenant, limit: 60, period: "1m" }, concurrency: { key: input.tenant, limit: 2 } })
+   */
+  modelFlow?: StepFlowOptions | ((input: AgentInput & Record<string, unknown>) => StepFlowOptions);
   /** Price overrides (USD per million tokens) by model id. */
   prices?: CostOptions["prices"];
   /** Loop state snapshot interval (turns). Default 5. */
@@ -75,6 +85,16 @@ export interface AgentDefinition {
    * version): return true to resume it under this definition. Default: refuse with MANIFEST_CHANGED.
    */
   migrate?: (changes: ManifestChange[], was: AgentManifest, now: AgentManifest) => boolean;
+}
+
+/** The flow-control options of one model call: the agent's `modelFlow`, its limits named after the model unless named. */
+function modelFlowOf(flow: AgentDefinition["modelFlow"], input: AgentInput, modelId: string): StepFlowOptions {
+  const options = typeof flow === "function" ? flow(input as AgentInput & Record<string, unknown>) : flow;
+  if (!options) return {};
+  const named = <T extends { name?: string }>(limit: T | undefined): T | undefined => limit && { ...limit, name: limit.name ?? `model:${modelId}` };
+  const rateLimit = named(options.rateLimit);
+  const concurrency = named(options.concurrency);
+  return { ...(rateLimit ? { rateLimit } : {}), ...(concurrency ? { concurrency } : {}) };
 }
 
 /** The loop's state: journaled in snapshots, so it is all a resume needs. */
@@ -178,6 +198,7 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
             },
             {
               retry: definition.retry ?? { maxAttempts: 4, initialDelay: "2s" },
+              ...modelFlowOf(definition.modelFlow, input, current.modelId),
               intent: { model: current.modelId, estimatedCostMicros: estimatedCost },
               searchText: (response) => textOf(response.content),
             },

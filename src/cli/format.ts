@@ -72,6 +72,8 @@ export function formatWait(wait: WaitDescriptor, now = Date.now()): string {
       return `timer ${wait.opKey} (wakes ${relative(wait.wakeAt, now)})`;
     case "retry":
       return `retry of ${wait.opKey} (${relative(wait.wakeAt, now)})`;
+    case "flow":
+      return `flow-control slot for ${wait.opKey} (${wait.ahead} ahead; looks again ${relative(wait.wakeAt, now)})`;
     case "event":
       return `event "${wait.type}"${wait.timeoutAt === null ? "" : ` (times out ${relative(wait.timeoutAt, now)})`}`;
     case "child":

@@ -226,7 +226,7 @@ export const serializedErrorSchema = z
   .describe("An error as journaled: name, message, code, stack, cause, data.");
 
 export const waitSchema = z
-  .object({ kind: z.enum(["timer", "retry", "event", "child", "human"]), opKey: z.string() })
+  .object({ kind: z.enum(["timer", "retry", "flow", "event", "child", "human"]), opKey: z.string() })
   .loose()
   .describe("What a suspended run waits for: a timer, a retry back-off, an event, a child run or a person.");
 
@@ -298,6 +298,22 @@ export const journalPageSchema = z.object({
 
 /** `POST /runs/:id/events` */
 export const sendEventResponse = z.object({ eventId: z.string(), duplicate: z.boolean() });
+
+/** `POST /events`: an event for no run in particular; it starts the workflows whose `on` names its type. */
+export const publishEventBody = z
+  .object({
+    type: eventTypeSchema,
+    payload: z.unknown().optional(),
+    eventId: eventIdSchema.optional().describe("Idempotency key: publishing the same id again starts nothing new. Default: generated."),
+  })
+  .strict();
+
+/** What `POST /events` did: the runs the event started (or found) and the runs it cancelled. */
+export const publishEventResponse = z.object({
+  eventId: z.string(),
+  runs: z.array(z.object({ workflow: z.string(), runId: z.string(), created: z.boolean() })),
+  cancelled: z.array(z.string()),
+});
 
 /** A question for a person. */
 export const apiHumanRequestSchema = z.object({

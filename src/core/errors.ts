@@ -49,6 +49,7 @@ export type ErrorCode =
   | "SCHEDULE_NOT_FOUND"
   | "OUTBOX_MESSAGE_NOT_FOUND"
   | "RECOVERY_FAILED"
+  | "EVENT_INVALID"
   | "INTERNAL_ERROR";
 
 /** Base of every Cairn error: carries a stable {@link ErrorCode}. */
@@ -77,6 +78,35 @@ export function isCairnError(error: unknown, code?: ErrorCode): error is CairnEr
 export class ValidationError extends CairnError {
   constructor(message: string) {
     super("INVALID_INPUT", message);
+  }
+}
+
+/** One problem with an event payload, as its schema reported it (a zod issue, reduced to plain data). */
+export interface EventIssue {
+  /** Where in the payload, e.g. `["items", 0, "sku"]`; empty for the payload itself. */
+  path: (string | number)[];
+  message: string;
+  /** The schema's issue code, e.g. `invalid_type`. */
+  code: string;
+}
+
+/**
+ * An event's payload does not match the schema declared with `defineEvent`. Nothing was delivered
+ * and no run was started; fix the payload (the issues name each field) and send it again.
+ */
+export class EventInvalidError extends CairnError {
+  constructor(
+    readonly eventType: string,
+    readonly issues: EventIssue[],
+  ) {
+    const listed = issues
+      .slice(0, 5)
+      .map((i) => `${i.path.length ? i.path.join(".") : "payload"}: ${i.message}`)
+      .join("; ");
+    super(
+      "EVENT_INVALID",
+      `Event "${eventType}" has an invalid payload (${listed}${issues.length > 5 ? "; …" : ""}). Send a payload that matches its defineEvent schema.`,
+    );
   }
 }
 

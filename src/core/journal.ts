@@ -58,7 +58,7 @@ export interface EntryData {
   "step.reconciled": { action: "rerun" | "completed" | "failed"; via: "effect" | "reconcile" | "compensate" | "human"; attempt: number };
   "sleep.started": { wakeAt: number };
   "sleep.completed": Record<string, never>;
-  "event.waiting": { type: string; timeoutAt: number | null };
+  "event.waiting": { type: string; timeoutAt: number | null; match?: Record<string, unknown> };
   "event.received": { type: string; eventId: string; payload: unknown; inboxId: number };
   "event.timedout": Record<string, never>;
   /** `flow`: the queue the child joins (its workflow's default queue), when it has one. */
@@ -138,6 +138,8 @@ export type EntryKind = keyof EntryData;
 export type WaitDescriptor =
   | { kind: "timer"; opKey: string; wakeAt: number }
   | { kind: "retry"; opKey: string; wakeAt: number }
+  /** A step waiting for a flow-control slot (rate limit or concurrency per key); `ahead` waiters are before it. */
+  | { kind: "flow"; opKey: string; wakeAt: number; ahead: number }
   | { kind: "event"; opKey: string; type: string; timeoutAt: number | null }
   | { kind: "child"; opKey: string; childRunId: string }
   | { kind: "human"; opKey: string; requestId: string; timeoutAt: number | null };

@@ -50,6 +50,8 @@ import { OutboxRegistry } from "./outbox-registry.js";
 import type { ReplayReport, JournalFile, VersionSummary } from "../core/deploys.js";
 import { replayRun, summarizeVersions } from "./deploys.js";
 import { isWorkflow } from "./define-workflow.js";
+import { EventRegistry, eventName, type EventDefinition } from "./define-event.js";
+import { publish, type PublishResult } from "./event-triggers.js";
 import { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./engine.js";
 import type {
   Engine,
@@ -135,6 +137,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const schedules = ScheduleService.check(options.schedules ?? [], workflowNames);
   if (options.scheduler !== undefined) check(schedulerOptions, options.scheduler, "createEngine: scheduler");
   const queues = parseQueues(options.queues);
+  const events = new EventRegistry(options.events ?? []);
+  for (const workflow of workflows.values()) for (const event of workflow.events ?? []) events.add(event);
   for (const workflow of workflows.values()) {
     if (workflow.queue !== undefined && !queues.some((q) => q.name === workflow.queue)) {
       throw new ValidationError(
@@ -150,7 +154,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const store = withPayloads(opened, { ...options.payloads, codec, ...(inlineLimit === undefined ? {} : { inlineLimit }) });
   const clock = new StoreClock(options.clock ?? Date.now, store);
   await clock.calibrate();
-  const engine = new EngineImpl(store, workflows, clock, options, queues);
+  const engine = new EngineImpl(store, workflows, clock, options, queues, events);
   for (const schedule of schedules) await engine.schedule(schedule);
   return engine;
 }
@@ -219,6 +223,7 @@ class EngineImpl implements Engine {
     storeClock: StoreClock,
     options: EngineOptions,
     private readonly queues: readonly QueueLimits[],
+    private readonly events: EventRegistry,
   ) {
     this.clock = storeClock.now;
     this.unsubscribeWake = store.onWake ? store.onWake(() => this.kickWorkers()) : () => {};
@@ -360,14 +365,15 @@ class EngineImpl implements Engine {
 
   async sendEvent(
     runId: string,
-    type: string,
+    typeOrEvent: string | EventDefinition,
     payload?: unknown,
     options: { eventId?: string; secret?: boolean } = {},
   ): Promise<{ eventId: string; duplicate: boolean }> {
     this.ensureOpen();
     check(RUN_ID, runId, "sendEvent: runId");
-    check(eventTypeSchema, type, "sendEvent: type");
+    const type = check(eventTypeSchema, eventName(typeOrEvent), "sendEvent: type");
     const eventId = options.eventId === undefined ? randomUUID() : check(eventIdSchema, options.eventId, "sendEvent: eventId");
+    payload = this.events.check(typeOrEvent, payload);
     let encoded: string;
     try {
       encoded = encode(options.secret ? secret(payload) : payload);
@@ -377,6 +383,36 @@ class EngineImpl implements Engine {
     const { duplicate } = await this.store.sendEvent({ runId, type, eventId, payload: encoded }, this.clock());
     if (!duplicate) this.notifyWorkers(runId);
     return { eventId, duplicate };
+  }
+
+  async publishEvent(typeOrEvent: string | EventDefinition, payload?: unknown, options: { eventId?: string } = {}): Promise<PublishResult> {
+    this.ensureOpen();
+    const type = check(eventTypeSchema, eventName(typeOrEvent), "publishEvent: type");
+    const eventId = options.eventId === undefined ? randomUUID() : check(eventIdSchema, options.eventId, "publishEvent: eventId");
+    const checked = this.events.check(typeOrEvent, payload);
+    try {
+      encode(checked);
+    } catch (error) {
+      throw new ValidationError(`publishEvent: payload cannot be stored: ${(error as Error).message}`);
+    }
+    const result = await publish(
+      {
+        store: this.store,
+        clock: this.clock,
+        workflows: () => [...new Map([...this.workflows.values()].map((w) => [w.name, w])).values()],
+        flowOf: (w) => resolveFlow({}, w.queue, this.queues, "publishEvent"),
+        cancel: (runId, reason) =>
+          this.cancel(runId, reason).then(
+            () => true,
+            (error: unknown) => (error instanceof RunFinishedError ? false : Promise.reject(error)),
+          ),
+      },
+      type,
+      checked,
+      eventId,
+    );
+    if (result.runs.some((r) => r.created)) this.kickWorkers();
+    return result;
   }
 
   async getRun(runId: string): Promise<RunInfo> {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ValidationError } from "../core/errors.js";
 import { queueNameSchema } from "../core/flow-control.js";
+import { parseTriggers } from "./event-triggers.js";
 import type { Workflow, WorkflowDefinition } from "./workflow.js";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
@@ -30,7 +31,7 @@ export function defineWorkflow<I, O>(definition: WorkflowDefinition<I, O>): Work
   if (!parsed.success) {
     throw new ValidationError(`defineWorkflow: ${parsed.error.issues.map((i) => `${i.path.join(".") || "definition"}: ${i.message}`).join("; ")}`);
   }
-  const workflow: Workflow<I, O> = { name: definition.name, version: definition.version ?? "1", run: definition.run };
+  const workflow: Workflow<I, O> = { name: definition.name, version: definition.version ?? "1", run: definition.run, ...parseTriggers(definition) };
   return Object.freeze(definition.queue === undefined ? workflow : { ...workflow, queue: definition.queue });
 }
 

@@ -5,8 +5,9 @@ import { resumeView } from "../core/resume.js";
 import { isTerminalEntry } from "../core/run.js";
 import { decode, type SerializedError } from "../core/serialize.js";
 import { replyOutcome } from "./ask-human.js";
+import { eventName, type EventDefinition } from "./define-event.js";
 import type { DecodedEntry, Outcome } from "./execution-types.js";
-import { LoopDone, type LoopIteration, type Workflow, type WorkflowContext, type WorkflowLogger } from "./workflow.js";
+import { LoopDone, type LoopIteration, type WaitOptions, type Workflow, type WorkflowContext, type WorkflowLogger } from "./workflow.js";
 
 /** The run a dry replay replays: its identity and encoded input. */
 export interface DryReplayRun {
@@ -328,7 +329,7 @@ class DryReplay {
       },
       sleep: (name) => op<void>("sleep")(name),
       sleepUntil: (name) => op<void>("sleep")(name),
-      waitForEvent: (type, options) => op<never>("event")(options?.name ?? type),
+      waitForEvent: (type: string | EventDefinition, options?: WaitOptions) => op<never>("event")(options?.name ?? eventName(type)),
       child: (workflow, _input, options) => op<never>("child")(options?.name ?? workflow.name),
       askHuman: (request) => op<never>("human")(request?.name ?? "ask"),
       searchJournal: (_query, options) => op<never>("step")(options?.name ?? "search"),

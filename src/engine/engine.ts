@@ -1,3 +1,5 @@
+import type { EventDefinition } from "./define-event.js";
+import type { PublishResult } from "./event-triggers.js";
 import type { QueueState } from "./queue-state.js";
 import type { DebounceOptions, FlowOptions, QueueOptions } from "../core/flow-control.js";
 import type { HumanAnswer, EntryKind, WaitDescriptor } from "../core/journal.js";
@@ -25,6 +27,11 @@ export interface EngineOptions {
   store?: string | Store;
   /** Workflows this engine can start and its workers can run. */
   workflows?: Workflow<any, any>[];
+  /**
+   * Event types (from `defineEvent`) whose payloads this engine checks when they are sent by name
+   * (`sendEvent`, `publishEvent`, `POST /events`, webhooks). Those a workflow's `on`/`cancelOn` name are added.
+   */
+  events?: EventDefinition<any>[];
   /** Injectable clock (epoch ms) for tests. Default `Date.now`. */
   clock?: () => number;
   /** Step results and run outputs larger than this fail with PayloadTooLargeError. Default 4 MiB. */
@@ -225,7 +232,21 @@ export interface Engine {
    * Delivers an event (buffered until a wait consumes it; idempotent by eventId). With `secret: true`
    * the payload is a secret (like `secret(payload)`): the run gets it, its views show `"[redacted]"`.
    */
-  sendEvent(runId: string, type: string, payload?: unknown, options?: { eventId?: string; secret?: boolean }): Promise<{ eventId: string; duplicate: boolean }>;
+  sendEvent<T>(
+    runId: string,
+    type: string | EventDefinition<T>,
+    payload?: T,
+    options?: { eventId?: string; secret?: boolean },
+  ): Promise<{ eventId: string; duplicate: boolean }>;
+  /**
+   * Publishes an event to no run in particular (docs/operations/events.md): starts one run of each
+   * workflow whose `on` names the type (run id `<workflow>:<eventId>`, input the payload; a repeated
+   * event id starts nothing new), then cancels the live runs a `cancelOn` of the type matches. The
+   * payload is checked against the type's `defineEvent` schema first (EventInvalidError, nothing done).
+   * @example
+   * await engine.publishEvent(orderCreated, { orderId: "o-1", total: 12 }, { eventId: "evt-1" });
+   */
+  publishEvent<T>(type: string | EventDefinition<T>, payload?: T, options?: { eventId?: string }): Promise<PublishResult>;
   /** The run as views show it: values marked secret, and any later copy of their text, are `"[redacted]"`. */
   getRun(runId: string): Promise<RunInfo>;
   listRuns(options?: ListRunsOptions): Promise<{ runs: RunInfo[]; nextCursor?: string }>;

@@ -22,6 +22,8 @@ export interface StepHistory {
 /** The part of an execution that op runners (the step runner) work through. */
 export interface OpExecution {
   readonly runId: string;
+  /** The lease epoch the execution writes at. */
+  readonly epoch: number;
   /** Aborted when the execution is abandoned. */
   readonly signal: AbortSignal;
   readonly hostRef: ExecutionHost;

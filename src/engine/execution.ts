@@ -26,6 +26,10 @@ import { resumeView } from "../core/resume.js";
 import { decode, decodeKeepingSecrets, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import { checkAskHuman, replyOutcome, runAskHuman } from "./ask-human.js";
 import { crashPoint } from "./crash-points.js";
+import { eventName, type EventDefinition } from "./define-event.js";
+import { takeMatching } from "./event-match.js";
+import { checkMatch } from "./event-triggers.js";
+import { stepFlowLimits } from "../core/step-flow.js";
 import { checkEmit, emitEntry, emitMismatch, type EmitOptions, type EmittedMessage } from "./emit.js";
 import type { ExecutionHost } from "./execution-host.js";
 import { resolveRetryPolicy } from "./retry-policy.js";
@@ -710,7 +714,7 @@ export class Execution implements OpExecution {
       step: (name, fn, options) => this.step(scope, name, fn, options),
       sleep: (name, duration) => this.sleep(scope, name, duration, undefined),
       sleepUntil: (name, until) => this.sleep(scope, name, undefined, until),
-      waitForEvent: (type, options) => this.waitForEvent(scope, type, options),
+      waitForEvent: (type: string | EventDefinition, options?: WaitOptions) => this.waitForEvent(scope, eventName(type), options),
       child: (workflow, input, options) => this.child(scope, workflow, input, options),
       loop: (name, initial, body, options) => this.loop(scope, name, initial, body, options),
       askHuman: (request) => this.askHuman(scope, request),
@@ -757,7 +761,8 @@ export class Execution implements OpExecution {
         ...(options.reconcile === undefined ? {} : { reconcile: options.reconcile }),
       });
     }
-    return this.awaitOp<T>(key, () => runStep(this, key, fn, options, policy, timeoutMs));
+    const limits = stepFlowLimits(name, options);
+    return this.awaitOp<T>(key, () => runStep(this, key, fn, options, policy, timeoutMs, limits));
   }
 
   private sleep(scope: Scope, name: string, duration: Duration | undefined, until: Date | number | undefined): Promise<void> {
@@ -784,15 +789,17 @@ export class Execution implements OpExecution {
   private waitForEvent<T>(scope: Scope, type: string, options: WaitOptions = {}): Promise<T> {
     if (typeof type !== "string" || type.length === 0) throw new ValidationError("ctx.waitForEvent needs a non-empty event type.");
     const timeoutMs = options.timeout === undefined ? undefined : toMs(options.timeout);
+    const match = checkMatch(options.match, `ctx.waitForEvent("${type}")`);
     const key = this.issue(scope, options.name ?? type, "event");
     return this.awaitOp<T>(key, async () => {
       const waiting = this.history.get(key)?.[0]?.data as EntryData["event.waiting"] | undefined;
       let timeoutAt = waiting ? waiting.timeoutAt : null;
       if (!waiting) {
         timeoutAt = timeoutMs === undefined ? null : this.host.clock() + timeoutMs;
-        await this.write([newEntry("event.waiting", key, { type, timeoutAt })]);
+        await this.write([newEntry("event.waiting", key, { type, timeoutAt, ...(match ? { match } : {}) })]);
       }
-      const event = await this.takeEvent(type);
+      // The journaled match wins on resume, so a wait keeps the filter it was issued with.
+      const event = await this.takeEvent(type, waiting ? waiting.match : match);
       if (event) {
         crashPoint("before-consume", key);
         // Keeps a secret payload's mark in the journal, so views of the entry redact it.
@@ -812,7 +819,8 @@ export class Execution implements OpExecution {
   }
 
   /** The oldest unconsumed inbox event of this type that no other wait in this execution has taken. */
-  async takeEvent(type: string): Promise<{ id: number; eventId: string; payload: string } | undefined> {
+  async takeEvent(type: string, match?: Record<string, unknown>): Promise<{ id: number; eventId: string; payload: string } | undefined> {
+    if (match) return takeMatching(this.host.store, this.runId, type, match, this.reservedInbox);
     const events = await this.host.store.pendingEvents(this.runId, type, 16);
     const event = events.find((e) => !this.reservedInbox.has(e.id));
     if (event) this.reservedInbox.add(event.id);

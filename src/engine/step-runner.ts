@@ -3,6 +3,8 @@ import { newEntry, type EntryData, type HumanAnswer, type NewEntry } from "../co
 import { decode, encode, serializeError } from "../core/serialize.js";
 import { journaledValue } from "./journaled-value.js";
 import { crashPoint } from "./crash-points.js";
+import { releaseStepSlots, takeStepSlots } from "./step-slots.js";
+import type { StepFlowLimit } from "../core/step-flow.js";
 import type { DecodedEntry, OpExecution, OpExecution as Execution } from "./execution-types.js";
 import { backoffDelay, isNonRetryable, retryAfterOf, type ResolvedRetryPolicy } from "./retry-policy.js";
 import type { StepInfo, StepOptions } from "./workflow.js";
@@ -24,6 +26,7 @@ export async function runStep<T>(
   options: StepOptions<T>,
   policy: ResolvedRetryPolicy,
   timeoutMs: number | undefined,
+  limits: readonly StepFlowLimit[] = [],
 ): Promise<void> {
   const host = execution.hostRef;
   const idempotencyKey = `${execution.runId}:${key}`;
@@ -59,6 +62,7 @@ export async function runStep<T>(
 
   for (;;) {
     if (execution.isDraining || execution.isEnded) return;
+    if (!(await takeStepSlots(execution, key, limits))) return;
     attempt += 1;
     crashPoint("before-intent", key);
     const intent: EntryData["step.started"] = prefix.length > 0 ? { attempt, recovered: true } : { attempt };
@@ -67,7 +71,12 @@ export async function runStep<T>(
     await execution.write([...prefix, newEntry("step.started", key, intent)]);
     prefix = [];
     crashPoint("after-intent", key);
-    const result = await runAttempt(execution, key, fn, { idempotencyKey, attempt, timeoutMs });
+    let result: Attempt;
+    try {
+      result = await runAttempt(execution, key, fn, { idempotencyKey, attempt, timeoutMs });
+    } finally {
+      await releaseStepSlots(execution, key, limits);
+    }
     if (execution.isEnded) return;
     crashPoint("after-effect", key);
     if (result.ok) {

@@ -1,3 +1,5 @@
+import type { EventDefinition } from "./define-event.js";
+import type { StepFlowOptions } from "../core/step-flow.js";
 import type { EmitOptions, EmittedMessage } from "./emit.js";
 import type { z } from "zod";
 import type { Duration } from "../core/duration.js";
@@ -46,7 +48,7 @@ export interface RetryPolicy {
 }
 
 /** Options of `ctx.step`. */
-export interface StepOptions<T> {
+export interface StepOptions<T> extends StepFlowOptions {
   retry?: RetryPolicy;
   /** Per-attempt timeout; the attempt's signal is aborted and it fails with StepTimeoutError (retryable). */
   timeout?: Duration;
@@ -112,6 +114,13 @@ export interface WaitOptions {
   timeout?: Duration;
   /** Op name; defaults to the event type. */
   name?: string;
+  /**
+   * Only an event whose payload has these values consumes the wait (each key a field, or a dotted path
+   * like `"order.id"`; values compared as JSON). Other events of the type stay buffered for other waits.
+   * @example
+   * await ctx.waitForEvent("approval", { match: { orderId: input.id } });
+   */
+  match?: Record<string, unknown>;
 }
 
 /** Options of `ctx.child`. */
@@ -264,8 +273,12 @@ export interface WorkflowContext {
   /** A durable timer: survives restarts, fires once. */
   sleep(name: string, duration: Duration): Promise<void>;
   sleepUntil(name: string, until: Date | number): Promise<void>;
-  /** Waits for an event sent with `engine.sendEvent(runId, type, …)`. Throws TimeoutError on expiry. */
+  /**
+   * Waits for an event sent with `engine.sendEvent(runId, type, …)`. Throws TimeoutError on expiry.
+   * Given an event type made with `defineEvent`, the payload has its schema's type.
+   */
   waitForEvent<T = unknown>(type: string, options?: WaitOptions): Promise<T>;
+  waitForEvent<T>(type: EventDefinition<T>, options?: WaitOptions): Promise<T>;
   /**
    * Asks a person and waits, durably, for the answer: the run suspends meanwhile and holds nothing.
    * Answer with `engine.respondToHuman(requestId, { action: "answer", option, value?, by? })` or
@@ -344,7 +357,20 @@ export interface Workflow<I = unknown, O = unknown> {
   readonly version: string;
   /** The queue its runs join by default (flow control); see {@link WorkflowDefinition.queue}. */
   readonly queue?: string;
+  /** Event types that start a run of it (see {@link WorkflowDefinition.on}). */
+  readonly on?: readonly string[];
+  /** Events that cancel its live runs (see {@link WorkflowDefinition.cancelOn}). */
+  readonly cancelOn?: readonly CancelOn[];
+  /** The `defineEvent` types its `on` and `cancelOn` name, registered with the engine for payload checks. */
+  readonly events?: readonly EventDefinition[];
   run(ctx: WorkflowContext, input: I): Promise<O>;
+}
+
+/** A cancel trigger, as a workflow holds it: the event type and the payload path to match on. */
+export interface CancelOn {
+  event: string;
+  /** A field (or dotted path) that must be equal in the run's input and the event's payload; absent: any event of the type cancels every live run. */
+  match?: string;
 }
 
 /** What {@link defineWorkflow} takes. */
@@ -358,6 +384,19 @@ export interface WorkflowDefinition<I, O> {
    * See docs/operations/flow-control.md.
    */
   queue?: string;
+  /**
+   * Event types that start a run: `engine.publishEvent(type, payload, { eventId })` (or `POST /events`,
+   * or a webhook without a run) starts one run of this workflow per event id, with the payload as input
+   * and run id `<workflow name>:<eventId>`. See docs/operations/events.md.
+   */
+  on?: string | EventDefinition | readonly (string | EventDefinition)[];
+  /**
+   * Events that cancel a live (pending, running or suspended) run of this workflow: a published event
+   * of the type whose payload field `match` equals the run input's field of the same path.
+   * @example
+   * cancelOn: [{ event: "order.cancelled", match: "orderId" }]
+   */
+  cancelOn?: readonly { event: string | EventDefinition; match?: string }[];
   run(ctx: WorkflowContext, input: I): Promise<O>;
 }
 

@@ -67,6 +67,7 @@ const RULES: Record<string, Rule> = {
   "get /tokens": { scope: "admin", namespaced: "refused", request: () => ({ path: "/tokens" }) },
   "post /tokens/:id/revoke": { scope: "admin", namespaced: "refused", request: () => ({ path: "/tokens/0123456789abcdef/revoke" }), unknownId: true },
   "get /audit": { scope: "admin", namespaced: "refused", request: () => ({ path: "/audit" }) },
+  "post /events": { scope: "write", namespaced: "refused", request: (t) => ({ path: "/events", body: { type: "nobody.listens", eventId: `e-${t.caller}` } }) },
   "post /webhooks/:name": {
     scope: "public",
     namespaced: "allowed",

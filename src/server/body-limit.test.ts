@@ -11,6 +11,7 @@ const SECRET = "whsec-limit";
 /** A path for each POST route (ids of things that exist, so only the body can be the problem). */
 const PATHS: Record<string, string> = {
   "/runs": "/runs",
+  "/events": "/events",
   "/runs/:id/events": "/runs/r1/events",
   "/runs/:id/cancel": "/runs/r1/cancel",
   "/runs/:id/retry": "/runs/r1/retry",

@@ -13,6 +13,8 @@ import { registerStreamRoute } from "./routes/stream.js";
 import { registerSystemRoutes } from "./routes/system.js";
 import { registerSecurityRoutes } from "./routes/security.js";
 import { registerWebhookRoute } from "./routes/webhooks.js";
+import { registerEventRoutes } from "./routes/events.js";
+import { EventInvalidError } from "../core/errors.js";
 import { registerTokenAuth } from "./auth/middleware.js";
 
 /** The Hono app of {@link createServer}, with a way to end its open streams. */
@@ -49,6 +51,7 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
   registerHumanRequestRoutes(app, engine, resolved);
   registerSecurityRoutes(app, engine, resolved);
   registerWebhookRoute(app, engine, resolved);
+  registerEventRoutes(app, engine, resolved);
   registerSystemRoutes(app, engine);
   registerOutboxRoutes(app, engine);
   registerOverviewRoute(app, engine);
@@ -60,7 +63,8 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
   app.onError((error, c) => {
     const { status, code, message, unexpected } = toHttpError(error);
     if (unexpected) resolved.logger.log("error", "request failed", { method: c.req.method, path: c.req.path, error: String(error.stack ?? error) });
-    return c.json({ error: { code, message } }, status as 400);
+    const issues = error instanceof EventInvalidError ? { issues: error.issues } : {};
+    return c.json({ error: { code, message, ...issues } }, status as 400);
   });
   app.closeStreams = () => resolved.closing.abort();
   return app;

@@ -24,6 +24,7 @@ export class StoreUnavailableError extends CairnError {
 /** HTTP status of each engine error code. Validation by the HTTP layer is 400; the engine's own INVALID_INPUT is semantic: 422. */
 const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   INVALID_INPUT: 422,
+  EVENT_INVALID: 422,
   WORKFLOW_NOT_REGISTERED: 422,
   PAYLOAD_TOO_LARGE: 413,
   RUN_NOT_FOUND: 404,

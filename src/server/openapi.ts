@@ -127,6 +127,20 @@ export const ROUTES: RouteDoc[] = [
   },
   {
     method: "post",
+    path: "/events",
+    summary: "Publish an event: start the workflows whose `on` names its type, cancel runs its `cancelOn` matches",
+    description:
+      "Runs started get the id `<workflow>:<eventId>`; publishing an event id again starts nothing new (200). " +
+      "A payload that fails the type's defineEvent schema is refused with 422 `EVENT_INVALID` and its `issues`. Namespaced tokens may not publish (403).",
+    body: api.publishEventBody,
+    ok: [
+      { status: 202, description: "At least one run was started.", schema: api.publishEventResponse },
+      { status: 200, description: "Nothing new was started (no subscriber, or a repeated event id).", schema: api.publishEventResponse },
+    ],
+    errors: [400, 403, 413, 422, 503],
+  },
+  {
+    method: "post",
     path: "/runs/:id/cancel",
     summary: "Cancel a live run",
     params: api.runIdParam,

@@ -31,15 +31,19 @@ export interface ServerOptions {
 }
 
 /**
- * A webhook: deliveries signed with `secret` become events for a run.
+ * A webhook: deliveries signed with `secret` become events for a run, or (without `runId`) published
+ * events that start the workflows subscribed to their type.
  * @example
  * webhooks: { github: { secret: process.env.GH_SECRET!, runId: (b: any) => `pr/${b.number}`, type: "pr", eventId: (b: any) => b.delivery } }
  */
 export interface WebhookOptions {
   /** The shared secret the sender signs the raw body with (HMAC-SHA256). */
   secret: string;
-  /** The run to deliver to, from the parsed JSON body. */
-  runId: (body: any) => string;
+  /**
+   * The run to deliver to, from the parsed JSON body. Leave it out to publish the event instead
+   * (`engine.publishEvent`): it starts the workflows whose `on` names the type, once per event id.
+   */
+  runId?: (body: any) => string;
   /** The event type, fixed or from the body. */
   type: string | ((body: any) => string);
   /** The idempotency key, from the body (e.g. the sender's delivery id): a repeated one is delivered once. */

@@ -15,7 +15,8 @@ const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
  * `POST /webhooks/:name`: an external system delivers an event. The raw body must be signed with the
  * webhook's secret (`X-Cairn-Signature: sha256=<hex HMAC-SHA256 of the body>`, checked in constant
  * time; 401 otherwise). The webhook's functions map the JSON body to a run, an event type and an
- * event id; a repeated event id is delivered once (200 `duplicate: true`).
+ * event id; a repeated event id is delivered once (200 `duplicate: true`). A webhook without `runId`
+ * publishes the event (`engine.publishEvent`): it starts the subscribed workflows, once per event id.
  */
 export function registerWebhookRoute(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
   app.post("/webhooks/:name", async (c) => {
@@ -29,6 +30,13 @@ export function registerWebhookRoute(app: Hono, engine: Engine, options: Resolve
       );
     const body = parseJsonText(raw);
     const { runId, type, eventId, payload } = mapDelivery(hook, body, name);
+    if (runId === undefined) {
+      const published = await engine.publishEvent(type, payload, { eventId });
+      const started = published.runs.filter((r) => r.created).map((r) => r.runId);
+      if (started.length > 0 || published.cancelled.length > 0)
+        await engine.store.appendAudit({ at: Date.now(), actor: `webhook:${name}`, action: "event.publish", target: null, detail: { type, eventId, started } });
+      return json(c, published, started.length > 0 ? 202 : 200);
+    }
     const result = await engine.sendEvent(runId, type, payload, { eventId });
     if (!result.duplicate)
       await engine.store.appendAudit({ at: Date.now(), actor: `webhook:${name}`, action: "run.event", target: runId, detail: { type, eventId } });
@@ -47,7 +55,7 @@ export function signatureMatches(secret: string, body: string, header: string | 
 
 function mapDelivery(hook: WebhookOptions, body: unknown, name: string) {
   try {
-    const runId = runIdSchema.parse(hook.runId(body));
+    const runId = hook.runId === undefined ? undefined : runIdSchema.parse(hook.runId(body));
     const type = eventTypeSchema.parse(typeof hook.type === "function" ? hook.type(body) : hook.type);
     const eventId = eventIdSchema.parse(hook.eventId(body));
     const payload = hook.payload ? hook.payload(body) : body;

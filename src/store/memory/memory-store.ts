@@ -43,6 +43,8 @@ import { MemoryFlow } from "./memory-flow.js";
 import type { ListOutboxQuery, OutboxClaimRequest, OutboxMessage, OutboxSettlement } from "../../core/outbox.js";
 import { MemoryOutbox } from "./memory-outbox.js";
 import { MemoryTables } from "./memory-tables.js";
+import { MemoryStepFlow } from "./memory-step-flow.js";
+import type { StepSlotGrant, StepSlotRequest } from "../../core/step-flow.js";
 import { BLOB_REF_PREFIX } from "../../core/payloads.js";
 import { recoveryVerdict } from "../common/recovery.js";
 import type { DrainedVersion, VersionCount } from "../../core/deploys.js";
@@ -63,6 +65,7 @@ export class MemoryStore implements Store {
   private readonly t = new MemoryTables();
   private readonly schedules = new MemorySchedules();
   private readonly flow = new MemoryFlow();
+  private readonly stepFlow = new MemoryStepFlow(this.t.runs, (runId, now) => this.wake(runId, now));
   private readonly outbox = new MemoryOutbox(this.t);
   private readonly drained = new Map<string, DrainedVersion>();
   private readonly recoveryFailures = new Map<string, number>();
@@ -352,6 +355,16 @@ export class MemoryStore implements Store {
       this.wake(event.runId, now);
       return { duplicate: false };
     });
+  }
+
+  /** See {@link Store.acquireStepSlots}. */
+  async acquireStepSlots(request: StepSlotRequest, now: number): Promise<StepSlotGrant> {
+    return this.t.atomic(() => this.stepFlow.acquire(request, now));
+  }
+
+  /** See {@link Store.releaseStepSlots}. */
+  async releaseStepSlots(runId: string, opKey: string, buckets: readonly string[], now: number): Promise<void> {
+    this.t.atomic(() => this.stepFlow.release(runId, opKey, buckets, now));
   }
 
   /** See {@link Store.pendingEvents}. */

@@ -155,6 +155,9 @@ describe.skipIf(!available)("postgres", () => {
         "outbox",
         "runs",
         "schedules",
+        "step_flow_hits",
+        "step_flow_slots",
+        "step_flow_waiters",
         "tokens",
         "workers",
       ]);

@@ -1,3 +1,5 @@
+import { acquireStepSlots as acquireSlots, releaseStepSlots as releaseSlots } from "./postgres-step-flow.js";
+import type { StepSlotGrant, StepSlotRequest } from "../../core/step-flow.js";
 import type { QueueStat } from "../../core/flow-control.js";
 import pg from "pg";
 import { RUN_ENTRIES_SQL, runEntriesParams, toRunEntries } from "./postgres-run-entries.js";
@@ -589,6 +591,25 @@ export class PostgresStore implements Store {
       await session.wake(event.runId);
       await session.flush();
       return { duplicate: false };
+    });
+  }
+
+  /** See {@link Store.acquireStepSlots}. */
+  async acquireStepSlots(request: StepSlotRequest, now: number): Promise<StepSlotGrant> {
+    return this.tx(now, async (tx) => {
+      const session = new WriteSession(tx);
+      const grant = await acquireSlots(tx, session, request);
+      await session.flush();
+      return grant;
+    });
+  }
+
+  /** See {@link Store.releaseStepSlots}. */
+  async releaseStepSlots(runId: string, opKey: string, buckets: readonly string[], now: number): Promise<void> {
+    await this.tx(now, async (tx) => {
+      const session = new WriteSession(tx);
+      await releaseSlots(tx, session, runId, opKey, buckets);
+      await session.flush();
     });
   }
 

@@ -46,6 +46,8 @@ import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersi
 import { openSqliteDatabase, type SqliteStoreOptions } from "./sqlite-open.js";
 import { newDebouncedRun, rebounce } from "../common/debounce.js";
 import { SqliteFlow } from "./sqlite-flow.js";
+import { SqliteStepFlow } from "./sqlite-step-flow.js";
+import type { StepSlotGrant, StepSlotRequest } from "../../core/step-flow.js";
 import { SqliteOutbox } from "./sqlite-outbox.js";
 import { SqliteQueries, claimParams } from "./sqlite-queries.js";
 import { deleteRunRows, importRows, listPrunable, readRows } from "./sqlite-retention.js";
@@ -96,6 +98,7 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private prepared: SqliteQueries | undefined;
   private flowQueries: SqliteFlow | undefined;
+  private stepFlowQueries: SqliteStepFlow | undefined;
   private outboxPrepared: SqliteOutbox | undefined;
   private readonly transaction: Database.Transaction<(fn: () => unknown) => unknown>;
 
@@ -408,6 +411,16 @@ export class SqliteStore implements Store {
     });
   }
 
+  /** See {@link Store.acquireStepSlots}. */
+  async acquireStepSlots(request: StepSlotRequest, now: number): Promise<StepSlotGrant> {
+    return this.immediate(() => this.stepFlow.acquire(request, now));
+  }
+
+  /** See {@link Store.releaseStepSlots}. */
+  async releaseStepSlots(runId: string, opKey: string, buckets: readonly string[], now: number): Promise<void> {
+    return this.immediate(() => this.stepFlow.release(runId, opKey, buckets, now));
+  }
+
   /** See {@link Store.pendingEvents}. */
   async pendingEvents(runId: string, type: string, limit?: number): Promise<InboxEvent[]> {
     return this.q.pendingEvents.all(runId, type, limit === undefined ? -1 : Math.max(0, limit)) as InboxRow[];
@@ -615,6 +628,14 @@ export class SqliteStore implements Store {
   }
 
   /** Flow-control statements, prepared on first use (never on the unqueued paths). */
+  /** Step flow control (prepared on first use); wakes a waiter like an event does. */
+  private get stepFlow(): SqliteStepFlow {
+    return (this.stepFlowQueries ??= new SqliteStepFlow(this.db, (runId, now) => {
+      const run = this.loadState(runId);
+      if (run) this.wake(run, now);
+    }));
+  }
+
   private get flow(): SqliteFlow {
     return (this.flowQueries ??= new SqliteFlow(this.db));
   }
