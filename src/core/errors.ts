@@ -45,6 +45,9 @@ export type ErrorCode =
   | "SCHEDULE_NOT_FOUND"
   | "OUTBOX_MESSAGE_NOT_FOUND"
   | "RECOVERY_FAILED"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "CROSS_ORIGIN_REFUSED"
+  | "HOST_NOT_ALLOWED"
   | "INTERNAL_ERROR";
 
 /** Base of every Cairn error: carries a stable {@link ErrorCode}. */

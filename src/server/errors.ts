@@ -8,7 +8,7 @@ export class RequestError extends CairnError {
   constructor(
     code: ErrorCode,
     message: string,
-    readonly status: 400 | 401 | 404 | 413,
+    readonly status: 400 | 401 | 403 | 404 | 413 | 415 | 421,
   ) {
     super(code, message);
   }

@@ -28,6 +28,19 @@ export interface ServerOptions {
    * beside the API, with `GET /` redirecting to it. Default: none, the API only.
    */
   dashboardDir?: string;
+  /**
+   * Host names (`cairn.example.com`, `10.0.0.5`, `[fd00::1]`; a port is ignored) the `Host` header may
+   * carry besides the loopback names (`127.0.0.1`, `localhost`, `[::1]`); any other is refused (421),
+   * so a DNS name rebound to 127.0.0.1 cannot read the API. `"any"` turns the check off (a server
+   * behind a proxy that checks the host itself). {@link serve} adds the address it listens on, and
+   * on a wildcard address (`0.0.0.0`, `::`) without allowed hosts checks none.
+   */
+  allowedHosts?: string[] | "any";
+  /**
+   * Origins (`https://ops.example.com`) whose web pages may call the API (CORS). Pages of any other
+   * origin get no CORS headers and are refused on writes (403). Default: none.
+   */
+  corsOrigins?: string[];
 }
 
 /**
