@@ -1,6 +1,16 @@
 import { flowOptionsSchema } from "./flow-control.js";
 import { z } from "zod";
-import { cancelReasonSchema, eventIdSchema, eventTypeSchema, humanAnswerSchema, requestIdSchema, runIdSchema, runStatusSchema } from "./schemas.js";
+import {
+  cancelReasonSchema,
+  eventIdSchema,
+  eventTypeSchema,
+  humanAnswerSchema,
+  printable,
+  requestIdSchema,
+  runIdRefSchema,
+  runIdSchema,
+  runStatusSchema,
+} from "./schemas.js";
 
 /**
  * The HTTP API's wire format: request bodies, query strings and responses, as zod schemas.
@@ -43,7 +53,7 @@ const statusList = z
 /** `POST /runs` */
 export const startRunBody = z
   .object({
-    workflow: z.string().min(1, "must not be empty").max(256).describe("A workflow name registered with the server's engine."),
+    workflow: printable(z.string().min(1, "must not be empty").max(256)).describe("A workflow name registered with the server's engine."),
     input: z.unknown().optional().describe("The run's input (JSON). Default null."),
     runId: runIdSchema.optional().describe("Caller-chosen id; starting again with the same id and input returns the existing run."),
     queue: flowOptionsSchema.shape.queue.describe("Flow control: a queue declared on the server's engine. Default: the workflow's queue."),
@@ -97,7 +107,7 @@ export const forkBody = z
 export const answerBody = humanAnswerSchema;
 
 /** Path parameter of the run routes. */
-export const runIdParam = z.object({ id: runIdSchema });
+export const runIdParam = z.object({ id: runIdRefSchema });
 
 /** Path parameter of the human-request routes. */
 export const requestIdParam = z.object({ id: requestIdSchema });
@@ -190,7 +200,7 @@ export const namespaceSchema = z
 /** `POST /tokens` */
 export const createTokenBody = z
   .object({
-    name: z.string().min(1, "must not be empty").max(128, "must be at most 128 characters").describe("A label; the audit log names the token by it."),
+    name: printable(z.string().min(1, "must not be empty").max(128, "must be at most 128 characters")).describe("A label; the audit log names the token by it."),
     scopes: z
       .array(tokenScopeSchema)
       .min(1, "give at least one scope")
