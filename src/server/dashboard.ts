@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { readFile, realpath, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Hono } from "hono";
@@ -39,6 +39,9 @@ export function builtDashboardDir(): string | undefined {
  */
 export function registerDashboardRoutes(app: Hono, dir: string): void {
   const root = resolve(dir);
+  // Symlinks are followed only while they stay inside the folder: a link to the store file (or
+  // anything else on the machine) would otherwise be served to anyone, even under token auth.
+  const realRoot = realpath(root).catch(() => root);
   app.get("/", (c) => c.redirect(`${DASHBOARD_PATH}/`, 302));
   app.get(DASHBOARD_PATH, (c) => c.redirect(`${DASHBOARD_PATH}/`, 301));
   app.get(`${DASHBOARD_PATH}/*`, async (c) => {
@@ -50,7 +53,7 @@ export function registerDashboardRoutes(app: Hono, dir: string): void {
     }
     const file = resolve(root, relative);
     const inside = file === root || file.startsWith(root + sep);
-    if (inside && relative !== "" && (await isFile(file))) {
+    if (inside && relative !== "" && (await isFile(file)) && isWithin(await realRoot, await realpath(file))) {
       const immutable = relative.startsWith("assets/");
       return new Response(await readFile(file), {
         headers: {
@@ -68,6 +71,10 @@ export function registerDashboardRoutes(app: Hono, dir: string): void {
       headers: { "content-type": CONTENT_TYPES[".html"]!, "cache-control": "no-cache", "x-content-type-options": "nosniff" },
     });
   });
+}
+
+function isWithin(root: string, path: string): boolean {
+  return path === root || path.startsWith(root + sep);
 }
 
 async function isFile(path: string): Promise<boolean> {
