@@ -145,7 +145,7 @@ export const streamQuery = z
   })
   .strict();
 
-/** `GET /runs/stuck` */
+/** `GET /stuck-runs` */
 export const stuckRunsQuery = z
   .object({
     graceMs: wholeNumber(0, 365 * 24 * 3_600_000)
@@ -268,7 +268,7 @@ export const startRunResponse = z.object({ created: z.boolean(), run: apiRunSche
 /** `POST /runs/:id/fork` answer: the new run; `created: false` when the same fork already existed. */
 export const forkResponse = z.object({ created: z.boolean(), run: apiRunSchema });
 
-/** `GET /runs`, `GET /runs/stuck` */
+/** `GET /runs`, `GET /stuck-runs` */
 export const runPageSchema = z.object({ runs: z.array(apiRunSchema), nextCursor: z.string().optional() });
 
 /** A journal entry. */

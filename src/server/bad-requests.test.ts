@@ -63,7 +63,7 @@ const BAD: [string, string, string, string | undefined, number, string, Record<s
   ],
   ["human requests, unknown status", "GET", "/human-requests?status=open", undefined, 400, "INVALID_INPUT"],
   ["workers, negative staleness", "GET", "/workers?staleAfterMs=-5", undefined, 400, "INVALID_INPUT"],
-  ["stuck, bad grace", "GET", "/runs/stuck?graceMs=soon", undefined, 400, "INVALID_INPUT"],
+  ["stuck, bad grace", "GET", "/stuck-runs?graceMs=soon", undefined, 400, "INVALID_INPUT"],
   ["unknown route", "GET", "/nothing-here", undefined, 404, "ROUTE_NOT_FOUND"],
   ["unknown method", "DELETE", "/runs/r", undefined, 404, "ROUTE_NOT_FOUND"],
   ["PUT on runs", "PUT", "/runs", "{}", 404, "ROUTE_NOT_FOUND"],
