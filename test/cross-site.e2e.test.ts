@@ -35,7 +35,9 @@ function attackerPage(target: string): string {
 if (!haveChromium && process.env.CI === "true") {
   describe("cross-site page against cairn serve", () => {
     it("needs Chromium", () => {
-      throw new Error(`Chromium is not at ${CHROMIUM} (set CAIRN_CHROMIUM, or apt-get install -y chromium); the browser tests cannot run under CI=true without it.`);
+      throw new Error(
+        `Chromium is not at ${CHROMIUM} (set CAIRN_CHROMIUM, or apt-get install -y chromium); the browser tests cannot run under CI=true without it.`,
+      );
     });
   });
 } else {
@@ -85,7 +87,11 @@ if (!haveChromium && process.env.CI === "true") {
       await expect.poll(() => console.some((line) => line.includes("frame-ancestors 'none'")), { timeout: 10_000 }).toBe(true);
       for (const frame of page.frames()) {
         if (frame === page.mainFrame()) continue;
-        const hasApp = await frame.locator("nav.top").count().then((n) => n > 0).catch(() => false);
+        const hasApp = await frame
+          .locator("nav.top")
+          .count()
+          .then((n) => n > 0)
+          .catch(() => false);
         expect([frame.url(), hasApp]).toEqual([frame.url(), false]);
       }
       await page.close();

@@ -16,7 +16,8 @@ import { UsageError } from "./errors.js";
  */
 export async function loadWebhooks(spec: string): Promise<Record<string, WebhookOptions>> {
   const path = resolve(spec);
-  if (!existsSync(path)) throw new UsageError(`Webhook module "${spec}" not found (looked at ${path}). Pass the path of an ES module that exports \`webhooks\`.`);
+  if (!existsSync(path))
+    throw new UsageError(`Webhook module "${spec}" not found (looked at ${path}). Pass the path of an ES module that exports \`webhooks\`.`);
   let module: Record<string, unknown>;
   try {
     module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;

@@ -27,8 +27,10 @@ describe("control characters", () => {
     await expect(engine.sendEvent("fine", "go", null, { eventId: "id\u007f" })).rejects.toThrow(/control characters/);
     await expect(issueToken(engine.store, { name: "tok\u001b", scopes: ["read"] }, Date.now())).rejects.toThrow(/control characters/);
     const app = createServer(engine);
-    const post = (path: string, body: unknown) =>
-      app.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(async (r) => [r.status, ((await r.json()) as any).error?.message]);
+    const post = async (path: string, body: unknown) => {
+      const res = await app.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      return [res.status, ((await res.json()) as any).error?.message];
+    };
     for (const [path, body] of [
       ["/runs", { workflow: "paced", input: { steps: 1 }, runId: EVIL }],
       ["/runs", { workflow: "paced\u0007", input: { steps: 1 } }],

@@ -200,7 +200,9 @@ export const namespaceSchema = z
 /** `POST /tokens` */
 export const createTokenBody = z
   .object({
-    name: printable(z.string().min(1, "must not be empty").max(128, "must be at most 128 characters")).describe("A label; the audit log names the token by it."),
+    name: printable(z.string().min(1, "must not be empty").max(128, "must be at most 128 characters")).describe(
+      "A label; the audit log names the token by it.",
+    ),
     scopes: z
       .array(tokenScopeSchema)
       .min(1, "give at least one scope")

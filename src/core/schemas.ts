@@ -36,7 +36,11 @@ export const runIdSchema = printable(
  * A run id that refers to an existing run: as {@link runIdSchema} but control characters are
  * allowed, so runs stored by older versions can still be read, cancelled and retried.
  */
-export const runIdRefSchema = z.string().min(1, "must not be empty").max(256, "must be at most 256 characters").regex(/^[^\s]+$/, "must not contain whitespace");
+export const runIdRefSchema = z
+  .string()
+  .min(1, "must not be empty")
+  .max(256, "must be at most 256 characters")
+  .regex(/^[^\s]+$/, "must not contain whitespace");
 
 /** An event type, e.g. `"review"`: no control characters. */
 export const eventTypeSchema = printable(z.string().min(1, "must not be empty").max(256, "must be at most 256 characters"));

@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { webhookSignature } from "../engine/webhook-signature.js";
 import { describe, expect, it } from "vitest";
 import { onCleanup, testEngine } from "../../test/support/engines.js";
 import { TEST_WORKFLOWS } from "../../test/support/server.js";
@@ -29,7 +29,7 @@ const enc = encodeURIComponent;
 const run = (t: Target) => enc(`${t.ns}/r-${t.caller}`);
 const WEBHOOK_SECRET = "whsec-matrix";
 const signed = (body: unknown): Req["headers"] => ({
-  "x-cairn-signature": `sha256=${createHmac("sha256", WEBHOOK_SECRET).update(JSON.stringify(body)).digest("hex")}`,
+  "cairn-signature": webhookSignature(WEBHOOK_SECRET, JSON.stringify(body), Math.floor(Date.now() / 1000)),
 });
 
 const RULES: Record<string, Rule> = {

@@ -105,7 +105,11 @@ describe("bad requests", () => {
     const engine = await testEngine("memory", { workflows: TEST_WORKFLOWS });
     const app = createServer(engine, { bodyLimitBytes: 1024 });
     const big = JSON.stringify({ workflow: "paced", input: "x".repeat(2000) });
-    const declared = await app.request("/runs", { method: "POST", body: big, headers: { "content-type": "application/json", "content-length": String(big.length) } });
+    const declared = await app.request("/runs", {
+      method: "POST",
+      body: big,
+      headers: { "content-type": "application/json", "content-length": String(big.length) },
+    });
     expect(declared.status).toBe(413);
     expect(((await declared.json()) as any).error.code).toBe("PAYLOAD_TOO_LARGE");
     const chunks = [big.slice(0, 600), big.slice(600)];

@@ -72,7 +72,8 @@ function guardOptions(options: ServerOptions): RequestGuardOptions {
   const hosts = new Set<string>(LOOPBACK_HOST_NAMES);
   for (const entry of options.allowedHosts ?? []) {
     const name = hostNameOf(entry);
-    if (name === undefined) throw new RangeError(`createServer: allowedHosts has ${JSON.stringify(entry)}, not a host name (such as cairn.example.com or 10.0.0.5).`);
+    if (name === undefined)
+      throw new RangeError(`createServer: allowedHosts has ${JSON.stringify(entry)}, not a host name (such as cairn.example.com or 10.0.0.5).`);
     hosts.add(name);
   }
   return { hosts, corsOrigins };

@@ -49,8 +49,10 @@ export interface ServerOptions {
  * webhooks: { github: { secret: process.env.GH_SECRET!, runId: (b: any) => `pr/${b.number}`, type: "pr", eventId: (b: any) => b.delivery } }
  */
 export interface WebhookOptions {
-  /** The shared secret the sender signs the raw body with (HMAC-SHA256). */
+  /** The shared secret the sender signs the timestamp and raw body with (HMAC-SHA256, header `Cairn-Signature`). */
   secret: string;
+  /** How far the signed timestamp may be from this server's clock, in seconds (older deliveries are replays). Default 300. */
+  toleranceSeconds?: number;
   /** The run to deliver to, from the parsed JSON body. */
   runId: (body: any) => string;
   /** The event type, fixed or from the body. */

@@ -28,11 +28,23 @@ describe("the default local mode refuses what a web page could send", () => {
     expect(foreign.json.error.message).toContain("https://evil.example");
     expect(foreign.json.error.message).toContain("--cors-origin");
     // JSON does not help a foreign page, nor does Origin: null (sandboxed frames, data: URLs).
-    const foreignJson = await rawRequest(port, "POST", "/runs", { host, origin: "https://evil.example", "content-type": "application/json" }, startBody("pwned-2"));
+    const foreignJson = await rawRequest(
+      port,
+      "POST",
+      "/runs",
+      { host, origin: "https://evil.example", "content-type": "application/json" },
+      startBody("pwned-2"),
+    );
     expect(foreignJson.status).toBe(403);
     const nullOrigin = await rawRequest(port, "POST", "/runs", { host, origin: "null", "content-type": "application/json" }, startBody("pwned-3"));
     expect(nullOrigin.status).toBe(403);
-    const crossSite = await rawRequest(port, "POST", "/runs", { host, "sec-fetch-site": "cross-site", "content-type": "application/json" }, startBody("pwned-4"));
+    const crossSite = await rawRequest(
+      port,
+      "POST",
+      "/runs",
+      { host, "sec-fetch-site": "cross-site", "content-type": "application/json" },
+      startBody("pwned-4"),
+    );
     expect(crossSite.status).toBe(403);
     const plain = await rawRequest(port, "POST", "/runs", { host, "content-type": "text/plain;charset=UTF-8" }, startBody("pwned-5"));
     expect([plain.status, plain.json.error.code]).toEqual([415, "UNSUPPORTED_MEDIA_TYPE"]);

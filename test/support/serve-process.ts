@@ -59,16 +59,19 @@ export interface RawResponse {
  */
 export function rawRequest(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<RawResponse> {
   return new Promise((resolveResponse, reject) => {
-    const req = request({ host: "127.0.0.1", port, method, path, headers: { ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        const isJson = String(res.headers["content-type"] ?? "").includes("json");
-        resolveResponse({ status: res.statusCode ?? 0, headers: res.headers, text, json: isJson && text ? JSON.parse(text) : undefined });
-      });
-      res.on("error", reject);
-    });
+    const req = request(
+      { host: "127.0.0.1", port, method, path, headers: { ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }), ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          const isJson = String(res.headers["content-type"] ?? "").includes("json");
+          resolveResponse({ status: res.statusCode ?? 0, headers: res.headers, text, json: isJson && text ? JSON.parse(text) : undefined });
+        });
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });

@@ -107,7 +107,8 @@ export function dashboardLine(url: string, wanted: boolean, dir: string | undefi
 
 function checkServeOptions(options: ServeCommandOptions): void {
   for (const host of options.allowedHost)
-    if (hostNameOf(host) === undefined) throw new UsageError(`--allowed-host ${JSON.stringify(host)} is not a host name: give one such as cairn.example.com or 10.0.0.5.`);
+    if (hostNameOf(host) === undefined)
+      throw new UsageError(`--allowed-host ${JSON.stringify(host)} is not a host name: give one such as cairn.example.com or 10.0.0.5.`);
   for (const origin of options.corsOrigin) {
     try {
       normalizeOrigin(origin);
