@@ -10,6 +10,7 @@ export interface Column<T> {
   cell: (row: T) => string;
 }
 
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /**

@@ -1,3 +1,4 @@
+/* eslint-disable no-control-regex -- these tests look for control characters */
 // Terminal escapes: ids and types with control characters are refused where they come in (engine,
 // HTTP API, tokens), and what older versions stored anyway is printed escaped by every CLI printer.
 // The CLI is the compiled one (child processes) against a real SQLite file.

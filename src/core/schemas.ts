@@ -11,6 +11,7 @@ import { RUN_STATUSES, type RunStatus } from "./run.js";
  * No control characters: C0 (ESC, BEL, CR…), DEL and C1. Names and ids are printed on terminals
  * (`cairn runs`, `show`, `audit`), where an ESC sequence could clear the screen or retitle the window.
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 export const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f-\u009f]*$/;
 
 const NO_CONTROL_MESSAGE = "must not contain control characters (C0 such as ESC or BEL, DEL, or C1)";
