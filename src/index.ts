@@ -23,7 +23,7 @@ export { consoleLogger, silentLogger } from "./engine/logger.js";
 export { CRASH_POINTS, OUTBOX_CRASH_POINTS, SAGA_CRASH_POINTS, type CrashPoint, type SagaCrashPoint } from "./engine/crash-points.js";
 export type * from "./engine/outbox.js";
 export type { EmitOptions, EmittedMessage } from "./engine/emit.js";
-export { webhookSignature } from "./engine/webhook.js";
+export { verifyWebhookSignature, webhookSignature, type SignatureProblem } from "./engine/webhook-signature.js";
 export {
   OUTBOX_STATUSES,
   outboxMessageId,

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { UsageError } from "./errors.js";
+import { escapeJsonForTerminal, escapeTerminal } from "./format.js";
 import { loadModuleEngineOptions } from "./load-schedules.js";
 import { createEngine } from "../engine/create-engine.js";
 import type { Engine } from "../engine/engine.js";
@@ -74,19 +75,19 @@ export async function withEngine<T>(
   }
 }
 
-/** Writes lines to stdout. */
+/** Writes lines to stdout, control characters escaped ({@link escapeTerminal}). */
 export function print(...lines: string[]): void {
-  for (const line of lines) process.stdout.write(`${line}\n`);
+  for (const line of lines) process.stdout.write(`${escapeTerminal(line)}\n`);
 }
 
-/** Writes lines to stderr: hints and progress that scripts reading stdout should not see. */
+/** Writes lines to stderr: hints and progress that scripts reading stdout should not see. Escaped as {@link print}. */
 export function note(...lines: string[]): void {
-  for (const line of lines) process.stderr.write(`${line}\n`);
+  for (const line of lines) process.stderr.write(`${escapeTerminal(line)}\n`);
 }
 
-/** Prints a value as indented JSON on stdout. */
+/** Prints a value as indented JSON on stdout; characters a terminal would act on are `\u` escapes. */
 export function printJson(value: unknown): void {
-  print(JSON.stringify(value, jsonReplacer, 2));
+  print(escapeJsonForTerminal(JSON.stringify(value, jsonReplacer, 2)));
 }
 
 function jsonReplacer(_key: string, value: unknown): unknown {

@@ -1,5 +1,6 @@
 import { CommanderError } from "commander";
 import { isCairnError } from "../core/errors.js";
+import { escapeTerminal } from "./format.js";
 
 /** Exit code for bad arguments or options (what was typed was wrong). */
 export const EXIT_USAGE = 2;
@@ -30,16 +31,16 @@ export function reportError(error: unknown): number {
     return EXIT_USAGE;
   }
   if (error instanceof UsageError) {
-    process.stderr.write(`error: ${error.message}\n`);
+    process.stderr.write(`error: ${escapeTerminal(error.message)}\n`);
     return EXIT_USAGE;
   }
   if (isCairnError(error)) {
-    process.stderr.write(`error [${error.code}]: ${error.message}\n`);
+    process.stderr.write(`error [${error.code}]: ${escapeTerminal(error.message)}\n`);
     // The library rejected a value typed on the command line: still a usage error.
     if (error.code === "INVALID_INPUT") return EXIT_USAGE;
   } else {
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`error: ${message}\n`);
+    process.stderr.write(`error: ${escapeTerminal(message)}\n`);
     const code = (error as { code?: unknown } | null)?.code;
     if (typeof code === "string" && CONNECTION_CODES.has(code))
       process.stderr.write("The store could not be reached: check --store (or CAIRN_STORE) and that the database server is running and accepts connections.\n");

@@ -139,9 +139,9 @@ export class CairnClient {
     });
   }
 
-  /** `GET /runs/stuck` */
+  /** `GET /stuck-runs` */
   listStuckRuns(query: { graceMs?: number; limit?: number } = {}): Promise<{ runs: ApiRun[] }> {
-    return this.request("GET", "/runs/stuck", { query });
+    return this.request("GET", "/stuck-runs", { query });
   }
 
   /** `GET /runs/:id` */

@@ -1,6 +1,16 @@
 import { flowOptionsSchema } from "./flow-control.js";
 import { z } from "zod";
-import { cancelReasonSchema, eventIdSchema, eventTypeSchema, humanAnswerSchema, requestIdSchema, runIdSchema, runStatusSchema } from "./schemas.js";
+import {
+  cancelReasonSchema,
+  eventIdSchema,
+  eventTypeSchema,
+  humanAnswerSchema,
+  printable,
+  requestIdSchema,
+  runIdRefSchema,
+  runIdSchema,
+  runStatusSchema,
+} from "./schemas.js";
 
 /**
  * The HTTP API's wire format: request bodies, query strings and responses, as zod schemas.
@@ -43,7 +53,7 @@ const statusList = z
 /** `POST /runs` */
 export const startRunBody = z
   .object({
-    workflow: z.string().min(1, "must not be empty").max(256).describe("A workflow name registered with the server's engine."),
+    workflow: printable(z.string().min(1, "must not be empty").max(256)).describe("A workflow name registered with the server's engine."),
     input: z.unknown().optional().describe("The run's input (JSON). Default null."),
     runId: runIdSchema.optional().describe("Caller-chosen id; starting again with the same id and input returns the existing run."),
     queue: flowOptionsSchema.shape.queue.describe("Flow control: a queue declared on the server's engine. Default: the workflow's queue."),
@@ -97,7 +107,7 @@ export const forkBody = z
 export const answerBody = humanAnswerSchema;
 
 /** Path parameter of the run routes. */
-export const runIdParam = z.object({ id: runIdSchema });
+export const runIdParam = z.object({ id: runIdRefSchema });
 
 /** Path parameters of `GET /runs/:id/journal/:seq`. */
 export const journalEntryParam = z.object({ id: runIdSchema, seq: wholeNumber(1, Number.MAX_SAFE_INTEGER) });
@@ -138,7 +148,7 @@ export const streamQuery = z
   })
   .strict();
 
-/** `GET /runs/stuck` */
+/** `GET /stuck-runs` */
 export const stuckRunsQuery = z
   .object({
     graceMs: wholeNumber(0, 365 * 24 * 3_600_000)
@@ -193,7 +203,9 @@ export const namespaceSchema = z
 /** `POST /tokens` */
 export const createTokenBody = z
   .object({
-    name: z.string().min(1, "must not be empty").max(128, "must be at most 128 characters").describe("A label; the audit log names the token by it."),
+    name: printable(z.string().min(1, "must not be empty").max(128, "must be at most 128 characters")).describe(
+      "A label; the audit log names the token by it.",
+    ),
     scopes: z
       .array(tokenScopeSchema)
       .min(1, "give at least one scope")
@@ -271,7 +283,7 @@ export const startRunResponse = z.object({ created: z.boolean(), run: apiRunSche
 /** `POST /runs/:id/fork` answer: the new run; `created: false` when the same fork already existed. */
 export const forkResponse = z.object({ created: z.boolean(), run: apiRunSchema });
 
-/** `GET /runs`, `GET /runs/stuck` */
+/** `GET /runs`, `GET /stuck-runs` */
 export const runPageSchema = z.object({ runs: z.array(apiRunSchema), nextCursor: z.string().optional() });
 
 /** A journal entry. */

@@ -50,6 +50,9 @@ export type ErrorCode =
   | "OUTBOX_MESSAGE_NOT_FOUND"
   | "RECOVERY_FAILED"
   | "EVENT_INVALID"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "CROSS_ORIGIN_REFUSED"
+  | "HOST_NOT_ALLOWED"
   | "INTERNAL_ERROR";
 
 /** Base of every Cairn error: carries a stable {@link ErrorCode}. */

@@ -29,6 +29,7 @@ import {
   humanAnswerSchema,
   requestIdSchema,
   runIdSchema as RUN_ID,
+  runIdRefSchema as RUN_REF,
   runStatusSchema as statusSchema,
 } from "../core/schemas.js";
 import { forkBody, listHumanRequestsOptionsSchema } from "../core/api-schemas.js";
@@ -360,7 +361,7 @@ class EngineImpl implements Engine {
   }
 
   handle<O = unknown>(runId: string): RunHandle<O> {
-    return this.makeHandle<O>(check(RUN_ID, runId, "handle: runId"), false);
+    return this.makeHandle<O>(check(RUN_REF, runId, "handle: runId"), false);
   }
 
   async sendEvent(
@@ -370,7 +371,7 @@ class EngineImpl implements Engine {
     options: { eventId?: string; secret?: boolean } = {},
   ): Promise<{ eventId: string; duplicate: boolean }> {
     this.ensureOpen();
-    check(RUN_ID, runId, "sendEvent: runId");
+    check(RUN_REF, runId, "sendEvent: runId");
     const type = check(eventTypeSchema, eventName(typeOrEvent), "sendEvent: type");
     const eventId = options.eventId === undefined ? randomUUID() : check(eventIdSchema, options.eventId, "sendEvent: eventId");
     payload = this.events.check(typeOrEvent, payload);
@@ -456,7 +457,7 @@ class EngineImpl implements Engine {
   }
 
   async redact<T>(runId: string, value: T): Promise<T> {
-    return (await this.secrets.of(check(RUN_ID, runId, "redact: runId"))).value(value);
+    return (await this.secrets.of(check(RUN_REF, runId, "redact: runId"))).value(value);
   }
 
   async journal(runId: string, options: { afterSeq?: number; limit?: number; previewBytes?: number } = {}): Promise<JournalEntryView[]> {
@@ -480,7 +481,7 @@ class EngineImpl implements Engine {
 
   async cancel(runId: string, reason?: string): Promise<RunInfo> {
     this.ensureOpen();
-    check(RUN_ID, runId, "cancel: runId");
+    check(RUN_REF, runId, "cancel: runId");
     const data = reason === undefined ? {} : { reason: check(cancelReasonSchema, reason, "cancel: reason") };
     const live = ["pending", "running", "suspended"] as const;
     // A run with compensations to run or resources to release is handed back to a worker to clean up (engine/saga.ts).
@@ -515,7 +516,7 @@ class EngineImpl implements Engine {
 
   async retry(runId: string): Promise<RunInfo> {
     this.ensureOpen();
-    check(RUN_ID, runId, "retry: runId");
+    check(RUN_REF, runId, "retry: runId");
     const journal = await this.store.readJournal(runId);
     const failedSteps = [...new Set(journal.filter((e) => e.kind === "step.failed" && decode<{ final: boolean }>(e.payload).final).map((e) => e.opKey!))];
     // A compensation_failed run retries its failed compensation (and then the older ones), not its steps;
@@ -533,7 +534,7 @@ class EngineImpl implements Engine {
 
   async fork<O = unknown>(runId: string, options: ForkOptions): Promise<RunHandle<O>> {
     this.ensureOpen();
-    check(RUN_ID, runId, "fork: runId");
+    check(RUN_REF, runId, "fork: runId");
     const parsed = check(forkBody, options, "fork: options");
     const source = await this.requireRun(runId);
     const journal = await this.store.readJournal(runId, { limit: parsed.atSeq });
@@ -561,7 +562,7 @@ class EngineImpl implements Engine {
   }
 
   async result<O = unknown>(runId: string, options: { timeoutMs?: number } = {}): Promise<O> {
-    check(RUN_ID, runId, "result: runId");
+    check(RUN_REF, runId, "result: runId");
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
     for (;;) {
       const run = await this.requireRun(runId);
@@ -718,7 +719,7 @@ class EngineImpl implements Engine {
 
   replay(source: string | JournalFile): Promise<ReplayReport> {
     this.ensureOpen();
-    if (typeof source === "string") check(RUN_ID, source, "replay: runId");
+    if (typeof source === "string") check(RUN_REF, source, "replay: runId");
     return replayRun(source, this.store, this.workflows);
   }
 
@@ -836,7 +837,7 @@ class EngineImpl implements Engine {
   }
 
   private async requireRun(runId: string): Promise<RunRecord> {
-    check(RUN_ID, runId, "runId");
+    check(RUN_REF, runId, "runId");
     const run = await this.store.getRun(runId);
     if (!run) throw new RunNotFoundError(runId);
     return run;

@@ -6,7 +6,7 @@ import { EventInvalidError, isCairnError } from "../core/errors.js";
 import { waitFor } from "../testing/wait-for.js";
 import { defineEvent } from "./define-event.js";
 import { defineWorkflow } from "./define-workflow.js";
-import { webhookSignature } from "./webhook.js";
+import { webhookSignature } from "./webhook-signature.js";
 
 const fast = { pollInterval: 10 };
 const orderCreated = defineEvent("order.created", z.object({ orderId: z.string(), total: z.number().nonnegative() }));
@@ -131,7 +131,7 @@ describe("events over HTTP", () => {
     const deliver = () =>
       fetch(`${server.url}/webhooks/shop`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-cairn-signature": webhookSignature("s3cret-webhook", raw) },
+        headers: { "content-type": "application/json", "cairn-signature": webhookSignature("s3cret-webhook", raw, Math.floor(Date.now() / 1000)) },
         body: raw,
       });
     expect((await deliver()).status).toBe(202);

@@ -29,7 +29,7 @@ export type OutboxHandler<P = unknown> = (delivery: OutboxDelivery<P>) => Promis
 /**
  * An HTTP endpoint that receives a topic's messages: `POST <url>` with a JSON body
  * `{ messageId, topic, runId, opKey, payload, emittedAt, attempt }` and headers `cairn-message-id`,
- * `cairn-topic`, `cairn-attempt`, and, with a `secret`, `cairn-signature: sha256=<hex HMAC-SHA256 of the body>`.
+ * `cairn-topic`, `cairn-attempt`, and, with a `secret`, `cairn-signature: t=<unix seconds>,sha256=<hex HMAC-SHA256 of "<t>." + the body>` (check it with `verifyWebhookSignature`).
  * Any 2xx answer means delivered; anything else (or a network error, or the timeout) is retried.
  */
 export interface OutboxWebhook {

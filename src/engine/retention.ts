@@ -14,7 +14,7 @@ import {
   type PruneResult,
   type RetentionPolicy,
 } from "../core/retention-schemas.js";
-import { runIdSchema } from "../core/schemas.js";
+import { runIdRefSchema, runIdSchema } from "../core/schemas.js";
 import { serializeError } from "../core/serialize.js";
 import type { Store } from "../core/store.js";
 import type { EngineLogger } from "./engine.js";
@@ -35,7 +35,7 @@ export function archiveFileName(runId: string): string {
  * @throws RunNotFoundError, RunNotFinishedError
  */
 export async function exportRun(store: Store, runId: string, options: ExportOptions, now: number): Promise<RunExport> {
-  check(runIdSchema, runId, "exportRun: runId");
+  check(runIdRefSchema, runId, "exportRun: runId");
   const rows = await store.readRunRows(runId);
   if (!rows) throw new RunNotFoundError(runId);
   if (!isTerminal(rows.run.status) && !options.force) throw new RunNotFinishedError(runId, rows.run.status);

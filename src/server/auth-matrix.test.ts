@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { webhookSignature } from "../engine/webhook-signature.js";
 import { describe, expect, it } from "vitest";
 import { onCleanup, testEngine } from "../../test/support/engines.js";
 import { TEST_WORKFLOWS } from "../../test/support/server.js";
@@ -29,7 +29,7 @@ const enc = encodeURIComponent;
 const run = (t: Target) => enc(`${t.ns}/r-${t.caller}`);
 const WEBHOOK_SECRET = "whsec-matrix";
 const signed = (body: unknown): Req["headers"] => ({
-  "x-cairn-signature": `sha256=${createHmac("sha256", WEBHOOK_SECRET).update(JSON.stringify(body)).digest("hex")}`,
+  "cairn-signature": webhookSignature(WEBHOOK_SECRET, JSON.stringify(body), Math.floor(Date.now() / 1000)),
 });
 
 const RULES: Record<string, Rule> = {
@@ -39,7 +39,7 @@ const RULES: Record<string, Rule> = {
     request: (t) => ({ path: "/runs", body: { workflow: "paced", input: { steps: 0 }, runId: `a/new-${t.caller}` } }),
   },
   "get /runs": { scope: "read", namespaced: "allowed", request: () => ({ path: "/runs" }) },
-  "get /runs/stuck": { scope: "read", namespaced: "allowed", request: () => ({ path: "/runs/stuck?graceMs=0" }) },
+  "get /stuck-runs": { scope: "read", namespaced: "allowed", request: () => ({ path: "/stuck-runs?graceMs=0" }) },
   "get /runs/:id": { scope: "read", namespaced: "own-runs", request: (t) => ({ path: `/runs/${run(t)}` }) },
   "get /runs/:id/journal": { scope: "read", namespaced: "own-runs", request: (t) => ({ path: `/runs/${run(t)}/journal` }) },
   "get /runs/:id/stream": { scope: "read", namespaced: "own-runs", request: (t) => ({ path: `/runs/${run(t)}/stream` }) },
@@ -209,7 +209,7 @@ describe("auth matrix", () => {
   });
 });
 
-describe("namespaced tokens on /runs/stuck and fork", () => {
+describe("namespaced tokens on /stuck-runs and fork", () => {
   async function tokens() {
     const engine = await testEngine("sqlite", { workflows: TEST_WORKFLOWS });
     const app = createServer(engine, { auth: "tokens" });
@@ -226,14 +226,14 @@ describe("namespaced tokens on /runs/stuck and fork", () => {
     return { engine, teamA, ops, call };
   }
 
-  it("GET /runs/stuck shows a namespaced token only its own stuck runs, a full page of them even behind many foreign ones", async () => {
+  it("GET /stuck-runs shows a namespaced token only its own stuck runs, a full page of them even behind many foreign ones", async () => {
     const { engine, teamA, ops, call } = await tokens();
     // No worker: every pending run is stuck with graceMs=0. Foreign runs come first in the store.
     for (let i = 0; i < 6; i++) await engine.start("paced", { steps: 1 }, { runId: `b/stuck-${i}` });
     for (let i = 0; i < 3; i++) await engine.start("paced", { steps: 1 }, { runId: `a/stuck-${i}` });
     await engine.start("paced", { steps: 1 }, { runId: "a_not-a-namespace" });
     const ids = async (token: string, query: string) =>
-      ((await call(token, "GET", `/runs/stuck?graceMs=0${query}`)).body.runs as any[]).map((r) => r.runId).sort();
+      ((await call(token, "GET", `/stuck-runs?graceMs=0${query}`)).body.runs as any[]).map((r) => r.runId).sort();
     expect(await ids(teamA, "")).toEqual(["a/stuck-0", "a/stuck-1", "a/stuck-2"]);
     expect(await ids(teamA, "&limit=2")).toHaveLength(2);
     expect((await ids(teamA, "&limit=2")).every((id: string) => id.startsWith("a/"))).toBe(true);

@@ -63,7 +63,7 @@ const BAD: [string, string, string, string | undefined, number, string, Record<s
   ],
   ["human requests, unknown status", "GET", "/human-requests?status=open", undefined, 400, "INVALID_INPUT"],
   ["workers, negative staleness", "GET", "/workers?staleAfterMs=-5", undefined, 400, "INVALID_INPUT"],
-  ["stuck, bad grace", "GET", "/runs/stuck?graceMs=soon", undefined, 400, "INVALID_INPUT"],
+  ["stuck, bad grace", "GET", "/stuck-runs?graceMs=soon", undefined, 400, "INVALID_INPUT"],
   ["unknown route", "GET", "/nothing-here", undefined, 404, "ROUTE_NOT_FOUND"],
   ["unknown method", "DELETE", "/runs/r", undefined, 404, "ROUTE_NOT_FOUND"],
   ["PUT on runs", "PUT", "/runs", "{}", 404, "ROUTE_NOT_FOUND"],
@@ -75,7 +75,7 @@ describe("bad requests", () => {
     await engine.start("paced", { steps: 1 }, { runId: "r" });
     const before = JSON.stringify([await engine.listRuns(), await engine.journal("r"), await engine.store.listInbox("r")]);
     const app = createServer(engine, { bodyLimitBytes: 64 * 1024 });
-    const res = await app.request(path, { method, ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) });
+    const res = await app.request(path, { method, ...(body === undefined ? {} : { body }), headers: { "content-type": "application/json", ...headers } });
     const json = (await res.json()) as { error: { code: string; message: string } };
     expect([res.status, json.error.code]).toEqual([status, code]);
     expect(json.error.message.length).toBeGreaterThan(10);
@@ -91,6 +91,7 @@ describe("bad requests", () => {
     const app = createServer(engine, { bodyLimitBytes: 64 * 1024 });
     const res = await app.request("/human-requests/deep%3Areview%230/answer", {
       method: "POST",
+      headers: { "content-type": "application/json" },
       body: `{"action":"answer","option":"approve","value":${nested(5000)}}`,
     });
     const json = (await res.json()) as { error: { code: string; message: string } };
@@ -104,7 +105,11 @@ describe("bad requests", () => {
     const engine = await testEngine("memory", { workflows: TEST_WORKFLOWS });
     const app = createServer(engine, { bodyLimitBytes: 1024 });
     const big = JSON.stringify({ workflow: "paced", input: "x".repeat(2000) });
-    const declared = await app.request("/runs", { method: "POST", body: big, headers: { "content-length": String(big.length) } });
+    const declared = await app.request("/runs", {
+      method: "POST",
+      body: big,
+      headers: { "content-type": "application/json", "content-length": String(big.length) },
+    });
     expect(declared.status).toBe(413);
     expect(((await declared.json()) as any).error.code).toBe("PAYLOAD_TOO_LARGE");
     const chunks = [big.slice(0, 600), big.slice(600)];
@@ -118,7 +123,11 @@ describe("bad requests", () => {
     const chunked = await app.request("/runs", { method: "POST", body: streamed, duplex: "half" } as RequestInit);
     expect(chunked.status).toBe(413);
     expect((await engine.listRuns()).runs).toHaveLength(0);
-    const small = await app.request("/runs", { method: "POST", body: JSON.stringify({ workflow: "paced", input: { steps: 1 } }) });
+    const small = await app.request("/runs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ workflow: "paced", input: { steps: 1 } }),
+    });
     expect(small.status).toBe(201);
   });
 

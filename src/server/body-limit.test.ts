@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { webhookSignature } from "../engine/webhook-signature.js";
 import { describe, expect, it } from "vitest";
 import { testEngine } from "../../test/support/engines.js";
 import { TEST_WORKFLOWS, testServer } from "../../test/support/server.js";
@@ -42,7 +42,7 @@ async function setup() {
       headers: {
         authorization: `Bearer ${token}`,
         "content-type": "application/json",
-        "x-cairn-signature": `sha256=${createHmac("sha256", SECRET).update(big).digest("hex")}`,
+        "cairn-signature": webhookSignature(SECRET, big, Math.floor(Date.now() / 1000)),
       },
       body,
       ...(typeof body === "string" ? {} : { duplex: "half" }),

@@ -16,6 +16,7 @@ import { registerWebhookRoute } from "./routes/webhooks.js";
 import { registerEventRoutes } from "./routes/events.js";
 import { EventInvalidError } from "../core/errors.js";
 import { registerTokenAuth } from "./auth/middleware.js";
+import { hostNameOf, LOOPBACK_HOST_NAMES, normalizeOrigin, registerRequestGuard, type RequestGuardOptions } from "./request-guard.js";
 
 /** The Hono app of {@link createServer}, with a way to end its open streams. */
 export type CairnApp = Hono & {
@@ -44,6 +45,7 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
     closing: new AbortController(),
   };
   const app = new Hono() as CairnApp;
+  registerRequestGuard(app, guardOptions(options));
   if (resolved.auth === "tokens") registerTokenAuth(app, engine.store);
   registerRunRoutes(app, engine, resolved);
   registerRetentionRoutes(app, engine, resolved);
@@ -68,6 +70,19 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
   });
   app.closeStreams = () => resolved.closing.abort();
   return app;
+}
+
+function guardOptions(options: ServerOptions): RequestGuardOptions {
+  const corsOrigins = new Set((options.corsOrigins ?? []).map((origin) => normalizeOrigin(origin).toLowerCase()));
+  if (options.allowedHosts === "any") return { hosts: "any", corsOrigins };
+  const hosts = new Set<string>(LOOPBACK_HOST_NAMES);
+  for (const entry of options.allowedHosts ?? []) {
+    const name = hostNameOf(entry);
+    if (name === undefined)
+      throw new RangeError(`createServer: allowedHosts has ${JSON.stringify(entry)}, not a host name (such as cairn.example.com or 10.0.0.5).`);
+    hosts.add(name);
+  }
+  return { hosts, corsOrigins };
 }
 
 function authMode(auth: ServerOptions["auth"]): "none" | "tokens" {

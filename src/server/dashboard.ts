@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { readFile, realpath, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Hono } from "hono";
@@ -40,6 +40,9 @@ export function builtDashboardDir(): string | undefined {
  */
 export function registerDashboardRoutes(app: Hono, dir: string): void {
   const root = resolve(dir);
+  // Symlinks are followed only while they stay inside the folder: a link to the store file (or
+  // anything else on the machine) would otherwise be served to anyone, even under token auth.
+  const realRoot = realpath(root).catch(() => root);
   app.get("/", (c) => c.redirect(`${DASHBOARD_PATH}/`, 302));
   app.get(DASHBOARD_PATH, (c) => c.redirect(`${DASHBOARD_PATH}/`, 301));
   app.get(`${DASHBOARD_PATH}/*`, async (c) => {
@@ -51,7 +54,7 @@ export function registerDashboardRoutes(app: Hono, dir: string): void {
     }
     const file = resolve(root, relative);
     const inside = file === root || file.startsWith(root + sep);
-    if (inside && relative !== "" && (await isFile(file))) {
+    if (inside && relative !== "" && (await isFile(file)) && isWithin(await realRoot, await realpath(file))) {
       const immutable = relative.startsWith("assets/");
       const contentType = CONTENT_TYPES[extname(file).toLowerCase()] ?? "application/octet-stream";
       return fileResponse(file, contentType, immutable ? "public, max-age=31536000, immutable" : "no-cache", c.req.header("accept-encoding"));
@@ -82,6 +85,10 @@ async function fileResponse(file: string, contentType: string, cacheControl: str
   const encoding = pickEncoding(acceptEncoding, contentType, body.length);
   if (!encoding) return new Response(body, { headers });
   return new Response(compressed(`${file}\0${info.size}\0${info.mtimeMs}`, encoding, body), { headers: { ...headers, "content-encoding": encoding } });
+}
+
+function isWithin(root: string, path: string): boolean {
+  return path === root || path.startsWith(root + sep);
 }
 
 async function isFile(path: string): Promise<boolean> {

@@ -8,7 +8,7 @@ export class RequestError extends CairnError {
   constructor(
     code: ErrorCode,
     message: string,
-    readonly status: 400 | 401 | 404 | 413,
+    readonly status: 400 | 401 | 403 | 404 | 413 | 415 | 421,
   ) {
     super(code, message);
   }
@@ -32,6 +32,9 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   SCHEDULE_NOT_FOUND: 404,
   INVALID_SCHEDULE: 422,
   UNAUTHORIZED: 401,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  CROSS_ORIGIN_REFUSED: 403,
+  HOST_NOT_ALLOWED: 421,
   FORBIDDEN: 403,
   HUMAN_REQUEST_NOT_FOUND: 404,
   JOURNAL_ENTRY_NOT_FOUND: 404,

@@ -67,7 +67,7 @@ const query = fc.oneof(
 const request = fc.record({
   method: fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH"),
   path: fc.oneof(
-    fc.constantFrom("/runs", "/runs/stuck", "/human-requests", "/workers", "/health", "/openapi.json", "/metrics", "/audit", "/tokens", "/nothing"),
+    fc.constantFrom("/runs", "/stuck-runs", "/human-requests", "/workers", "/health", "/openapi.json", "/metrics", "/audit", "/tokens", "/nothing"),
     oddId.map((id) => `/runs/${encodeURIComponent(id)}`),
     fc.tuple(oddId, fc.constantFrom("journal", "events", "cancel", "retry", "fork")).map(([id, what]) => `/runs/${encodeURIComponent(id)}/${what}`),
     oddId.map((id) => `/human-requests/${encodeURIComponent(id)}/answer`),

@@ -14,10 +14,15 @@ export async function readJson(c: Context, limit: number): Promise<unknown> {
 
 /** Reads the request body as text, refusing more than `limit` bytes (413) as {@link readJson} does. */
 export async function readText(c: Context, limit: number): Promise<string> {
+  return (await readBytes(c, limit)).toString("utf8");
+}
+
+/** Reads the request body's raw bytes, refusing more than `limit` bytes (413) as {@link readJson} does. */
+export async function readBytes(c: Context, limit: number): Promise<Buffer> {
   const declared = c.req.header("content-length");
   if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) throw tooLarge(limit);
   const body = c.req.raw.body;
-  if (!body) return "";
+  if (!body) return Buffer.alloc(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -31,7 +36,7 @@ export async function readText(c: Context, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 /** Parses a body read by {@link readText}; empty reads as `{}`. */

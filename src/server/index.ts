@@ -6,7 +6,7 @@ export { createServer, type CairnApp } from "./create-server.js";
 export { serve, type ServeOptions, type RunningServer } from "./serve.js";
 export type { ServerOptions, WebhookOptions } from "./options.js";
 export { issueToken, verifyToken, hashSecret, type NewToken } from "./auth/tokens.js";
-export { signatureMatches } from "./routes/webhooks.js";
+export { verifyWebhookSignature, webhookSignature } from "../engine/webhook-signature.js";
 export { openApiDocument } from "./openapi.js";
 export { isLoopbackHost } from "./loopback.js";
 export { builtDashboardDir, DASHBOARD_PATH } from "./dashboard.js";

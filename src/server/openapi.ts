@@ -54,7 +54,7 @@ export const ROUTES: RouteDoc[] = [
   },
   {
     method: "get",
-    path: "/runs/stuck",
+    path: "/stuck-runs",
     summary: "Runs that nothing will move (there should never be any)",
     query: api.stuckRunsQuery,
     ok: [{ status: 200, description: "Stuck runs.", schema: z.object({ runs: z.array(api.apiRunSchema) }) }],

@@ -28,6 +28,19 @@ export interface ServerOptions {
    * beside the API, with `GET /` redirecting to it. Default: none, the API only.
    */
   dashboardDir?: string;
+  /**
+   * Host names (`cairn.example.com`, `10.0.0.5`, `[fd00::1]`; a port is ignored) the `Host` header may
+   * carry besides the loopback names (`127.0.0.1`, `localhost`, `[::1]`); any other is refused (421),
+   * so a DNS name rebound to 127.0.0.1 cannot read the API. `"any"` turns the check off (a server
+   * behind a proxy that checks the host itself). {@link serve} adds the address it listens on, and
+   * on a wildcard address (`0.0.0.0`, `::`) without allowed hosts checks none.
+   */
+  allowedHosts?: string[] | "any";
+  /**
+   * Origins (`https://ops.example.com`) whose web pages may call the API (CORS). Pages of any other
+   * origin get no CORS headers and are refused on writes (403). Default: none.
+   */
+  corsOrigins?: string[];
 }
 
 /**
@@ -37,8 +50,10 @@ export interface ServerOptions {
  * webhooks: { github: { secret: process.env.GH_SECRET!, runId: (b: any) => `pr/${b.number}`, type: "pr", eventId: (b: any) => b.delivery } }
  */
 export interface WebhookOptions {
-  /** The shared secret the sender signs the raw body with (HMAC-SHA256). */
+  /** The shared secret the sender signs the timestamp and raw body with (HMAC-SHA256, header `Cairn-Signature`). */
   secret: string;
+  /** How far the signed timestamp may be from this server's clock, in seconds (older deliveries are replays). Default 300. */
+  toleranceSeconds?: number;
   /**
    * The run to deliver to, from the parsed JSON body. Leave it out to publish the event instead
    * (`engine.publishEvent`): it starts the workflows whose `on` names the type, once per event id.

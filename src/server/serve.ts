@@ -41,8 +41,20 @@ export function serve(engine: Engine, options: ServeOptions = {}): Promise<Runni
           `Pass auth: "tokens" (and create tokens with \`cairn token create\`), or listen on a loopback address.`,
       ),
     );
-  const app = createServer(engine, options);
+  const app = createServer(engine, { ...options, allowedHosts: servedHosts(host, options.allowedHosts) });
   return listen(app.fetch, host, options.port ?? 4000, () => app.closeStreams());
+}
+
+/**
+ * The hosts a server listening on `host` answers to: the configured ones plus the address itself
+ * (loopback names are always in). On a wildcard address the machine's every address is a way in:
+ * without configured hosts the check is off there (such a server needs token auth anyway).
+ */
+function servedHosts(host: string, allowed: ServeOptions["allowedHosts"]): ServeOptions["allowedHosts"] {
+  if (allowed === "any") return "any";
+  const wildcard = host === "0.0.0.0" || host === "::" || host === "[::]" || host === "";
+  if (wildcard) return allowed === undefined || allowed.length === 0 ? "any" : allowed;
+  return [...(allowed ?? []), host.includes(":") && !host.startsWith("[") ? `[${host}]` : host];
 }
 
 /** Listens with Node's HTTP server; `beforeClose` runs when {@link RunningServer.close} is called (e.g. to end streams). */

@@ -6,7 +6,7 @@ import { defineWorkflow } from "../../src/engine/define-workflow.js";
 import type { Engine, EngineOptions } from "../../src/engine/engine.js";
 import { silentLogger } from "../../src/engine/logger.js";
 import type { OutboxDelivery } from "../../src/engine/outbox.js";
-import { webhookSignature } from "../../src/engine/webhook.js";
+import { verifyWebhookSignature } from "../../src/engine/webhook-signature.js";
 import type { Store } from "../../src/core/store.js";
 import { waitFor } from "../../src/testing/wait-for.js";
 import { onCleanup } from "./engines.js";
@@ -220,7 +220,8 @@ export function outboxEngineSuite(kind: string, source: StoreSource): void {
         expect(headers["cairn-attempt"]).toBe(String(i + 1));
         expect(headers["authorization"]).toBe("Bearer t");
         expect(headers["content-type"]).toBe("application/json");
-        expect(headers["cairn-signature"]).toBe(webhookSignature("s3cret", body));
+        expect(verifyWebhookSignature("s3cret", Buffer.from(body), headers["cairn-signature"] as string)).toBeUndefined();
+        expect(verifyWebhookSignature("other", Buffer.from(body), headers["cairn-signature"] as string)).toBe("mismatch");
         expect(JSON.parse(body)).toMatchObject({
           messageId: "wh:order.shipped#0",
           topic: "order.shipped",

@@ -7,6 +7,8 @@ import { intArg } from "../args.js";
 import { CLI, defined, print, storeOption, type StoreOptions } from "../context.js";
 import { UsageError } from "../errors.js";
 import { untilShutdown } from "../lifecycle.js";
+import { loadWebhooks } from "../load-webhooks.js";
+import { hostNameOf, normalizeOrigin } from "../../server/request-guard.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
 import { maxRecoveryOption } from "../load-schedules.js";
 import { retentionFrom, retentionOptions, type RetentionCommandOptions } from "./retention.js";
@@ -20,7 +22,12 @@ interface ServeCommandOptions extends StoreOptions, RetentionCommandOptions {
   auth: "none" | "tokens";
   dashboard: boolean;
   maxRecoveryAttempts?: number;
+  allowedHost: string[];
+  corsOrigin: string[];
+  webhooks?: string;
 }
+
+const collect = (value: string, previous: string[]) => [...previous, value];
 
 /** Registers `cairn serve`: the HTTP API and a worker in one process. */
 export function registerServeCommand(program: Command): void {
@@ -35,7 +42,15 @@ export function registerServeCommand(program: Command): void {
     .option("--workflows <module...>", "ES module(s) exporting workflows (default: the examples)")
     .option("--concurrency <n>", "runs the worker holds at once (default 16)", intArg(1, 10_000))
     .option("--no-worker", "serve the API only; runs are executed by `cairn worker` processes")
-    .option("--no-dashboard", "do not serve the web dashboard at /ui/");
+    .option("--no-dashboard", "do not serve the web dashboard at /ui/")
+    .option(
+      "--allowed-host <name>",
+      "a host name the Host header may carry besides 127.0.0.1, localhost and [::1] (a proxy's public name); repeat for more",
+      collect,
+      [],
+    )
+    .option("--cors-origin <origin>", "an origin (https://ops.example.com) whose web pages may call the API; repeat for more", collect, [])
+    .option("--webhooks <module>", "ES module exporting `webhooks` (name → { secret, runId, type, eventId }), served at POST /webhooks/<name>");
   storeOption(retentionOptions(maxRecoveryOption(command))).action(runServe);
 }
 
@@ -47,6 +62,8 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
     );
   }
   const workflows = await resolveWorkflows(options.workflows);
+  const webhooks = options.webhooks === undefined ? undefined : await loadWebhooks(options.webhooks);
+  checkServeOptions(options);
   const shutdown = untilShutdown("stopping: the server closes, in-flight steps finish, then the store is closed");
   const retention = retentionFrom(options);
   if (retention && !options.worker) throw new UsageError("--retention-* options need the built-in worker: drop --no-worker, or give them to `cairn worker`.");
@@ -54,7 +71,18 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
   try {
     const worker = options.worker ? engine.startWorker(defined({ concurrency: options.concurrency })) : undefined;
     const dashboardDir = options.dashboard ? builtDashboardDir() : undefined;
-    const server = await serve(engine, defined({ host: options.host, port: options.port, auth: options.auth, dashboardDir }));
+    const server = await serve(
+      engine,
+      defined({
+        host: options.host,
+        port: options.port,
+        auth: options.auth,
+        dashboardDir,
+        allowedHosts: options.allowedHost,
+        corsOrigins: options.corsOrigin,
+        webhooks: webhooks,
+      }),
+    );
     print(
       `cairn serve listening on ${server.url} (store ${engine.store.url}, workflows ${describeWorkflows(workflows)}${worker ? `, worker ${worker.workerId}` : ", no worker"}, auth ${options.auth})`,
       `  ${dashboardLine(server.url, options.dashboard, dashboardDir)}`,
@@ -75,4 +103,17 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
 export function dashboardLine(url: string, wanted: boolean, dir: string | undefined): string {
   if (dir) return `dashboard: ${url}${DASHBOARD_PATH}/`;
   return wanted ? "dashboard: not built (run `npm run build`); the API is served alone" : "dashboard: off (--no-dashboard)";
+}
+
+function checkServeOptions(options: ServeCommandOptions): void {
+  for (const host of options.allowedHost)
+    if (hostNameOf(host) === undefined)
+      throw new UsageError(`--allowed-host ${JSON.stringify(host)} is not a host name: give one such as cairn.example.com or 10.0.0.5.`);
+  for (const origin of options.corsOrigin) {
+    try {
+      normalizeOrigin(origin);
+    } catch (error) {
+      throw new UsageError(`--cors-origin: ${(error as Error).message}`);
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { ValidationError } from "../../core/errors.js";
+import { NO_CONTROL_CHARACTERS } from "../../core/schemas.js";
 import type { Store, TokenRecord, TokenScope } from "../../core/store.js";
 
 /** `cairn_<16 hex id>_<43 base64url secret>`: the id is public (listed, audited), the secret is not. */
@@ -25,6 +26,8 @@ export function hashSecret(secret: string): string {
 export async function issueToken(store: Store, request: NewToken, now: number): Promise<{ token: string; record: TokenRecord }> {
   const scopes = [...new Set(request.scopes)].sort() as TokenScope[];
   const namespace = request.namespace ?? null;
+  if (!NO_CONTROL_CHARACTERS.test(request.name) || request.name.length === 0 || request.name.length > 128)
+    throw new ValidationError("A token name must be 1-128 characters without control characters (ESC, BEL, DEL…): it is shown in lists and the audit log.");
   if (scopes.length === 0) throw new ValidationError("A token needs at least one scope: read, write or admin.");
   if (namespace !== null && scopes.includes("admin"))
     throw new ValidationError("A namespaced token cannot have the admin scope: an admin can create tokens for any namespace. Drop --namespace or admin.");

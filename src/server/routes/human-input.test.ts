@@ -26,7 +26,10 @@ describe("a human request's input schema in the API", () => {
     onCleanup(() => worker.stop());
     const app = createServer(engine);
     const call = async (method: string, path: string, body?: unknown) => {
-      const res = await app.request(path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const res = await app.request(path, {
+        method,
+        ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+      });
       return { status: res.status, body: (await res.json()) as any };
     };
     await engine.start("refund", null, { runId: "r1" });

@@ -11,7 +11,10 @@ describe("human requests", () => {
     onCleanup(() => worker.stop());
     const app = createServer(engine);
     const call = async (method: string, path: string, body?: unknown) => {
-      const res = await app.request(path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const res = await app.request(path, {
+        method,
+        ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+      });
       return { status: res.status, body: (await res.json()) as any };
     };
     await engine.start("ask", null, { runId: "loop/1" });
@@ -59,7 +62,10 @@ describe("human requests", () => {
     onCleanup(() => worker.stop());
     const app = createServer(engine);
     const call = async (method: string, path: string, body?: unknown) => {
-      const res = await app.request(path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const res = await app.request(path, {
+        method,
+        ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+      });
       return { status: res.status, body: (await res.json()) as any };
     };
     await engine.start("ask", null, { runId: "gone" });

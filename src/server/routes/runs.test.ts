@@ -147,8 +147,15 @@ describe("a run through the API", () => {
     }
   });
 
-  it("GET /runs/stuck lists nothing on a healthy store", async () => {
+  it("GET /stuck-runs lists nothing on a healthy store", async () => {
     const { call } = await setup(false);
-    expect(await call("GET", "/runs/stuck?graceMs=1000")).toEqual({ status: 200, body: { runs: [] } });
+    expect(await call("GET", "/stuck-runs?graceMs=1000")).toEqual({ status: 200, body: { runs: [] } });
+  });
+
+  it("a run named stuck is read with GET /runs/stuck like any other", async () => {
+    const { call } = await setup(false);
+    expect((await call("POST", "/runs", { workflow: "paced", input: { steps: 1 }, runId: "stuck" })).status).toBe(201);
+    const res = await call("GET", "/runs/stuck");
+    expect([res.status, res.body.runId, res.body.workflow]).toEqual([200, "stuck", "paced"]);
   });
 });

@@ -51,8 +51,8 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     return json(c, await engine.listRuns(namespace === null ? bounded : { ...bounded, runIdPrefix: `${namespace}/` }));
   });
 
-  // Before /runs/:id, so "stuck" is not taken for a run id.
-  app.get("/runs/stuck", async (c) => {
+  // Not under /runs/: every /runs/<id> is a run, even one named "stuck".
+  app.get("/stuck-runs", async (c) => {
     const query = parse(stuckRunsQuery, queryOf(c), "query");
     const principal = principalOf(c);
     if (principal.namespace === null) return json(c, { runs: await engine.listStuckRuns(query) });

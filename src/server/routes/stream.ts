@@ -46,9 +46,15 @@ export function registerStreamRoute(app: Hono, engine: Engine, options: Resolved
 function lastEventId(c: Context): number | undefined {
   const header = c.req.header("last-event-id");
   if (header === undefined || header.trim() === "") return undefined;
-  if (!/^\d{1,16}$/.test(header.trim()))
-    throw new RequestError("INVALID_INPUT", `Invalid Last-Event-ID "${header}": it must be a journal seq (a whole number).`, 400);
-  return Number(header.trim());
+  // Checked as `?after` is: a whole number no larger than 2^53 - 1 (a larger one would be rounded).
+  const seq = /^\d{1,16}$/.test(header.trim()) ? Number(header.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(seq))
+    throw new RequestError(
+      "INVALID_INPUT",
+      `Invalid Last-Event-ID ${JSON.stringify(header.slice(0, 40))}: it must be a journal seq (a whole number from 0 to ${Number.MAX_SAFE_INTEGER}).`,
+      400,
+    );
+  return seq;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { workersQuery } from "../../core/api-schemas.js";
 import type { Engine } from "../../engine/engine.js";
+import { principalOf } from "../auth/principal.js";
 import { json, parse, queryOf } from "../http.js";
 import { registerMetricsRoute, requireEveryNamespace } from "../metrics/metrics-route.js";
 import { openApiDocument } from "../openapi.js";
@@ -10,11 +11,13 @@ import { workerView } from "../wire.js";
 export function registerSystemRoutes(app: Hono, engine: Engine): void {
   registerMetricsRoute(app, engine);
 
-  // Workers are shared, not per-namespace: a namespaced token may see that they are alive (their runsHeld counts every namespace's runs).
+  // Workers are shared, not per-namespace: a namespaced token sees only their namespace view (that
+  // they are alive and which workflows it may start), not hosts, pids, ids or every tenant's load.
   app.get("/workers", async (c) => {
     const query = parse(workersQuery, queryOf(c), "query");
     const workers = await engine.listWorkers(query);
-    return json(c, { workers: workers.map(workerView) });
+    if (principalOf(c).namespace === null) return json(c, { workers: workers.map(workerView) });
+    return json(c, { workers: workers.map((worker, i) => ({ ...workerView(worker), workerId: `worker-${i + 1}`, host: "", pid: 0, runsHeld: 0 })) });
   });
 
   // Schedules, queue counts, version counts and metrics span every tenant's runs, so a namespaced token may not read them.

@@ -1,34 +1,51 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Hono } from "hono";
 import { z } from "zod";
 import { UnauthorizedError } from "../../core/errors.js";
 import { eventIdSchema, eventTypeSchema, runIdSchema } from "../../core/schemas.js";
 import type { Engine } from "../../engine/engine.js";
 import { RequestError } from "../errors.js";
-import { json, parse, parseJsonText, readText } from "../http.js";
+import {
+  DEFAULT_TOLERANCE_SECONDS,
+  DEPRECATED_SIGNATURE_HEADER,
+  SIGNATURE_HEADER,
+  verifyWebhookSignature,
+  type SignatureProblem,
+} from "../../engine/webhook-signature.js";
+import { json, parse, parseJsonText, readBytes } from "../http.js";
 import type { ResolvedServerOptions, WebhookOptions } from "../options.js";
 
 const nameParam = z.object({ name: z.string().min(1).max(128) });
-const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
+
+const PROBLEMS: Record<SignatureProblem, string> = {
+  missing: "has no Cairn-Signature header",
+  malformed: "has a Cairn-Signature that is not `t=<unix seconds>,sha256=<hex HMAC>`",
+  mismatch: "has a Cairn-Signature that does not match the body",
+  expired: "has a Cairn-Signature whose timestamp is outside the tolerance window (a replay, or a clock off by minutes)",
+};
 
 /**
- * `POST /webhooks/:name`: an external system delivers an event. The raw body must be signed with the
- * webhook's secret (`X-Cairn-Signature: sha256=<hex HMAC-SHA256 of the body>`, checked in constant
- * time; 401 otherwise). The webhook's functions map the JSON body to a run, an event type and an
- * event id; a repeated event id is delivered once (200 `duplicate: true`). A webhook without `runId`
- * publishes the event (`engine.publishEvent`): it starts the subscribed workflows, once per event id.
+ * `POST /webhooks/:name`: an external system delivers an event. The raw body bytes must be signed
+ * with the webhook's secret: `Cairn-Signature: t=<unix seconds>,sha256=<hex HMAC-SHA256 of "<t>."
+ * and the body>`, checked in constant time, with `t` within the webhook's tolerance of the server's
+ * clock (401 otherwise). `X-Cairn-Signature` is still read when `Cairn-Signature` is absent
+ * (deprecated). The webhook's functions map the JSON body to a run, an event type and an event id;
+ * a repeated event id is delivered once (200 `duplicate: true`).
+ * A webhook without `runId` publishes the event (`engine.publishEvent`): it starts the subscribed
+ * workflows, once per event id.
  */
 export function registerWebhookRoute(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
   app.post("/webhooks/:name", async (c) => {
     const { name } = parse(nameParam, c.req.param(), "path");
     const hook = Object.hasOwn(options.webhooks, name) ? options.webhooks[name] : undefined;
     if (!hook) throw new RequestError("ROUTE_NOT_FOUND", `No webhook "${name}" is configured on this server.`, 404);
-    const raw = await readText(c, options.bodyLimitBytes);
-    if (!signatureMatches(hook.secret, raw, c.req.header("x-cairn-signature")))
+    const raw = await readBytes(c, options.bodyLimitBytes);
+    const header = c.req.header(SIGNATURE_HEADER) ?? c.req.header(DEPRECATED_SIGNATURE_HEADER);
+    const problem = verifyWebhookSignature(hook.secret, raw, header, { toleranceSeconds: hook.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS });
+    if (problem)
       throw new UnauthorizedError(
-        `The X-Cairn-Signature of this delivery to webhook "${name}" is missing or does not match: sign the raw body with the webhook's secret (sha256=<hex HMAC>).`,
+        `This delivery to webhook "${name}" ${PROBLEMS[problem]}: send Cairn-Signature: t=<unix seconds>,sha256=<hex HMAC-SHA256 of "<t>." followed by the raw body, with the webhook's secret>.`,
       );
-    const body = parseJsonText(raw);
+    const body = parseJsonText(decodeUtf8(raw));
     const { runId, type, eventId, payload } = mapDelivery(hook, body, name);
     if (runId === undefined) {
       const published = await engine.publishEvent(type, payload, { eventId });
@@ -44,13 +61,13 @@ export function registerWebhookRoute(app: Hono, engine: Engine, options: Resolve
   });
 }
 
-/** True when `header` is `sha256=<hex>` of the HMAC-SHA256 of `body` under `secret`, compared in constant time. */
-export function signatureMatches(secret: string, body: string, header: string | undefined): boolean {
-  const match = header === undefined ? null : SIGNATURE.exec(header.trim());
-  if (!match) return false;
-  const expected = createHmac("sha256", secret).update(body, "utf8").digest();
-  const given = Buffer.from(match[1]!, "hex");
-  return given.length === expected.length && timingSafeEqual(given, expected);
+/** UTF-8 text of a signed body (a leading BOM dropped); invalid UTF-8 is a 400, never replaced silently. */
+function decodeUtf8(raw: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(raw);
+  } catch {
+    throw new RequestError("INVALID_INPUT", "The webhook body is not valid UTF-8 JSON. Send the JSON encoded as UTF-8.", 400);
+  }
 }
 
 function mapDelivery(hook: WebhookOptions, body: unknown, name: string) {
