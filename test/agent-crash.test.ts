@@ -72,7 +72,7 @@ async function verify(scenario: Scenario): Promise<void> {
   const lines = readFileSync(scenario.ledger, "utf8").split("\n").filter(Boolean);
   // No tool effect was applied twice.
   const tools = lines.filter((l) => l.startsWith("tool ")).map((l) => l.split(" ")[1]!);
-  expect(tools.sort()).toEqual([`${RUN}:tool:d1`, `${RUN}:tool:m1`, `${RUN}:tool:m2`, `${RUN}:tool:m3`]);
+  expect(tools.sort()).toEqual([`${RUN}:tool:0:m1`, `${RUN}:tool:0:m2`, `${RUN}:tool:1:m3`, `${RUN}:tool:2:d1`]);
   // No model call was made again once its result was journaled: calls per turn ≤ intents of that turn's step.
   const journal = await scenario.engine.journal(RUN);
   const turns = ["start", "m2", "m3", "d1"];

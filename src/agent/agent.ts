@@ -198,7 +198,9 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
           const toolState = { ...state.toolState };
           let serial: Promise<unknown> = Promise.resolve();
           const outcomes = await Promise.all(
-            call.toolCalls.map((toolCall): Promise<CallOutcome | MemoryCall> => {
+            call.toolCalls.map((block, index): Promise<CallOutcome | MemoryCall> => {
+              const duplicate = call.toolCalls.slice(0, index).filter((other) => other.id === block.id).length;
+              const toolCall: PlacedCall = { ...block, turn: it.index, duplicate };
               if (memoryOptions && (MEMORY_TOOLS as readonly string[]).includes(toolCall.name)) return runMemoryTool(turnCtx, memoryOptions, memory, toolCall);
               if (!tools.get(toolCall.name)?.workflow) return runToolCall(turnCtx, tools, toolCall, remaining, toolState);
               const outcome = serial.then(() => runToolCall(turnCtx, tools, toolCall, remaining, toolState));
@@ -299,11 +301,28 @@ interface CallOutcome {
   child?: AgentTotals;
 }
 
+/** A tool call with where it sits in the run: the turn (loop iteration) and its rank among same-id calls of that turn. */
+interface PlacedCall extends ToolUseBlock {
+  turn: number;
+  duplicate: number;
+}
+
+/**
+ * `<runId>:tool:<turn>:<callId>` (`#<k>` appended for the k-th repeat of an id within one response):
+ * unique within the run by construction, even when a provider numbers call ids per response
+ * (`call_0` on every turn), and the same on every attempt and after every crash (the turn and the
+ * response are journaled). Runs journaled before the turn was part of the key keep replaying: the key
+ * is never read back from the journal, only handed to the tool.
+ */
+export function toolKey(runId: string, call: PlacedCall): string {
+  return `${runId}:tool:${call.turn}:${call.id}${call.duplicate > 0 ? `#${call.duplicate}` : ""}`;
+}
+
 /** One tool call to its one result: validated, approved if needed, run as a journaled step (or a child run). */
 async function runToolCall(
   ctx: WorkflowContext,
   tools: Map<string, Tool>,
-  call: ToolUseBlock,
+  call: PlacedCall,
   remainingMicros: number | null,
   toolState: Record<string, unknown>,
 ): Promise<CallOutcome> {
@@ -314,7 +333,7 @@ async function runToolCall(
 async function runToolCallInner(
   ctx: WorkflowContext,
   tools: Map<string, Tool>,
-  call: ToolUseBlock,
+  call: PlacedCall,
   remainingMicros: number | null,
   toolState: Record<string, unknown>,
 ): Promise<ToolResult | CallOutcome> {
@@ -327,6 +346,8 @@ async function runToolCallInner(
   let args: unknown = parsed.data;
   const suffix = call.id.replace(CALL_ID, "_");
   let approvedBy: string | null = null;
+  /** What the model is told about a person's part in the call, ahead of the tool's output. */
+  let approvalNote = "";
 
   const policy = tool.approvalPolicy;
   if (policy && (policy.when?.(args) ?? true)) {
@@ -340,12 +361,19 @@ async function runToolCallInner(
       onTimeout: policy.onTimeout === "fail" ? "fail" : { option: policy.onTimeout ?? "reject" },
     });
     approvedBy = reply.by ?? "someone";
-    if (reply.option === "reject") return error(`A person (${approvedBy}) rejected this call${reply.message ? `: ${reply.message}` : "."}`);
+    const note = reply.message ? ` Their note: ${reply.message}` : "";
+    if (reply.option === "reject") return error(`A person (${approvedBy}) rejected this call; it did not run.${note}`);
     if (reply.option === "edit") {
       const edited = tool.input.safeParse(reply.value);
       if (!edited.success)
-        return error(`The arguments ${approvedBy} edited are invalid for ${tool.name} (${describeIssues(edited.error)}); the call did not run.`);
+        return error(`The arguments ${approvedBy} edited are invalid for ${tool.name} (${describeIssues(edited.error)}); the call did not run.${note}`);
       args = edited.data;
+      // The assistant's tool call keeps the arguments the model sent (every provider's transcript stays
+      // valid and matches what the model said); the result says what actually ran.
+      const shown = tool.secret ? "[redacted]" : JSON.stringify(args).slice(0, 2000);
+      approvalNote = `[A person (${approvedBy}) edited the arguments before the call ran; it ran with ${shown}.${note}]\n`;
+    } else if (reply.message) {
+      approvalNote = `[Approved by ${approvedBy}.${note}]\n`;
     }
   }
 
@@ -354,7 +382,7 @@ async function runToolCallInner(
     if (remainingMicros !== null) input.limits = { maxCostMicros: remainingMicros };
     try {
       const child = await ctx.child(tool.agent as Workflow<AgentInput, AgentResult>, input, { name: `agent-${suffix}` });
-      return { result: { type: "tool_result", toolUseId: call.id, content: child.text }, child: child.totals };
+      return { result: { type: "tool_result", toolUseId: call.id, content: approvalNote + child.text }, child: child.totals };
     } catch (failure) {
       if (!isCairnError(failure, "RUN_FAILED") && !isCairnError(failure, "RUN_CANCELLED")) throw failure;
       return error(`The sub-agent ${tool.name} did not finish: ${(failure as Error).message}`);
@@ -362,6 +390,7 @@ async function runToolCallInner(
   }
 
   const runId = ctx.runId;
+  const idempotencyKey = toolKey(runId, call);
   if (tool.workflow) {
     try {
       const output = await tool.workflow(args, {
@@ -371,14 +400,13 @@ async function runToolCallInner(
         state: toolState[tool.name],
         setState: (next) => (toolState[tool.name] = next),
       });
-      return { type: "tool_result", toolUseId: call.id, content: formatOutput(tool, output) };
+      return { type: "tool_result", toolUseId: call.id, content: approvalNote + formatOutput(tool, output) };
     } catch (failure) {
       // Bad requests from the model go back to it; anything else (lease lost, divergence) ends the turn.
       if (!isCairnError(failure, "INVALID_INPUT")) throw failure;
       return error(`${tool.name}: ${(failure as Error).message}`);
     }
   }
-  const idempotencyKey = `${runId}:tool:${call.id}`;
   try {
     const output = await ctx.step(
       `tool-${suffix}`,
@@ -388,6 +416,7 @@ async function runToolCallInner(
         intent: {
           tool: tool.name,
           toolCallId: call.id,
+          idempotencyKey,
           effect: tool.effect,
           argumentsHash: argumentsHash(args),
           ...(approvedBy === null ? {} : { approvedBy }),
@@ -399,7 +428,7 @@ async function runToolCallInner(
         ...(tool.compensate ? { compensate: (result: unknown) => tool.compensate!(args, result, idempotencyKey) } : {}),
       },
     );
-    return { type: "tool_result", toolUseId: call.id, content: formatOutput(tool, output) };
+    return { type: "tool_result", toolUseId: call.id, content: approvalNote + formatOutput(tool, output) };
   } catch (failure) {
     // A tool that failed for good is reported to the model; anything else (lease lost, divergence) ends the turn.
     if (!isCairnError(failure, "STEP_FAILED")) throw failure;

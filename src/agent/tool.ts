@@ -7,7 +7,11 @@ import type { JsonValue, ToolSpec } from "./model/schemas.js";
 
 /** What a tool's `run` receives besides its parsed input. */
 export interface ToolContext {
-  /** `<runId>:tool:<toolCallId>`: the same on every attempt and after every crash. Pass it downstream (e.g. an Idempotency-Key header). */
+  /**
+   * `<runId>:tool:<turn>:<toolCallId>`: unique within the run (even when a provider reuses call ids on
+   * every turn) and the same on every attempt and after every crash. Pass it downstream (e.g. an
+   * Idempotency-Key header).
+   */
   readonly idempotencyKey: string;
   /** The model's id for this call. */
   readonly toolCallId: string;
