@@ -10,6 +10,7 @@ import {
   checkToolCalls,
   emptyTotals,
   resolveBudget,
+  spentMicros,
   tierToEnter,
   BudgetExceededError,
   type AgentBudget,
@@ -19,11 +20,13 @@ import {
 import { MEMORY_TOOLS, memoryToolSpecs, resolveMemory, runMemoryTool, type Memory, type MemoryCall, type MemoryOptions } from "./memory.js";
 import { diffManifests, makeManifest, ManifestChangedError, type AgentManifest, type BudgetLimits, type ManifestChange } from "./manifest.js";
 import { compactIfNeeded, resolveContext, type ContextOptions } from "./context.js";
-import { costOf, type CostOptions } from "./model/cost.js";
-import { estimateCost, estimateTokens } from "./model/estimate.js";
+import type { CostOptions } from "./model/cost.js";
+import { estimateTokens } from "./model/estimate.js";
+import { callModel, type ModelCall, type UnconfirmedCallsOptions } from "./model-call.js";
+import { knownEstimate, requirePrices } from "./spend.js";
 import { textOf } from "./model/messages.js";
-import type { Model, ModelRequest, ModelResponse } from "./model/model.js";
-import type { Message, StopReason, ToolResult, ToolUseBlock } from "./model/schemas.js";
+import type { Model, ModelRequest } from "./model/model.js";
+import type { JsonValue, Message, StopReason, ToolResult, ToolUseBlock } from "./model/schemas.js";
 import { argumentsHash, defineTool, describeIssues, formatOutput, type Tool } from "./tool.js";
 
 /** What an agent run starts with: a prompt, or a whole conversation, and optionally tighter limits. */
@@ -71,6 +74,12 @@ export interface AgentDefinition {
   /** Loop state snapshot interval (turns). Default 5. */
   snapshotEvery?: number;
   /**
+   * A model call sent this many times without its response ever being journaled (the worker died
+   * mid-call each time) is not sent again: a person is asked (`resend` / `stop`), or the run fails
+   * with MODEL_CALL_UNCONFIRMED. Each such send counts as possibly billed. Default `{ max: 3, onLimit: "ask" }`.
+   */
+  unconfirmedCalls?: UnconfirmedCallsOptions;
+  /**
    * Accepts a run started under another manifest (system prompt, tools, model, price table,
    * version): return true to resume it under this definition. Default: refuse with MANIFEST_CHANGED.
    */
@@ -89,9 +98,6 @@ interface AgentState {
   /** What workflow tools (e.g. the plan tool) keep between calls, by tool name. */
   toolState?: Record<string, unknown>;
 }
-
-/** A model call's journaled result: the response and what it cost. */
-type ModelCall = ModelResponse & { costMicros: number };
 
 const CALL_ID = /[^a-zA-Z0-9_-]/g;
 
@@ -126,6 +132,7 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
   const getModel = () => (model ??= (definition.model as () => Model)());
   const costOptions: CostOptions = definition.prices ? { prices: definition.prices } : {};
   const maxTokens = definition.maxTokens ?? 4096;
+  const unconfirmed = resolveUnconfirmed(name, definition.unconfirmedCalls);
 
   return defineWorkflow<AgentInput, AgentResult>({
     name,
@@ -138,6 +145,9 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
       const recorded = await ctx.step("manifest", () => ({ ...manifest, budget: budgetLimits(runBudget) }));
       const changes = diffManifests(recorded, manifest);
       if (changes.length > 0 && !definition.migrate?.(changes, recorded, manifest)) throw new ManifestChangedError(ctx.runId, changes);
+      // A cost limit needs every model priced; without one, unpriced calls are reported as of unknown cost.
+      const priced = [getModel().modelId, ...(context.summaryModel ? [context.summaryModel.modelId] : [])];
+      requirePrices(name, runBudget.maxCostMicros !== null || runBudget.tiersMicros.length > 0, priced, costOptions);
       const initial: AgentState = {
         messages: initialMessages(name, input),
         totals: emptyTotals(),
@@ -164,25 +174,23 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
           if (definition.temperature !== undefined) request.temperature = definition.temperature;
 
           const estimate = estimateTokens(request);
-          const estimatedCost = estimateCost(current.modelId, request, costOptions);
+          const estimatedCost = knownEstimate(current.modelId, request, costOptions);
           const elapsed = turnCtx.now("clock").getTime() - startedAt;
-          checkBeforeCall(runBudget, state.totals, { costMicros: estimatedCost, ...estimate }, elapsed);
-          state = await approveTier(turnCtx, runBudget, state, estimatedCost);
+          checkBeforeCall(runBudget, state.totals, { costMicros: estimatedCost ?? 0, ...estimate }, elapsed);
+          state = await approveTier(turnCtx, runBudget, state, estimatedCost ?? 0);
 
-          const call = await turnCtx.step<ModelCall>(
-            "model",
-            async ({ signal, progress }) => {
-              // Partial text goes to live views as it comes (never journaled): the response is the truth.
-              const response = await current.generate({ ...request, signal, onTextDelta: (text) => progress({ kind: "text", text }) });
-              return markSecretCalls({ ...response, costMicros: costOf(current.modelId, response.usage, costOptions) }, tools);
-            },
-            {
-              retry: definition.retry ?? { maxAttempts: 4, initialDelay: "2s" },
-              intent: { model: current.modelId, estimatedCostMicros: estimatedCost },
-              searchText: (response) => textOf(response.content),
-            },
-          );
-          let totals = addCall(state.totals, call.usage, call.costMicros);
+          const call = await callModel(turnCtx, {
+            model: current,
+            request,
+            estimatedCost,
+            costOptions,
+            retry: definition.retry ?? { maxAttempts: 4, initialDelay: "2s" },
+            budget: runBudget,
+            totals: state.totals,
+            unconfirmed,
+            seal: (response) => markSecretCalls(response, tools),
+          });
+          let totals = addCall(state.totals, call.usage, call.costMicros, call.possiblyBilledMicros ?? 0);
           const messages: Message[] = [...state.messages, { role: "assistant", content: call.content }];
           const turns = state.turns + 1;
 
@@ -193,7 +201,7 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
           checkToolCalls(runBudget, totals, call.toolCalls.length);
           // Every call gets exactly one result, in the order the model made them; they run concurrently,
           // except calls of workflow tools (e.g. the plan tool), which share state and run one after another.
-          const remaining = runBudget.maxCostMicros === null ? null : Math.max(0, runBudget.maxCostMicros - totals.costMicros);
+          const remaining = runBudget.maxCostMicros === null ? null : Math.max(0, runBudget.maxCostMicros - spentMicros(totals));
           const memory = state.memory;
           const toolState = { ...state.toolState };
           let serial: Promise<unknown> = Promise.resolve();
@@ -223,6 +231,14 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
   });
 }
 
+function resolveUnconfirmed(agent: string, options: UnconfirmedCallsOptions | undefined): Required<UnconfirmedCallsOptions> {
+  const max = options?.max ?? 3;
+  const onLimit = options?.onLimit ?? "ask";
+  if (!Number.isInteger(max) || max < 1) throw new ValidationError(`Agent "${agent}": unconfirmedCalls.max must be a whole number ≥ 1 (got ${String(max)}).`);
+  if (onLimit !== "ask" && onLimit !== "fail") throw new ValidationError(`Agent "${agent}": unconfirmedCalls.onLimit must be "ask" or "fail".`);
+  return { max, onLimit };
+}
+
 function initialMessages(agent: string, input: AgentInput): Message[] {
   if (input && typeof input === "object" && "prompt" in input && typeof input.prompt === "string" && input.prompt !== "") {
     return [{ role: "user", content: input.prompt }];
@@ -238,9 +254,9 @@ async function approveTier(ctx: WorkflowContext, budget: ResolvedBudget, state: 
     const limit = budget.tiersMicros[tier]! / 1e6;
     const reply = await ctx.askHuman({
       name: `budget-tier-${tier}`,
-      question: `The run has spent $${(state.totals.costMicros / 1e6).toFixed(4)}; its next model call may take it past $${limit}. Continue?`,
+      question: `The run has spent $${(spentMicros(state.totals) / 1e6).toFixed(4)}; its next model call may take it past $${limit}. Continue?`,
       options: ["continue", "stop"],
-      context: { tier: limit, spentMicros: state.totals.costMicros, nextCallMicros: nextCost },
+      context: { tier: limit, spentMicros: spentMicros(state.totals), nextCallMicros: nextCost },
       ...(budget.tierApproval.timeout === undefined ? {} : { timeout: budget.tierApproval.timeout }),
       onTimeout: { option: budget.tierApproval.onTimeout },
     });
@@ -424,6 +440,15 @@ async function runToolCallInner(
         ...(tool.secret ? { secret: true } : { searchText: (output: unknown) => `${tool.name} ${JSON.stringify(args)} → ${formatOutput(tool, output)}` }),
         ...(tool.retry === undefined ? {} : { retry: tool.retry }),
         ...(tool.timeout === undefined ? {} : { timeout: tool.timeout }),
+        // What an operator needs to answer "did this happen?" without rebuilding anything from op keys.
+        recoveryContext: {
+          tool: tool.name,
+          toolCallId: call.id,
+          idempotencyKey,
+          arguments: tool.secret ? secret(args) : (args as JsonValue),
+          argumentsHash: argumentsHash(args),
+        },
+        resultSchema: tool.outputSchema ?? {},
         ...(tool.reconcile ? { reconcile: () => tool.reconcile!(args, idempotencyKey) } : {}),
         ...(tool.compensate ? { compensate: (result: unknown) => tool.compensate!(args, result, idempotencyKey) } : {}),
       },

@@ -7,6 +7,7 @@ import { createEngine } from "../engine/create-engine.js";
 import type { Engine } from "../engine/engine.js";
 import type { Workflow } from "../engine/workflow.js";
 import { defaultStoreUrl } from "../store/open-store.js";
+import { terminalSafe } from "./terminal-safe.js";
 
 /** Options every command that touches the store takes. */
 export interface StoreOptions {
@@ -76,12 +77,12 @@ export async function withEngine<T>(
 
 /** Writes lines to stdout. */
 export function print(...lines: string[]): void {
-  for (const line of lines) process.stdout.write(`${line}\n`);
+  for (const line of lines) process.stdout.write(`${terminalSafe(line)}\n`);
 }
 
 /** Writes lines to stderr: hints and progress that scripts reading stdout should not see. */
 export function note(...lines: string[]): void {
-  for (const line of lines) process.stderr.write(`${line}\n`);
+  for (const line of lines) process.stderr.write(`${terminalSafe(line)}\n`);
 }
 
 /** Prints a value as indented JSON on stdout. */

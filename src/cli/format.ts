@@ -10,6 +10,34 @@ export interface Column<T> {
   cell: (row: T) => string;
 }
 
+/**
+ * What each request is about (its `context`, e.g. a tool call's name, arguments and idempotency key),
+ * one line per request that has one, under a table of requests.
+ */
+export function humanContextLines(requests: readonly HumanRequest[]): string[] {
+  const lines: string[] = [];
+  for (const request of requests) {
+    if (request.context === undefined) continue;
+    let context: unknown = request.context;
+    try {
+      context = JSON.parse(request.context);
+    } catch {
+      // shown as stored
+    }
+    const about =
+      context && typeof context === "object" && !Array.isArray(context) ? describeContext(context as Record<string, unknown>) : preview(context, 400);
+    lines.push(`${request.requestId}  ${about}`);
+  }
+  return lines.length > 0 ? ["", "What they are about:", ...lines.map((line) => `  ${line}`)] : [];
+}
+
+/** `key=value` pairs of a request's context, each value a one-line preview. */
+function describeContext(context: Record<string, unknown>): string {
+  return Object.entries(context)
+    .map(([key, value]) => `${key}=${typeof value === "string" ? truncate(oneLine(value), 120) : preview(value, 200)}`)
+    .join("  ");
+}
+
 /** Renders rows as an aligned text table with a header line. The last column is not padded. */
 export function table<T>(rows: readonly T[], columns: readonly Column<T>[]): string[] {
   const cells = rows.map((row) => columns.map((column) => oneLine(column.cell(row))));
@@ -227,7 +255,7 @@ export function summarize(entry: JournalEntryView): string {
       return preview((d as EntryData["value.recorded"]).value);
     case "human.requested": {
       const data = d as EntryData["human.requested"];
-      return `${data.requestId}: ${truncate(data.question, 50)}${data.options.length ? ` [${data.options.join("|")}]` : ""}`;
+      return `${data.requestId}: ${truncate(data.question, 50)}${data.options.length ? ` [${data.options.join("|")}]` : ""}${data.context === undefined ? "" : ` context ${preview(data.context, 300)}`}`;
     }
     case "human.answered": {
       const data = d as EntryData["human.answered"];
