@@ -13,6 +13,7 @@ import { silentLogger } from "../src/engine/logger.js";
 import { decode } from "../src/core/serialize.js";
 import { waitFor } from "../src/testing/wait-for.js";
 import { onCleanup, tempDir } from "./support/engines.js";
+import { runCli } from "./support/cli.js";
 import { requireBuild, spawnWorker } from "./support/processes.js";
 // @ts-expect-error plain JS fixture
 import { workflows } from "./fixtures/agent-workflows.mjs";
@@ -63,6 +64,10 @@ describe("possibly-billed model calls under SIGKILL", () => {
     expect(question!.question).toContain("about $3.000000 in all");
     expect(decode(question!.context!)).toEqual({ model: "hanging-model", sends: 3, estimatedCostMicros: 1_000_000, possiblyBilledMicros: 3_000_000 });
     expect(sends()).toBe(3);
+    // `cairn show` shows the possibly billed spend apart from the billed cost.
+    const shown = await runCli(["show", "loop-1", "--store", env.CAIRN_TEST_STORE], { cwd: resolve(".") });
+    expect(shown.stdout).toMatch(/cost\s+\$0\.000000\n/);
+    expect(shown.stdout).toContain("possibly billed  $3.000000");
     await engine.respondToHuman(question!.requestId, { action: "answer", option: "stop", by: "ops" });
     await waitFor(async () => (await engine.getRun("loop-1")).status === "failed", { timeoutMs: 20_000, what: "the run to fail" });
     const run = await engine.getRun("loop-1");
