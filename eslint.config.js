@@ -11,7 +11,7 @@ const layer = (files, forbidden, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ["dist/**", "**/node_modules/**", "**/*.mjs", "bench/out/**", "coverage/**"] },
+  { ignores: ["dist/**", "**/node_modules/**", "**/*.mjs", "**/*.cjs", "bench/out/**", "coverage/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

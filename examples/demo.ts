@@ -261,7 +261,11 @@ async function main(): Promise<number> {
 
     heading("Check the ledger: what ran, and how often");
     const counts = printLedger(ledger);
-    const key = (opKey: string): string => `${AGENT_RUN_ID}:tool:${/tool-(.+)#\d+$/.exec(opKey)?.[1] ?? opKey}`;
+    // A tool's idempotency key is `<runId>:tool:<turn>:<callId>`; its op key is `turn#0/<turn>/tool-<callId>#k`.
+    const key = (opKey: string): string => {
+      const match = /\/(\d+)\/tool-(.+)#\d+$/.exec(opKey);
+      return match ? `${AGENT_RUN_ID}:tool:${match[1]}:${match[2]}` : opKey;
+    };
     const rerunFinished = killedAt.completed.filter((op) => (counts.get(key(op)) ?? 0) !== 1);
     say("");
     if (rerunFinished.length > 0) {

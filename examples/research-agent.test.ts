@@ -16,7 +16,7 @@ delete process.env.CAIRN_MODEL;
 
 /** The idempotency keys of the four searches of the first agent run of `runId`. */
 function searchKeys(runId: string): string[] {
-  return [0, 1, 2, 3].map((i) => `${runId}/researcher#0:tool:search_${i}`);
+  return [0, 1, 2, 3].map((i) => `${runId}/researcher#0:tool:0:search_${i}`);
 }
 
 describe.each([

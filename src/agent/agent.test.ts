@@ -81,12 +81,18 @@ describe.each(STORE_KINDS)("defineAgent on %s", (kind) => {
     expect(result.totals.toolCalls).toBe(2);
     expect(result.totals.usage.outputTokens).toBeGreaterThan(0);
     expect(transcriptProblems(result.messages)).toEqual([]);
-    expect(ledger).toEqual(["add a:tool:c1", "add a:tool:c2"]);
+    expect(ledger).toEqual(["add a:tool:0:c1", "add a:tool:0:c2"]);
     expect(model.calls).toBe(2);
     const intents = (await engine.journal("a")).filter((e) => e.kind === "step.started" && e.opKey?.includes("/tool-")).map((e) => e.data);
     expect(intents).toEqual([
-      { attempt: 1, intent: { tool: "add", toolCallId: "c1", effect: "idempotent", argumentsHash: argumentsHash({ a: 2, b: 3 }) } },
-      { attempt: 1, intent: { tool: "add", toolCallId: "c2", effect: "idempotent", argumentsHash: argumentsHash({ a: 1, b: 10 }) } },
+      {
+        attempt: 1,
+        intent: { tool: "add", toolCallId: "c1", idempotencyKey: "a:tool:0:c1", effect: "idempotent", argumentsHash: argumentsHash({ a: 2, b: 3 }) },
+      },
+      {
+        attempt: 1,
+        intent: { tool: "add", toolCallId: "c2", idempotencyKey: "a:tool:0:c2", effect: "idempotent", argumentsHash: argumentsHash({ a: 1, b: 10 }) },
+      },
     ]);
   });
 
@@ -163,7 +169,9 @@ describe.each(STORE_KINDS)("defineAgent on %s", (kind) => {
     await two!.respondToHuman(id("d2"), { action: "answer", option: "reject", by: "bob", message: "db is frozen" });
     await two!.respondToHuman(id("d3"), { action: "answer", option: "edit", value: { service: "web", replicas: 2 }, by: "cy" });
     const result = (await two!.result("d", { timeoutMs: 5000 })) as AgentResult;
-    expect(result.text).toBe("d1=ok:deployed api ×3; d2=error:A person (bob) rejected this call: db is frozen; d3=ok:deployed web ×2; d4=ok:deployed cron ×1");
+    expect(result.text).toBe(
+      'd1=ok:deployed api ×3; d2=error:A person (bob) rejected this call; it did not run. Their note: db is frozen; d3=ok:[A person (cy) edited the arguments before the call ran; it ran with {"service":"web","replicas":2}.]\ndeployed web ×2; d4=ok:deployed cron ×1',
+    );
     expect(ledger.sort()).toEqual(["deploy api 3", "deploy cron 1", "deploy web 2"]);
     const journal = await two!.journal("d");
     expect(journal.filter((e) => e.kind === "human.requested")).toHaveLength(3);

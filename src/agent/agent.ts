@@ -11,6 +11,7 @@ import {
   checkToolCalls,
   emptyTotals,
   resolveBudget,
+  spentMicros,
   tierToEnter,
   BudgetExceededError,
   type AgentBudget,
@@ -20,11 +21,13 @@ import {
 import { MEMORY_TOOLS, memoryToolSpecs, resolveMemory, runMemoryTool, type Memory, type MemoryCall, type MemoryOptions } from "./memory.js";
 import { diffManifests, makeManifest, ManifestChangedError, type AgentManifest, type BudgetLimits, type ManifestChange } from "./manifest.js";
 import { compactIfNeeded, resolveContext, type ContextOptions } from "./context.js";
-import { costOf, type CostOptions } from "./model/cost.js";
-import { estimateCost, estimateTokens } from "./model/estimate.js";
+import type { CostOptions } from "./model/cost.js";
+import { estimateTokens } from "./model/estimate.js";
+import { callModel, type ModelCall, type UnconfirmedCallsOptions } from "./model-call.js";
+import { knownEstimate, requirePrices } from "./spend.js";
 import { textOf } from "./model/messages.js";
-import type { Model, ModelRequest, ModelResponse } from "./model/model.js";
-import type { Message, StopReason, ToolResult, ToolUseBlock } from "./model/schemas.js";
+import type { Model, ModelRequest } from "./model/model.js";
+import type { JsonValue, Message, StopReason, ToolResult, ToolUseBlock } from "./model/schemas.js";
 import { argumentsHash, defineTool, describeIssues, formatOutput, type Tool } from "./tool.js";
 
 /** What an agent run starts with: a prompt, or a whole conversation, and optionally tighter limits. */
@@ -81,6 +84,12 @@ export interface AgentDefinition {
   /** Loop state snapshot interval (turns). Default 5. */
   snapshotEvery?: number;
   /**
+   * A model call sent this many times without its response ever being journaled (the worker died
+   * mid-call each time) is not sent again: a person is asked (`resend` / `stop`), or the run fails
+   * with MODEL_CALL_UNCONFIRMED. Each such send counts as possibly billed. Default `{ max: 3, onLimit: "ask" }`.
+   */
+  unconfirmedCalls?: UnconfirmedCallsOptions;
+  /**
    * Accepts a run started under another manifest (system prompt, tools, model, price table,
    * version): return true to resume it under this definition. Default: refuse with MANIFEST_CHANGED.
    */
@@ -109,9 +118,6 @@ interface AgentState {
   /** What workflow tools (e.g. the plan tool) keep between calls, by tool name. */
   toolState?: Record<string, unknown>;
 }
-
-/** A model call's journaled result: the response and what it cost. */
-type ModelCall = ModelResponse & { costMicros: number };
 
 const CALL_ID = /[^a-zA-Z0-9_-]/g;
 
@@ -146,6 +152,7 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
   const getModel = () => (model ??= (definition.model as () => Model)());
   const costOptions: CostOptions = definition.prices ? { prices: definition.prices } : {};
   const maxTokens = definition.maxTokens ?? 4096;
+  const unconfirmed = resolveUnconfirmed(name, definition.unconfirmedCalls);
 
   return defineWorkflow<AgentInput, AgentResult>({
     name,
@@ -158,6 +165,9 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
       const recorded = await ctx.step("manifest", () => ({ ...manifest, budget: budgetLimits(runBudget) }));
       const changes = diffManifests(recorded, manifest);
       if (changes.length > 0 && !definition.migrate?.(changes, recorded, manifest)) throw new ManifestChangedError(ctx.runId, changes);
+      // A cost limit needs every model priced; without one, unpriced calls are reported as of unknown cost.
+      const priced = [getModel().modelId, ...(context.summaryModel ? [context.summaryModel.modelId] : [])];
+      requirePrices(name, runBudget.maxCostMicros !== null || runBudget.tiersMicros.length > 0, priced, costOptions);
       const initial: AgentState = {
         messages: initialMessages(name, input),
         totals: emptyTotals(),
@@ -184,26 +194,24 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
           if (definition.temperature !== undefined) request.temperature = definition.temperature;
 
           const estimate = estimateTokens(request);
-          const estimatedCost = estimateCost(current.modelId, request, costOptions);
+          const estimatedCost = knownEstimate(current.modelId, request, costOptions);
           const elapsed = turnCtx.now("clock").getTime() - startedAt;
-          checkBeforeCall(runBudget, state.totals, { costMicros: estimatedCost, ...estimate }, elapsed);
-          state = await approveTier(turnCtx, runBudget, state, estimatedCost);
+          checkBeforeCall(runBudget, state.totals, { costMicros: estimatedCost ?? 0, ...estimate }, elapsed);
+          state = await approveTier(turnCtx, runBudget, state, estimatedCost ?? 0);
 
-          const call = await turnCtx.step<ModelCall>(
-            "model",
-            async ({ signal, progress }) => {
-              // Partial text, thinking and tool arguments go to live views as they come (never journaled): the response is the truth.
-              const response = await current.generate({ ...request, signal, onDelta: progress });
-              return markSecretCalls({ ...response, costMicros: costOf(current.modelId, response.usage, costOptions) }, tools);
-            },
-            {
-              retry: definition.retry ?? { maxAttempts: 4, initialDelay: "2s" },
-              ...modelFlowOf(definition.modelFlow, input, current.modelId),
-              intent: { model: current.modelId, estimatedCostMicros: estimatedCost },
-              searchText: (response) => textOf(response.content),
-            },
-          );
-          let totals = addCall(state.totals, call.usage, call.costMicros);
+          const call = await callModel(turnCtx, {
+            model: current,
+            request,
+            estimatedCost,
+            costOptions,
+            retry: definition.retry ?? { maxAttempts: 4, initialDelay: "2s" },
+            budget: runBudget,
+            totals: state.totals,
+            unconfirmed,
+            seal: (response) => markSecretCalls(response, tools),
+            flow: modelFlowOf(definition.modelFlow, input, current.modelId),
+          });
+          let totals = addCall(state.totals, call.usage, call.costMicros, call.possiblyBilledMicros ?? 0);
           const messages: Message[] = [...state.messages, { role: "assistant", content: call.content }];
           const turns = state.turns + 1;
 
@@ -214,12 +222,14 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
           checkToolCalls(runBudget, totals, call.toolCalls.length);
           // Every call gets exactly one result, in the order the model made them; they run concurrently,
           // except calls of workflow tools (e.g. the plan tool), which share state and run one after another.
-          const remaining = runBudget.maxCostMicros === null ? null : Math.max(0, runBudget.maxCostMicros - totals.costMicros);
+          const remaining = runBudget.maxCostMicros === null ? null : Math.max(0, runBudget.maxCostMicros - spentMicros(totals));
           const memory = state.memory;
           const toolState = { ...state.toolState };
           let serial: Promise<unknown> = Promise.resolve();
           const outcomes = await Promise.all(
-            call.toolCalls.map((toolCall): Promise<CallOutcome | MemoryCall> => {
+            call.toolCalls.map((block, index): Promise<CallOutcome | MemoryCall> => {
+              const duplicate = call.toolCalls.slice(0, index).filter((other) => other.id === block.id).length;
+              const toolCall: PlacedCall = { ...block, turn: it.index, duplicate };
               if (memoryOptions && (MEMORY_TOOLS as readonly string[]).includes(toolCall.name)) return runMemoryTool(turnCtx, memoryOptions, memory, toolCall);
               if (!tools.get(toolCall.name)?.workflow) return runToolCall(turnCtx, tools, toolCall, remaining, toolState);
               const outcome = serial.then(() => runToolCall(turnCtx, tools, toolCall, remaining, toolState));
@@ -242,6 +252,14 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
   });
 }
 
+function resolveUnconfirmed(agent: string, options: UnconfirmedCallsOptions | undefined): Required<UnconfirmedCallsOptions> {
+  const max = options?.max ?? 3;
+  const onLimit = options?.onLimit ?? "ask";
+  if (!Number.isInteger(max) || max < 1) throw new ValidationError(`Agent "${agent}": unconfirmedCalls.max must be a whole number ≥ 1 (got ${String(max)}).`);
+  if (onLimit !== "ask" && onLimit !== "fail") throw new ValidationError(`Agent "${agent}": unconfirmedCalls.onLimit must be "ask" or "fail".`);
+  return { max, onLimit };
+}
+
 function initialMessages(agent: string, input: AgentInput): Message[] {
   if (input && typeof input === "object" && "prompt" in input && typeof input.prompt === "string" && input.prompt !== "") {
     return [{ role: "user", content: input.prompt }];
@@ -257,9 +275,9 @@ async function approveTier(ctx: WorkflowContext, budget: ResolvedBudget, state: 
     const limit = budget.tiersMicros[tier]! / 1e6;
     const reply = await ctx.askHuman({
       name: `budget-tier-${tier}`,
-      question: `The run has spent $${(state.totals.costMicros / 1e6).toFixed(4)}; its next model call may take it past $${limit}. Continue?`,
+      question: `The run has spent $${(spentMicros(state.totals) / 1e6).toFixed(4)}; its next model call may take it past $${limit}. Continue?`,
       options: ["continue", "stop"],
-      context: { tier: limit, spentMicros: state.totals.costMicros, nextCallMicros: nextCost },
+      context: { tier: limit, spentMicros: spentMicros(state.totals), nextCallMicros: nextCost },
       ...(budget.tierApproval.timeout === undefined ? {} : { timeout: budget.tierApproval.timeout }),
       onTimeout: { option: budget.tierApproval.onTimeout },
     });
@@ -320,11 +338,28 @@ interface CallOutcome {
   child?: AgentTotals;
 }
 
+/** A tool call with where it sits in the run: the turn (loop iteration) and its rank among same-id calls of that turn. */
+interface PlacedCall extends ToolUseBlock {
+  turn: number;
+  duplicate: number;
+}
+
+/**
+ * `<runId>:tool:<turn>:<callId>` (`#<k>` appended for the k-th repeat of an id within one response):
+ * unique within the run by construction, even when a provider numbers call ids per response
+ * (`call_0` on every turn), and the same on every attempt and after every crash (the turn and the
+ * response are journaled). Runs journaled before the turn was part of the key keep replaying: the key
+ * is never read back from the journal, only handed to the tool.
+ */
+export function toolKey(runId: string, call: PlacedCall): string {
+  return `${runId}:tool:${call.turn}:${call.id}${call.duplicate > 0 ? `#${call.duplicate}` : ""}`;
+}
+
 /** One tool call to its one result: validated, approved if needed, run as a journaled step (or a child run). */
 async function runToolCall(
   ctx: WorkflowContext,
   tools: Map<string, Tool>,
-  call: ToolUseBlock,
+  call: PlacedCall,
   remainingMicros: number | null,
   toolState: Record<string, unknown>,
 ): Promise<CallOutcome> {
@@ -335,7 +370,7 @@ async function runToolCall(
 async function runToolCallInner(
   ctx: WorkflowContext,
   tools: Map<string, Tool>,
-  call: ToolUseBlock,
+  call: PlacedCall,
   remainingMicros: number | null,
   toolState: Record<string, unknown>,
 ): Promise<ToolResult | CallOutcome> {
@@ -348,6 +383,8 @@ async function runToolCallInner(
   let args: unknown = parsed.data;
   const suffix = call.id.replace(CALL_ID, "_");
   let approvedBy: string | null = null;
+  /** What the model is told about a person's part in the call, ahead of the tool's output. */
+  let approvalNote = "";
 
   const policy = tool.approvalPolicy;
   if (policy && (policy.when?.(args) ?? true)) {
@@ -361,12 +398,19 @@ async function runToolCallInner(
       onTimeout: policy.onTimeout === "fail" ? "fail" : { option: policy.onTimeout ?? "reject" },
     });
     approvedBy = reply.by ?? "someone";
-    if (reply.option === "reject") return error(`A person (${approvedBy}) rejected this call${reply.message ? `: ${reply.message}` : "."}`);
+    const note = reply.message ? ` Their note: ${reply.message}` : "";
+    if (reply.option === "reject") return error(`A person (${approvedBy}) rejected this call; it did not run.${note}`);
     if (reply.option === "edit") {
       const edited = tool.input.safeParse(reply.value);
       if (!edited.success)
-        return error(`The arguments ${approvedBy} edited are invalid for ${tool.name} (${describeIssues(edited.error)}); the call did not run.`);
+        return error(`The arguments ${approvedBy} edited are invalid for ${tool.name} (${describeIssues(edited.error)}); the call did not run.${note}`);
       args = edited.data;
+      // The assistant's tool call keeps the arguments the model sent (every provider's transcript stays
+      // valid and matches what the model said); the result says what actually ran.
+      const shown = tool.secret ? "[redacted]" : JSON.stringify(args).slice(0, 2000);
+      approvalNote = `[A person (${approvedBy}) edited the arguments before the call ran; it ran with ${shown}.${note}]\n`;
+    } else if (reply.message) {
+      approvalNote = `[Approved by ${approvedBy}.${note}]\n`;
     }
   }
 
@@ -375,7 +419,7 @@ async function runToolCallInner(
     if (remainingMicros !== null) input.limits = { maxCostMicros: remainingMicros };
     try {
       const child = await ctx.child(tool.agent as Workflow<AgentInput, AgentResult>, input, { name: `agent-${suffix}` });
-      return { result: { type: "tool_result", toolUseId: call.id, content: child.text }, child: child.totals };
+      return { result: { type: "tool_result", toolUseId: call.id, content: approvalNote + child.text }, child: child.totals };
     } catch (failure) {
       if (!isCairnError(failure, "RUN_FAILED") && !isCairnError(failure, "RUN_CANCELLED")) throw failure;
       return error(`The sub-agent ${tool.name} did not finish: ${(failure as Error).message}`);
@@ -383,6 +427,7 @@ async function runToolCallInner(
   }
 
   const runId = ctx.runId;
+  const idempotencyKey = toolKey(runId, call);
   if (tool.workflow) {
     try {
       const output = await tool.workflow(args, {
@@ -392,14 +437,13 @@ async function runToolCallInner(
         state: toolState[tool.name],
         setState: (next) => (toolState[tool.name] = next),
       });
-      return { type: "tool_result", toolUseId: call.id, content: formatOutput(tool, output) };
+      return { type: "tool_result", toolUseId: call.id, content: approvalNote + formatOutput(tool, output) };
     } catch (failure) {
       // Bad requests from the model go back to it; anything else (lease lost, divergence) ends the turn.
       if (!isCairnError(failure, "INVALID_INPUT")) throw failure;
       return error(`${tool.name}: ${(failure as Error).message}`);
     }
   }
-  const idempotencyKey = `${runId}:tool:${call.id}`;
   try {
     const output = await ctx.step(
       `tool-${suffix}`,
@@ -409,6 +453,7 @@ async function runToolCallInner(
         intent: {
           tool: tool.name,
           toolCallId: call.id,
+          idempotencyKey,
           effect: tool.effect,
           argumentsHash: argumentsHash(args),
           ...(approvedBy === null ? {} : { approvedBy }),
@@ -416,11 +461,20 @@ async function runToolCallInner(
         ...(tool.secret ? { secret: true } : { searchText: (output: unknown) => `${tool.name} ${JSON.stringify(args)} → ${formatOutput(tool, output)}` }),
         ...(tool.retry === undefined ? {} : { retry: tool.retry }),
         ...(tool.timeout === undefined ? {} : { timeout: tool.timeout }),
+        // What an operator needs to answer "did this happen?" without rebuilding anything from op keys.
+        recoveryContext: {
+          tool: tool.name,
+          toolCallId: call.id,
+          idempotencyKey,
+          arguments: tool.secret ? secret(args) : (args as JsonValue),
+          argumentsHash: argumentsHash(args),
+        },
+        resultSchema: tool.outputSchema ?? {},
         ...(tool.reconcile ? { reconcile: () => tool.reconcile!(args, idempotencyKey) } : {}),
         ...(tool.compensate ? { compensate: (result: unknown) => tool.compensate!(args, result, idempotencyKey) } : {}),
       },
     );
-    return { type: "tool_result", toolUseId: call.id, content: formatOutput(tool, output) };
+    return { type: "tool_result", toolUseId: call.id, content: approvalNote + formatOutput(tool, output) };
   } catch (failure) {
     // A tool that failed for good is reported to the model; anything else (lease lost, divergence) ends the turn.
     if (!isCairnError(failure, "STEP_FAILED")) throw failure;

@@ -6,11 +6,24 @@ import type { Usage } from "./model/schemas.js";
 /** What one agent run (with its child runs) has spent so far: a fold of its journal. */
 export interface AgentTotals {
   usage: Usage;
-  /** Integer micro-dollars (1 USD = 1,000,000). */
+  /** Integer micro-dollars (1 USD = 1,000,000) of the calls whose response was journaled and whose model has a price. */
   costMicros: number;
+  /**
+   * Estimated micro-dollars of model calls sent without a response ever being journaled (the worker
+   * died mid-call): the provider probably billed them. Shown apart from `costMicros`, and charged
+   * against cost limits (worst case). Absent in totals journaled before it was counted.
+   */
+  possiblyBilledMicros?: number;
+  /** Model calls whose model has no price: their cost is unknown, not $0 (absent when none). */
+  unpricedCalls?: number;
   /** Model calls. */
   steps: number;
   toolCalls: number;
+}
+
+/** What a run counts against its cost limits: what it was billed plus what it may have been billed. */
+export function spentMicros(totals: AgentTotals): number {
+  return totals.costMicros + (totals.possiblyBilledMicros ?? 0);
 }
 
 /** Limits of one agent run. Money is in USD here and integer micro-dollars everywhere else. */
@@ -109,7 +122,7 @@ export class BudgetExceededError extends CairnError {
   ) {
     super(
       "BUDGET_EXCEEDED",
-      `Budget limit ${limit} = ${allowed} reached: the run has spent $${(totals.costMicros / 1e6).toFixed(6)} over ${totals.steps} model calls and ${totals.toolCalls} tool calls` +
+      `Budget limit ${limit} = ${allowed} reached: the run has spent $${(totals.costMicros / 1e6).toFixed(6)}${totals.possiblyBilledMicros ? ` (plus $${(totals.possiblyBilledMicros / 1e6).toFixed(6)} possibly billed for calls interrupted mid-flight)` : ""} over ${totals.steps} model calls and ${totals.toolCalls} tool calls` +
         ` (${totals.usage.inputTokens + totals.usage.cacheReadTokens + totals.usage.cacheWriteTokens} prompt and ${totals.usage.outputTokens} output tokens)` +
         `${wouldAdd === null ? "" : `, and the next call would add up to ${wouldAdd}`}. Raise the limit, or start a new run with what this one produced.`,
     );
@@ -121,9 +134,12 @@ export function emptyTotals(): AgentTotals {
   return { usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, costMicros: 0, steps: 0, toolCalls: 0 };
 }
 
-/** Totals plus one model call's usage and cost. */
-export function addCall(totals: AgentTotals, usage: Usage, costMicros: number): AgentTotals {
-  return {
+/**
+ * Totals plus one model call's usage and cost (`null`: the model has no price), and what earlier
+ * sends of the same call may have been billed.
+ */
+export function addCall(totals: AgentTotals, usage: Usage, costMicros: number | null, possiblyBilledMicros = 0): AgentTotals {
+  const sum: AgentTotals = {
     usage: {
       inputTokens: totals.usage.inputTokens + usage.inputTokens,
       outputTokens: totals.usage.outputTokens + usage.outputTokens,
@@ -131,16 +147,25 @@ export function addCall(totals: AgentTotals, usage: Usage, costMicros: number): 
       cacheWriteTokens: totals.usage.cacheWriteTokens + usage.cacheWriteTokens,
       reasoningTokens: totals.usage.reasoningTokens + usage.reasoningTokens,
     },
-    costMicros: totals.costMicros + costMicros,
+    costMicros: totals.costMicros + (costMicros ?? 0),
     steps: totals.steps + 1,
     toolCalls: totals.toolCalls,
   };
+  const billed = (totals.possiblyBilledMicros ?? 0) + possiblyBilledMicros;
+  if (billed > 0 || totals.possiblyBilledMicros !== undefined) sum.possiblyBilledMicros = billed;
+  const unpriced = (totals.unpricedCalls ?? 0) + (costMicros === null ? 1 : 0);
+  if (unpriced > 0) sum.unpricedCalls = unpriced;
+  return sum;
 }
 
 /** Totals of a run plus those of a child run. */
 export function addTotals(a: AgentTotals, b: AgentTotals): AgentTotals {
-  const sum = addCall(a, b.usage, b.costMicros);
-  return { ...sum, steps: a.steps + b.steps, toolCalls: a.toolCalls + b.toolCalls };
+  const sum = addCall(a, b.usage, b.costMicros, b.possiblyBilledMicros ?? 0);
+  const unpriced = (a.unpricedCalls ?? 0) + (b.unpricedCalls ?? 0);
+  const out: AgentTotals = { ...sum, steps: a.steps + b.steps, toolCalls: a.toolCalls + b.toolCalls };
+  if (unpriced > 0) out.unpricedCalls = unpriced;
+  else delete out.unpricedCalls;
+  return out;
 }
 
 /**
@@ -154,7 +179,7 @@ export function checkBeforeCall(
   elapsedMs: number,
 ): void {
   if (budget.maxSteps !== null && totals.steps + 1 > budget.maxSteps) throw new BudgetExceededError("maxSteps", budget.maxSteps, totals, 1);
-  if (budget.maxCostMicros !== null && totals.costMicros + next.costMicros > budget.maxCostMicros) {
+  if (budget.maxCostMicros !== null && spentMicros(totals) + next.costMicros > budget.maxCostMicros) {
     throw new BudgetExceededError("maxCostUsd", budget.maxCostMicros / 1e6, totals, next.costMicros / 1e6);
   }
   if (budget.maxWallTimeMs !== null && elapsedMs > budget.maxWallTimeMs) throw new BudgetExceededError("maxWallTime (ms)", budget.maxWallTimeMs, totals, null);
@@ -184,5 +209,5 @@ export function checkToolCalls(budget: ResolvedBudget, totals: AgentTotals, call
 /** The index of the tier the next call could enter (beyond those approved), or -1. */
 export function tierToEnter(budget: ResolvedBudget, totals: AgentTotals, nextCostMicros: number, approvedTiers: number): number {
   const tier = budget.tiersMicros[approvedTiers];
-  return tier !== undefined && totals.costMicros + nextCostMicros > tier ? approvedTiers : -1;
+  return tier !== undefined && spentMicros(totals) + nextCostMicros > tier ? approvedTiers : -1;
 }

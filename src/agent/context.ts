@@ -2,8 +2,9 @@ import { createHash } from "node:crypto";
 import { ValidationError } from "../core/errors.js";
 import type { WorkflowContext } from "../engine/workflow.js";
 import { addCall, type AgentTotals } from "./budget.js";
-import { costOf, type CostOptions } from "./model/cost.js";
-import { estimateCost, estimateTokens } from "./model/estimate.js";
+import type { CostOptions } from "./model/cost.js";
+import { estimateTokens } from "./model/estimate.js";
+import { knownCost, knownEstimate } from "./spend.js";
 import { textOf } from "./model/messages.js";
 import type { Model, ModelRequest, ModelResponse } from "./model/model.js";
 import type { Message, ToolSpec } from "./model/schemas.js";
@@ -125,19 +126,19 @@ export async function compactIfNeeded<S extends CompactableState>(
     maxTokens: options.summaryMaxTokens,
   };
   const estimate = estimateTokens(summaryRequest);
-  const estimatedCost = estimateCost(model.modelId, summaryRequest, costOptions);
-  beforeCall({ costMicros: estimatedCost, ...estimate });
+  const estimatedCost = knownEstimate(model.modelId, summaryRequest, costOptions);
+  beforeCall({ costMicros: estimatedCost ?? 0, ...estimate });
   const provenance = {
     summary: state.summaries + 1,
     messages: { from: 0, to: cut },
     model: model.modelId,
     promptHash: `sha256:${createHash("sha256").update(options.summaryPrompt).digest("hex")}`,
   };
-  const call = await ctx.step<ModelResponse & { costMicros: number }>(
+  const call = await ctx.step<ModelResponse & { costMicros: number | null }>(
     "summarize",
     async ({ signal }) => {
       const response = await model.generate({ ...summaryRequest, signal });
-      return { ...response, costMicros: costOf(model.modelId, response.usage, costOptions) };
+      return { ...response, costMicros: knownCost(model.modelId, response.usage, costOptions) };
     },
     { retry: { maxAttempts: 4, initialDelay: "2s" }, intent: provenance, searchText: (response) => textOf(response.content) },
   );

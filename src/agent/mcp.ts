@@ -10,7 +10,7 @@ import type { RetryPolicy } from "../engine/workflow.js";
 import type { JsonValue } from "./model/schemas.js";
 import { defineTool, type ApprovalPolicy, type Tool, type ToolDefinition } from "./tool.js";
 
-/** The `_meta` key under which every call carries its Cairn idempotency key (`<runId>:tool:<toolCallId>`). */
+/** The `_meta` key under which every call carries its Cairn idempotency key (`<runId>:tool:<turn>:<toolCallId>`). */
 export const MCP_IDEMPOTENCY_KEY_META = "cairn/idempotencyKey";
 
 /** MCP's behaviour hints for a tool (all optional; the spec's defaults apply when absent). */

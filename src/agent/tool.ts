@@ -7,7 +7,11 @@ import type { JsonValue, ToolSpec } from "./model/schemas.js";
 
 /** What a tool's `run` receives besides its parsed input. */
 export interface ToolContext {
-  /** `<runId>:tool:<toolCallId>`: the same on every attempt and after every crash. Pass it downstream (e.g. an Idempotency-Key header). */
+  /**
+   * `<runId>:tool:<turn>:<toolCallId>`: unique within the run (even when a provider reuses call ids on
+   * every turn) and the same on every attempt and after every crash. Pass it downstream (e.g. an
+   * Idempotency-Key header).
+   */
   readonly idempotencyKey: string;
   /** The model's id for this call. */
   readonly toolCallId: string;
@@ -62,6 +66,12 @@ export interface ToolDefinition<I, O> {
    */
   effect: "none" | "idempotent" | "reversible" | "unsafe";
   run(input: I, context: ToolContext): Promise<O> | O;
+  /**
+   * The output's schema (optional). When given, a person who answers "did this happen?" for an
+   * interrupted `unsafe` call with `skip` must give a value that matches it (without it, any value;
+   * `skip` without a value is always refused, since the model needs the call's result).
+   */
+  output?: z.ZodType<O>;
   /** Did the call whose outcome was never journaled happen, and with what output? */
   reconcile?: (input: I, idempotencyKey: string) => Promise<ReconcileResult<O>> | ReconcileResult<O>;
   /** Undoes a `reversible` call (output undefined when its outcome is unknown). */
@@ -97,6 +107,8 @@ export interface Tool<I = any, O = any> extends ToolDefinition<I, O> {
   readonly spec: ToolSpec;
   /** The approval policy, resolved; null when the tool never needs approval. */
   readonly approvalPolicy: ApprovalPolicy<I> | null;
+  /** JSON Schema of the output (`{}` when the tool declares none): what a `skip` value must match. */
+  readonly outputSchema: Record<string, JsonValue>;
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -122,7 +134,8 @@ export function defineTool<I, O>(definition: ToolDefinition<I, O>): Tool<I, O> {
     throw new ValidationError(`Tool name ${JSON.stringify(name)} is invalid: use 1–64 letters, digits, _ or -.`);
   }
   if (typeof description !== "string" || description.trim() === "") throw new ValidationError(`Tool "${name}" needs a description for the model.`);
-  if (!(input instanceof z.ZodType)) throw new ValidationError(`Tool "${name}": input must be a zod schema.`);
+  checkZod(name, "input", input);
+  if (definition.output !== undefined) checkZod(name, "output", definition.output);
   if (!(EFFECTS as readonly string[]).includes(effect)) throw new ValidationError(`Tool "${name}": effect must be one of ${EFFECTS.join(", ")}.`);
   if (typeof run !== "function") throw new ValidationError(`Tool "${name}" needs a run function.`);
   if (definition.workflow !== undefined && typeof definition.workflow !== "function") throw new ValidationError(`Tool "${name}": workflow must be a function.`);
@@ -136,9 +149,32 @@ export function defineTool<I, O>(definition: ToolDefinition<I, O>): Tool<I, O> {
     throw new ValidationError(`Tool "${name}": its input schema has no JSON Schema form (${(error as Error).message}).`);
   }
   delete inputSchema.$schema;
+  let outputSchema: Record<string, JsonValue> = {};
+  if (definition.output) {
+    try {
+      outputSchema = z.toJSONSchema(definition.output, { io: "output", unrepresentable: "any" }) as Record<string, JsonValue>;
+    } catch (error) {
+      throw new ValidationError(`Tool "${name}": its output schema has no JSON Schema form (${(error as Error).message}).`);
+    }
+    delete outputSchema.$schema;
+  }
   const approval = definition.approval;
   const approvalPolicy = approval === true ? {} : approval && typeof approval === "object" ? approval : null;
-  return Object.freeze({ ...definition, spec: { name, description, inputSchema }, approvalPolicy });
+  return Object.freeze({ ...definition, spec: { name, description, inputSchema }, approvalPolicy, outputSchema });
+}
+
+/**
+ * A zod 4 schema, or a clear error: a zod 3 schema (`import { z } from "zod"` with zod 3 installed)
+ * has `_def` but not zod 4's `_zod`, and would otherwise be called "not a zod schema".
+ */
+function checkZod(tool: string, field: "input" | "output", schema: unknown): void {
+  if (schema instanceof z.ZodType) return;
+  const looksLikeZod3 = !!schema && typeof schema === "object" && "_def" in schema && !("_zod" in schema) && "safeParse" in schema;
+  if (looksLikeZod3)
+    throw new ValidationError(
+      `Tool "${tool}": its ${field} is a zod 3 schema; zod 4 (or \`zod/v4\`, which zod 3.25+ also ships) is required: install zod@4, or import { z } from "zod/v4".`,
+    );
+  throw new ValidationError(`Tool "${tool}": ${field} must be a zod schema (zod 4 or \`zod/v4\`).`);
 }
 
 /** JSON with object keys sorted at every level: the same arguments always give the same text. */

@@ -11,7 +11,7 @@ export interface Column<T> {
 }
 
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * Text safe to write to a terminal: control characters (C0 but newline and tab, DEL, C1) and
@@ -29,6 +29,34 @@ export function escapeTerminal(text: string): string {
 /** JSON text with the characters JSON.stringify leaves raw (DEL, C1, bidi overrides) written as `\uXXXX`: still the same JSON. */
 export function escapeJsonForTerminal(json: string): string {
   return json.replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * What each request is about (its `context`, e.g. a tool call's name, arguments and idempotency key),
+ * one line per request that has one, under a table of requests.
+ */
+export function humanContextLines(requests: readonly HumanRequest[]): string[] {
+  const lines: string[] = [];
+  for (const request of requests) {
+    if (request.context === undefined) continue;
+    let context: unknown = request.context;
+    try {
+      context = JSON.parse(request.context);
+    } catch {
+      // shown as stored
+    }
+    const about =
+      context && typeof context === "object" && !Array.isArray(context) ? describeContext(context as Record<string, unknown>) : preview(context, 400);
+    lines.push(`${request.requestId}  ${about}`);
+  }
+  return lines.length > 0 ? ["", "What they are about:", ...lines.map((line) => `  ${line}`)] : [];
+}
+
+/** `key=value` pairs of a request's context, each value a one-line preview. */
+function describeContext(context: Record<string, unknown>): string {
+  return Object.entries(context)
+    .map(([key, value]) => `${key}=${typeof value === "string" ? truncate(oneLine(value), 120) : preview(value, 200)}`)
+    .join("  ");
 }
 
 /** Renders rows as an aligned text table with a header line. The last column is not padded. */
@@ -250,7 +278,7 @@ export function summarize(entry: JournalEntryView): string {
       return preview((d as EntryData["value.recorded"]).value);
     case "human.requested": {
       const data = d as EntryData["human.requested"];
-      return `${data.requestId}: ${truncate(data.question, 50)}${data.options.length ? ` [${data.options.join("|")}]` : ""}`;
+      return `${data.requestId}: ${truncate(data.question, 50)}${data.options.length ? ` [${data.options.join("|")}]` : ""}${data.context === undefined ? "" : ` context ${preview(data.context, 300)}`}`;
     }
     case "human.answered": {
       const data = d as EntryData["human.answered"];

@@ -48,8 +48,21 @@ async function importModule(href: string, label: string): Promise<Record<string,
   try {
     return (await import(href)) as Record<string, unknown>;
   } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (/\.[cm]?tsx?$/i.test(label) && (code === "ERR_UNKNOWN_FILE_EXTENSION" || code === "ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING"))
+      throw new UsageError(typeScriptHint(label, (error as Error).message));
     throw new Error(`Could not load workflow module ${label}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** What to do when Node cannot load a TypeScript workflow module by itself. */
+export function typeScriptHint(label: string, reason: string): string {
+  return (
+    `Could not load workflow module ${label}: Node ${process.version} does not run TypeScript files by itself (${reason}). Either ` +
+    `build it to JavaScript and pass the .js/.mjs file (tsc, tsup, esbuild), ` +
+    `or run the CLI through a TypeScript loader: \`node --import tsx ./node_modules/cairn/dist/src/cli/main.js … --workflows ${label}\` (npm i -D tsx), ` +
+    `or on Node 22.6+ with type stripping: \`node --experimental-strip-types ./node_modules/cairn/dist/src/cli/main.js …\` (on by default from Node 23.6; erasable syntax only).`
+  );
 }
 
 function addUnique(byKey: Map<string, { workflow: Workflow<any, any>; from: string }>, workflow: Workflow<any, any>, from: string): void {

@@ -607,7 +607,7 @@ class EngineImpl implements Engine {
       throw new ValidationError(`respondToHuman: the answer to "${requestId}" cannot be stored: ${(error as Error).message}`);
     }
     checkAnswerFits(request, parsed);
-    if (parsed.action === "answer") await this.checkAnswerInput(request, parsed);
+    if (parsed.action === "answer" || parsed.action === "skip") await this.checkAnswerInput(request, parsed);
     const now = this.clock();
     try {
       await this.store.answerHuman(requestId, parsed, now);
@@ -630,7 +630,13 @@ class EngineImpl implements Engine {
     for (const entry of journal) {
       if (entry.kind !== "human.requested" || entry.opKey !== request.opKey) continue;
       const data = decode<{ requestId: string; input?: Record<string, unknown> }>(entry.payload);
-      if (data.requestId === request.requestId && data.input) checkAnswerValue(request.requestId, data.input, answer.value);
+      if (data.requestId !== request.requestId || !data.input) continue;
+      // A step that declares its result's schema cannot be skipped without the result it would have returned.
+      if (answer.action === "skip" && answer.value === undefined)
+        throw new ValidationError(
+          `Human request "${request.requestId}": skip means "it happened", so give the result it returned (--value '<json>' in the CLI, "value" in the API); the run continues with that value. Answer retry or fail otherwise.`,
+        );
+      checkAnswerValue(request.requestId, data.input, answer.value);
     }
   }
 

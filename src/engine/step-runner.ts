@@ -1,6 +1,6 @@
 import { StepFailedError, StepTimeoutError } from "../core/errors.js";
 import { newEntry, type EntryData, type HumanAnswer, type NewEntry } from "../core/journal.js";
-import { decode, encode, serializeError } from "../core/serialize.js";
+import { decode, decodeKeepingSecrets, encode, serializeError } from "../core/serialize.js";
 import { journaledValue } from "./journaled-value.js";
 import { crashPoint } from "./crash-points.js";
 import { releaseStepSlots, takeStepSlots } from "./step-slots.js";
@@ -60,6 +60,7 @@ export async function runStep<T>(
     }
   }
 
+  const unconfirmed = countReruns(entries) + countReruns(prefix);
   for (;;) {
     if (execution.isDraining || execution.isEnded) return;
     if (!(await takeStepSlots(execution, key, limits))) return;
@@ -73,7 +74,7 @@ export async function runStep<T>(
     crashPoint("after-intent", key);
     let result: Attempt;
     try {
-      result = await runAttempt(execution, key, fn, { idempotencyKey, attempt, timeoutMs });
+      result = await runAttempt(execution, key, fn, { idempotencyKey, attempt, timeoutMs, unconfirmed });
     } finally {
       await releaseStepSlots(execution, key, limits);
     }
@@ -143,6 +144,11 @@ async function fail(execution: Execution, key: string, attempt: number, error: u
   });
 }
 
+/** Interrupted attempts of a step: each one was recovered as "rerun" (by its effect, `reconcile`, compensation or a person). */
+function countReruns(entries: readonly { kind: string; data: unknown }[]): number {
+  return entries.filter((entry) => entry.kind === "step.reconciled" && (entry.data as EntryData["step.reconciled"]).action === "rerun").length;
+}
+
 function lastAttempt(entries: DecodedEntry[]): number {
   for (let i = entries.length - 1; i >= 0; i--) {
     const entry = entries[i]!;
@@ -155,7 +161,7 @@ async function runAttempt<T>(
   execution: Execution,
   key: string,
   fn: (info: StepInfo) => Promise<T> | T,
-  { idempotencyKey, attempt, timeoutMs }: { idempotencyKey: string; attempt: number; timeoutMs: number | undefined },
+  { idempotencyKey, attempt, timeoutMs, unconfirmed }: { idempotencyKey: string; attempt: number; timeoutMs: number | undefined; unconfirmed: number },
 ): Promise<Attempt> {
   const parent = execution.signal;
   // Only an attempt with its own timeout needs its own signal; otherwise the execution's signal
@@ -171,6 +177,7 @@ async function runAttempt<T>(
     const info: StepInfo = {
       idempotencyKey,
       attempt,
+      unconfirmed,
       signal,
       heartbeat: () => host.heartbeat(execution.runId),
       progress: (data) => host.progress(execution.runId, key, attempt, data),
@@ -261,22 +268,30 @@ async function recover<T>(
       await options.compensate?.(undefined, { idempotencyKey });
       return [newEntry("step.reconciled", key, { action: "rerun", via: "compensate", attempt })];
     case "unsafe":
-      return askWhetherItHappened(execution, key, attempt, entries);
+      return askWhetherItHappened(execution, key, attempt, entries, options);
   }
 }
 
-async function askWhetherItHappened(execution: Execution, key: string, attempt: number, entries: DecodedEntry[]): Promise<NewEntry[] | "stop"> {
+async function askWhetherItHappened<T>(
+  execution: Execution,
+  key: string,
+  attempt: number,
+  entries: DecodedEntry[],
+  options: StepOptions<T>,
+): Promise<NewEntry[] | "stop"> {
   const requestId = `${execution.runId}:${key}:${attempt}`;
   const requested = entries.find((e) => e.kind === "human.requested" && (e.data as EntryData["human.requested"]).requestId === requestId);
   if (!requested) {
-    await execution.write([
-      newEntry("human.requested", key, {
-        requestId,
-        question: `Step "${key}" of run "${execution.runId}" was interrupted after attempt ${attempt} started, and its effect is marked unsafe to repeat. Did it happen?`,
-        options: ["retry", "skip", "fail"],
-        timeoutAt: null,
-      }),
-    ]);
+    const data: EntryData["human.requested"] = {
+      requestId,
+      question: `Step "${key}" of run "${execution.runId}" was interrupted after attempt ${attempt} started, and its effect is marked unsafe to repeat. Did it happen?`,
+      options: ["retry", "skip", "fail"],
+      timeoutAt: null,
+    };
+    // decodeKeepingSecrets: secret() values in the context keep their marks, so views redact them.
+    if (options.recoveryContext !== undefined) data.context = decodeKeepingSecrets(encode(options.recoveryContext));
+    if (options.resultSchema !== undefined) data.input = options.resultSchema;
+    await execution.write([newEntry("human.requested", key, data)]);
   }
   const answered = entries.find((e) => e.kind === "human.answered" && (e.data as EntryData["human.answered"]).requestId === requestId);
   let answer = answered ? (answered.data as EntryData["human.answered"]).answer : undefined;

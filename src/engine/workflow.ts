@@ -15,6 +15,12 @@ export interface StepInfo {
   idempotencyKey: string;
   /** 1 for the first attempt. */
   attempt: number;
+  /**
+   * How many earlier attempts of this step started (their intent is journaled) but never got an
+   * outcome: the worker died or lost its lease mid-attempt. Their effects may have happened (e.g. a
+   * model call the provider billed); a step can count them, or refuse to try again.
+   */
+  unconfirmed: number;
   /** Aborted on cancel, timeout, lease loss or worker shutdown. */
   signal: AbortSignal;
   /** Tells the engine the step is alive: renews the run's lease now. */
@@ -84,6 +90,17 @@ export interface StepOptions<T> extends StepFlowOptions {
    * `cairn show`) shows `"[redacted]"` instead. Do not also give it a `searchText`.
    */
   secret?: boolean;
+  /**
+   * What the "did this happen?" request of an interrupted `unsafe` step shows the person (plain JSON,
+   * `secret()` values redacted in views), e.g. a tool call's name, arguments and idempotency key.
+   */
+  recoveryContext?: unknown;
+  /**
+   * JSON Schema of the step's result. When given, a person who answers "did this happen?" with
+   * `skip` must give a value (the result the step would have returned), checked against it;
+   * `{}` requires a value of any shape.
+   */
+  resultSchema?: Record<string, unknown>;
   /** Asked first after a crash between intent and outcome: did the effect happen, and with what value? */
   reconcile?: (idempotencyKey: string) => Promise<ReconcileResult<T>> | ReconcileResult<T>;
 }

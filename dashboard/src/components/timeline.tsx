@@ -163,7 +163,10 @@ function EntryDetail({ entry, runId }: { entry: ApiJournalEntry; runId: string |
               {runId && intent.toolCallId !== undefined && (
                 <span className="muted">
                   {" "}
-                  · idempotency key <span className="mono">{`${runId}:tool:${String(intent.toolCallId)}`}</span>
+                  · idempotency key{" "}
+                  <span className="mono">
+                    {typeof intent.idempotencyKey === "string" ? intent.idempotencyKey : `${runId}:tool:${String(intent.toolCallId)}`}
+                  </span>
                 </span>
               )}
               {intent.approvedBy !== undefined && (

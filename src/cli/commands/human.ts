@@ -5,7 +5,7 @@ import type { HumanAnswer } from "../../core/journal.js";
 import { decode } from "../../core/serialize.js";
 import { idArg, intArg, jsonArg } from "../args.js";
 import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
-import { humanTable } from "../format.js";
+import { humanContextLines, humanTable } from "../format.js";
 import { recordAudit } from "../audit.js";
 
 const ACTIONS = ["retry", "skip", "fail", "answer"] as const;
@@ -98,9 +98,10 @@ async function listRequests(options: InboxOptions): Promise<void> {
     if (requests.length === 0) return print(options.all ? "No human requests." : "No human requests are waiting.");
     print(
       ...humanTable(requests),
+      ...humanContextLines(requests),
       ...(nextCursor ? ["", `More requests match than the ${requests.length} shown: raise --limit (at most 1000) or narrow with --run.`] : []),
       "",
-      `Answer one with: ${CLI} answer <request> <option> [--value '<json>']   (retry|skip|fail for a step that may have happened)`,
+      `Answer one with: ${CLI} answer <request> <option> [--value '<json>']   (retry|skip|fail for a step that may have happened; skip of a tool call needs --value, the result it returned)`,
     );
   });
 }

@@ -4,7 +4,10 @@ import type { RunInfo } from "../../engine/engine.js";
 import { idArg, intArg, statusArg } from "../args.js";
 import { CLI, jsonOption, note, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { formatTime, formatWaiting, runBlock, table, timeline } from "../format.js";
-import { followRun, readJournal } from "../follow.js";
+import { followRun, readJournal, type FollowOptions } from "../follow.js";
+import { agentRunView } from "../../agent/transcript-view.js";
+import { agentRunLines, spendLines, transcriptLines } from "../agent-format.js";
+import type { JournalEntryView } from "../../engine/engine.js";
 import { planTrees } from "../plan-format.js";
 import { planViews } from "../../agent/plan-view.js";
 
@@ -128,6 +131,8 @@ async function showRun(runId: string, options: ShowOptions): Promise<void> {
     print(...runBlock(run), "");
     if (!options.follow) {
       const journal = await readJournal(engine, runId);
+      const agent = agentRunView(journal);
+      if (agent.isAgent) print(...agentRunLines(agent), "", "Journal");
       const plans = planTrees(planViews(journal));
       if (plans.length > 0) print(...plans, "");
       print(...timeline(journal));
@@ -137,10 +142,44 @@ async function showRun(runId: string, options: ShowOptions): Promise<void> {
     const onSignal = () => stop.abort();
     process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
     try {
-      const last = await followRun(engine, runId, { signal: stop.signal, onLine: (line) => print(line) });
+      const last = await followRun(engine, runId, { signal: stop.signal, ...agentFollower() });
       if (!stop.signal.aborted) print("", `run ${last.runId} ${last.status}`);
     } finally {
       process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
     }
   });
+}
+
+/**
+ * What `show --follow` prints as the journal grows: timeline lines, until the run turns out to be an
+ * agent run; from then on its transcript as it grows, and its spend whenever it changes.
+ */
+function agentFollower(): Pick<FollowOptions, "onLine" | "onRun"> {
+  const entries: JournalEntryView[] = [];
+  let printedItems = 0;
+  let printedSpend = "";
+  const flush = () => {
+    const view = agentRunView(entries);
+    if (!view.isAgent) return false;
+    if (printedItems === 0 && view.items.length > 0) print("Transcript");
+    for (const item of view.items.slice(printedItems)) print(...transcriptLines(item).map((line) => `  ${line}`));
+    printedItems = view.items.length;
+    const spend = spendLines(view.spend).join("\n");
+    if (spend !== printedSpend) {
+      printedSpend = spend;
+      print(
+        "  spend: " +
+          spendLines(view.spend)
+            .map((line) => line.replace(/\s+/g, " "))
+            .join(" · "),
+      );
+    }
+    return true;
+  };
+  return {
+    onLine: (line, entry) => {
+      entries.push(entry);
+      if (!flush()) print(line);
+    },
+  };
 }

@@ -3,6 +3,7 @@ import { recordAudit } from "../audit.js";
 import { idArg, jsonArg, durationArg } from "../args.js";
 import { CLI, jsonOption, note, print, printJson, shellQuote, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { pickWorkflow, resolveWorkflows } from "../load-workflows.js";
+import { defaultStoreUrl } from "../../store/open-store.js";
 
 interface StartCommandOptions extends StoreOptions, JsonOptions {
   input?: unknown;
@@ -43,14 +44,27 @@ async function startRun(name: string, options: StartCommandOptions): Promise<voi
       }
       if (!options.wait) {
         if (options.json) printJson({ runId, created: handle.created, workflow: workflow.name, version: workflow.version });
-        else note(`Follow it with: ${CLI} show ${shellQuote(runId)} --follow   (a worker runs it: ${CLI} worker)`);
+        else {
+          const { store, worker } = followUps(options);
+          note(`Follow it with: ${CLI} show ${shellQuote(runId)} --follow${store}`, `A worker runs it: ${CLI} worker${worker}`);
+        }
         return;
       }
-      if (!options.json) note(`Waiting for ${runId} to finish (runs only while a worker is running: ${CLI} worker)…`);
+      if (!options.json) note(`Waiting for ${runId} to finish (runs only while a worker is running: ${CLI} worker${followUps(options).worker})…`);
       const output = await handle.result(options.timeout === undefined ? undefined : { timeoutMs: options.timeout });
       if (options.json) printJson({ runId, created: handle.created, workflow: workflow.name, version: workflow.version, status: "completed", output });
       else print(JSON.stringify(output, null, 2) ?? "undefined");
     },
     { create: true },
   );
+}
+
+/**
+ * The `--store` and `--workflows` the follow-up commands need to reach the same run with the same
+ * code, quoted for a shell (empty when the defaults apply), so they work as printed.
+ */
+function followUps(options: StartCommandOptions): { store: string; worker: string } {
+  const store = options.store !== undefined && options.store !== defaultStoreUrl() ? ` --store ${shellQuote(options.store)}` : "";
+  const workflows = options.workflows && options.workflows.length > 0 ? ` --workflows ${options.workflows.map(shellQuote).join(" ")}` : "";
+  return { store, worker: `${store}${workflows}` };
 }
