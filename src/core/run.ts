@@ -91,6 +91,8 @@ export function projectEntry(entry: NewEntry, now: number): RunPatch | null {
         releaseLease: true,
         finishedAt: now,
       };
+    case "run.continued":
+      return { status: "completed", output: encode(null), wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: now };
     case "run.failed":
       return {
         status: "failed",
