@@ -8,6 +8,7 @@ export type ErrorCode =
   | "RUN_NOT_FOUND"
   | "RUN_CONFLICT"
   | "RUN_FINISHED"
+  | "REQUEST_FAILED"
   | "RUN_NOT_FAILED"
   | "RUN_NOT_FINISHED"
   | "WORKFLOW_NOT_REGISTERED"
@@ -105,6 +106,20 @@ export class RunFinishedError extends CairnError {
     action: string,
   ) {
     super("RUN_FINISHED", `Cannot ${action}: run "${runId}" is already ${status}.`);
+  }
+}
+
+/**
+ * What `engine.request` throws when the run's `ctx.handle` handler threw: the request was handled (its
+ * reply, this error, is journaled) and asking again with the same request id gets the same error.
+ */
+export class RequestFailedError extends CairnError {
+  constructor(
+    readonly runId: string,
+    readonly requestId: string,
+    readonly error: SerializedError,
+  ) {
+    super("REQUEST_FAILED", `The handler of run "${runId}" failed request "${requestId}": ${error.name}: ${error.message}`, { cause: deserializeError(error) });
   }
 }
 
