@@ -9,6 +9,7 @@ export type ErrorCode =
   | "RUN_CONFLICT"
   | "RUN_FINISHED"
   | "REQUEST_FAILED"
+  | "VALUE_NOT_FOUND"
   | "RUN_NOT_FAILED"
   | "RUN_NOT_FINISHED"
   | "WORKFLOW_NOT_REGISTERED"
@@ -120,6 +121,16 @@ export class RequestFailedError extends CairnError {
     readonly error: SerializedError,
   ) {
     super("REQUEST_FAILED", `The handler of run "${runId}" failed request "${requestId}": ${error.name}: ${error.message}`, { cause: deserializeError(error) });
+  }
+}
+
+/** A run exists but has published no value under this name (`GET /runs/:id/values/:name`). */
+export class ValueNotFoundError extends CairnError {
+  constructor(
+    readonly runId: string,
+    readonly valueName: string,
+  ) {
+    super("VALUE_NOT_FOUND", `Run "${runId}" has published no value named "${valueName}" (yet): it publishes with ctx.publish("${valueName}", value).`);
   }
 }
 

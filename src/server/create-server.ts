@@ -8,6 +8,7 @@ import { registerHumanRequestRoutes } from "./routes/human-requests.js";
 import { registerRetentionRoutes } from "./routes/retention.js";
 import { registerOutboxRoutes } from "./routes/outbox.js";
 import { registerRunRoutes } from "./routes/runs.js";
+import { registerLiveRoutes } from "./routes/live.js";
 import { registerStreamRoute } from "./routes/stream.js";
 import { registerSystemRoutes } from "./routes/system.js";
 import { registerSecurityRoutes } from "./routes/security.js";
@@ -43,6 +44,7 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
   const app = new Hono() as CairnApp;
   if (resolved.auth === "tokens") registerTokenAuth(app, engine.store);
   registerRunRoutes(app, engine, resolved);
+  registerLiveRoutes(app, engine, resolved);
   registerRetentionRoutes(app, engine, resolved);
   registerStreamRoute(app, engine, resolved);
   registerHumanRequestRoutes(app, engine, resolved);
