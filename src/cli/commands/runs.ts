@@ -7,6 +7,7 @@ import { formatTime, formatWaiting, runBlock, table, timeline } from "../format.
 import { followRun, readJournal } from "../follow.js";
 import { planTrees } from "../plan-format.js";
 import { planViews } from "../../agent/plan-view.js";
+import { parseTagFilters } from "../../core/tags.js";
 
 interface RunsOptions extends StoreOptions, JsonOptions {
   stuck?: boolean;
@@ -16,6 +17,7 @@ interface RunsOptions extends StoreOptions, JsonOptions {
   search?: string;
   limit: number;
   cursor?: string;
+  tag?: string[];
 }
 
 interface ShowOptions extends StoreOptions, JsonOptions {
@@ -29,6 +31,7 @@ export function registerRunCommands(program: Command): void {
     .description("list runs, newest first")
     .option("--status <status>", "only runs with this status (comma-separated for several)", statusArg)
     .option("--workflow <name>", "only runs of this workflow")
+    .option("--tag <key=value>", "only runs with this tag (repeat for several)", (value: string, all: string[] = []) => [...all, value])
     .option("--search <text>", "only runs whose id, workflow or error message contains this text (ignoring case)")
     .option("--limit <n>", "at most this many runs (1-1000)", intArg(1, 1000), 50)
     .option("--cursor <cursor>", "continue from the previous page's cursor")
@@ -75,7 +78,15 @@ async function listWorkers(options: WorkersOptions): Promise<void> {
 async function listRuns(options: RunsOptions): Promise<void> {
   if (options.stuck) return listStuck(options);
   await withEngine(options, [], async (engine) => {
-    const page = await engine.listRuns({ status: options.status, workflow: options.workflow, q: options.search, limit: options.limit, cursor: options.cursor });
+    const tags = options.tag ? parseTagFilters(options.tag, "=", "--tag") : undefined;
+    const page = await engine.listRuns({
+      status: options.status,
+      workflow: options.workflow,
+      q: options.search,
+      limit: options.limit,
+      cursor: options.cursor,
+      ...(tags ? { tags } : {}),
+    });
     if (options.json) {
       printJson(page.runs);
       if (page.nextCursor) note(`more runs: add --cursor ${page.nextCursor}`);
