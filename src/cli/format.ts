@@ -148,6 +148,14 @@ export function runBlock(run: RunInfo, now = Date.now()): string[] {
   ];
   if (run.finishedAt) lines.push(`finished  ${formatTime(run.finishedAt)} (took ${formatMs(run.finishedAt.getTime() - run.createdAt.getTime())})`);
   if (run.parentRunId) lines.push(`parent    ${run.parentRunId}`);
+  if (run.tags && Object.keys(run.tags).length > 0)
+    lines.push(
+      `tags      ${Object.entries(run.tags)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(" ")}`,
+    );
+  if (run.continuedFrom) lines.push(`continues ${run.continuedFrom}`);
+  if (run.continuedTo) lines.push(`continued as ${run.continuedTo}`);
   lines.push(`input     ${preview(run.input, 100)}`);
   if (run.status === "suspended") {
     lines.push(`waiting   ${formatWaiting(run.waitingFor, now)}`);

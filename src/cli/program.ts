@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { registerControlCommands } from "./commands/control.js";
+import { registerLiveCommands } from "./commands/live.js";
 import { registerDeployCommands } from "./commands/deploys.js";
 import { registerDevCommand } from "./commands/dev.js";
 import { registerHumanCommands } from "./commands/human.js";
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerRunCommands(program);
   registerQueuesCommand(program);
   registerControlCommands(program);
+  registerLiveCommands(program);
   registerScheduleCommands(program);
   registerDeployCommands(program);
   registerHumanCommands(program);

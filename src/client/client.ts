@@ -78,7 +78,7 @@ export interface StreamEnd {
   status?: RunStatus;
 }
 
-type Query = Record<string, string | number | undefined>;
+type Query = Record<string, string | number | string[] | undefined>;
 
 /** Filters and paging of {@link CairnClient.listHumanRequests} (see `GET /human-requests`). */
 export interface HumanRequestsQuery {
@@ -122,6 +122,8 @@ export class CairnClient {
       q?: string;
       createdAfter?: Date | number;
       createdBefore?: Date | number;
+      /** Only runs with every one of these tags. */
+      tags?: Record<string, string>;
       cursor?: string;
       limit?: number;
     } = {},
@@ -133,6 +135,7 @@ export class CairnClient {
         q: query.q === "" ? undefined : query.q,
         createdAfter: query.createdAfter === undefined ? undefined : +query.createdAfter,
         createdBefore: query.createdBefore === undefined ? undefined : +query.createdBefore,
+        tag: query.tags === undefined ? undefined : Object.entries(query.tags).map(([key, value]) => `${key}:${value}`),
         cursor: query.cursor,
         limit: query.limit,
       },
@@ -147,6 +150,32 @@ export class CairnClient {
   /** `GET /runs/:id` */
   getRun(runId: string): Promise<ApiRun> {
     return this.request("GET", `/runs/${enc(runId)}`);
+  }
+
+  /**
+   * `GET /runs/:id/values/:name`: the latest value the run published under `name` (`ctx.publish`),
+   * read without waking the run; undefined when it has published none.
+   */
+  async getPublished<T = unknown>(runId: string, name: string): Promise<{ name: string; value: T; seq: number; at: string } | undefined> {
+    try {
+      return await this.request("GET", `/runs/${enc(runId)}/values/${enc(name)}`);
+    } catch (error) {
+      if (error instanceof CairnApiError && error.code === "VALUE_NOT_FOUND") return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * `POST /runs/:id/requests/:name`: sends a request to the run's `ctx.handle(name)` handler and returns
+   * its reply; idempotent by `requestId` (the same id gets the same reply, the handler runs once).
+   */
+  async sendRequest<R = unknown>(
+    runId: string,
+    name: string,
+    payload?: unknown,
+    options: { requestId?: string; timeoutMs?: number } = {},
+  ): Promise<{ requestId: string; reply: R }> {
+    return this.request("POST", `/runs/${enc(runId)}/requests/${enc(name)}`, { body: { payload: payload ?? null, ...options } });
   }
 
   /** `GET /runs/:id/journal`: one page of entries after `after`. */
@@ -299,7 +328,10 @@ export class CairnClient {
 
   private url(path: string, query: Query = {}): string {
     const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+    for (const [key, value] of Object.entries(query)) {
+      if (Array.isArray(value)) for (const item of value) params.append(key, item);
+      else if (value !== undefined) params.set(key, String(value));
+    }
     const search = params.toString();
     return `${this.baseUrl}${path}${search ? `?${search}` : ""}`;
   }

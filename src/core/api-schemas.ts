@@ -1,3 +1,4 @@
+import { liveStartFields } from "./live-schemas.js";
 import { flowOptionsSchema } from "./flow-control.js";
 import { z } from "zod";
 import {
@@ -59,6 +60,7 @@ export const startRunBody = z
     queue: flowOptionsSchema.shape.queue.describe("Flow control: a queue declared on the server's engine. Default: the workflow's queue."),
     concurrencyKey: flowOptionsSchema.shape.concurrencyKey.describe("Flow control: runs with the same key share the queue's perKeyConcurrency."),
     priority: flowOptionsSchema.shape.priority.describe("Flow control: higher is claimed first within the queue; default 0."),
+    ...liveStartFields,
   })
   .strict();
 
@@ -128,6 +130,7 @@ export const listRunsQuery = z
       .describe("Only runs whose id, workflow name or error message contains this text, ignoring case (a plain substring: % and _ are not wildcards)."),
     createdAfter: instant.optional(),
     createdBefore: instant.optional(),
+    tag: z.string().min(3).max(400).optional().describe("Only runs with this tag, written key:value (repeat the parameter for several)."),
     cursor: z.string().min(1).max(1024).optional().describe("`nextCursor` of the previous page."),
     limit: wholeNumber(1, 1000).optional().describe("Page size, default 50."),
   })
@@ -275,6 +278,9 @@ export const apiRunSchema = z.object({
     .optional()
     .describe("In a listing: the input and/or output were larger than 8 KiB and are left out (null); their sizes in bytes. GET /runs/:id has them whole."),
   unreadable: UNREADABLE.optional(),
+  tags: z.record(z.string(), z.string()).optional().describe("The run's tags (GET /runs/:id)."),
+  continuedFrom: z.string().optional().describe("The run this one continues (ctx.continueAsNew)."),
+  continuedTo: z.string().optional().describe("The run this one continued as."),
 });
 
 /** `POST /runs` */

@@ -8,6 +8,8 @@ export type ErrorCode =
   | "RUN_NOT_FOUND"
   | "RUN_CONFLICT"
   | "RUN_FINISHED"
+  | "REQUEST_FAILED"
+  | "VALUE_NOT_FOUND"
   | "RUN_NOT_FAILED"
   | "RUN_NOT_FINISHED"
   | "WORKFLOW_NOT_REGISTERED"
@@ -143,6 +145,30 @@ export class RunFinishedError extends CairnError {
     action: string,
   ) {
     super("RUN_FINISHED", `Cannot ${action}: run "${runId}" is already ${status}.`);
+  }
+}
+
+/**
+ * What `engine.request` throws when the run's `ctx.handle` handler threw: the request was handled (its
+ * reply, this error, is journaled) and asking again with the same request id gets the same error.
+ */
+export class RequestFailedError extends CairnError {
+  constructor(
+    readonly runId: string,
+    readonly requestId: string,
+    readonly error: SerializedError,
+  ) {
+    super("REQUEST_FAILED", `The handler of run "${runId}" failed request "${requestId}": ${error.name}: ${error.message}`, { cause: deserializeError(error) });
+  }
+}
+
+/** A run exists but has published no value under this name (`GET /runs/:id/values/:name`). */
+export class ValueNotFoundError extends CairnError {
+  constructor(
+    readonly runId: string,
+    readonly valueName: string,
+  ) {
+    super("VALUE_NOT_FOUND", `Run "${runId}" has published no value named "${valueName}" (yet): it publishes with ctx.publish("${valueName}", value).`);
   }
 }
 

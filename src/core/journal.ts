@@ -6,7 +6,21 @@ import { encode, type SerializedError } from "./serialize.js";
  */
 export interface EntryData {
   /** seq 1 of every run. */
-  "run.created": { workflow: string; version: string; input: unknown; parentRunId?: string; parentOpKey?: string };
+  "run.created": {
+    workflow: string;
+    version: string;
+    input: unknown;
+    parentRunId?: string;
+    parentOpKey?: string;
+    /** The run's tags (`engine.start(…, { tags })`, or inherited from its parent or the run it continues). */
+    tags?: Record<string, string>;
+    /** The run this one continues (`ctx.continueAsNew`). */
+    continuedFrom?: string;
+    /** A delayed start: the run is suspended until then (a durable timer, `run.suspended` follows at seq 2). */
+    startAt?: number;
+    /** When the run is cancelled with reason "deadline" unless it has finished (a durable timer). */
+    deadlineAt?: number;
+  };
   /** A worker took the run (from pending, suspended, or an expired lease). */
   "run.claimed": { workerId: string; epoch: number; from: string };
   /**
@@ -18,6 +32,12 @@ export interface EntryData {
   "run.completed": { output: unknown };
   "run.failed": { error: SerializedError };
   "run.cancelled": { reason?: string };
+  /**
+   * `ctx.continueAsNew`: the run ended (status `completed`, output null) and run `nextRunId` of the same
+   * workflow starts with `input`. The commit of this entry creates that run, so the chain never breaks
+   * and never forks, even when a worker dies around it.
+   */
+  "run.continued": { nextRunId: string; workflow: string; version: string; input: unknown; tags?: Record<string, string> };
   "run.retried": { failedSteps: string[] };
   /**
    * Dead-letter: the run's last `failures` attempts ended without progress (see `maxRecoveryAttempts`);
@@ -68,11 +88,17 @@ export interface EntryData {
     version: string;
     input: unknown;
     flow?: { queue: string; concurrencyKey: string | null; priority: number };
+    /** The tags the child gets: its parent's (inherited). */
+    tags?: Record<string, string>;
   };
   "child.completed": { output: unknown };
   "child.failed": { error: SerializedError; status: string };
   /** A journaled `now()`, `random()` or `uuid()`. */
   "value.recorded": { value: unknown };
+  /** A `ctx.publish`: the run's latest value under `name` (its commit replaces the row clients read). */
+  "publish.value": { name: string; value: unknown };
+  /** A `ctx.handle` handler's reply to request `requestId` (its commit stores it for the caller): a value or an error. */
+  "request.replied": { name: string; requestId: string; reply?: unknown; error?: SerializedError };
   /** A `ctx.emit`: the message (its outbox row is inserted in the same transaction as this entry). */
   "outbox.emitted": { topic: string; payload: unknown; messageId: string };
   /** A question for a person: from `ctx.askHuman`, or "did this happen?" about an unsafe step. */
@@ -192,7 +218,7 @@ export function newEntry<K extends EntryKind>(kind: K, opKey: string | null, dat
 }
 
 /** Op kinds, as determinism checks compare them. */
-export type OpKind = "step" | "sleep" | "event" | "child" | "value" | "human" | "loop" | "emit";
+export type OpKind = "step" | "sleep" | "event" | "child" | "value" | "human" | "loop" | "emit" | "publish" | "request";
 
 /** The op kind an entry belongs to, or null for run-level entries. */
 export function opKindOf(kind: EntryKind): OpKind | null {
@@ -204,6 +230,8 @@ export function opKindOf(kind: EntryKind): OpKind | null {
     case "child":
     case "human":
     case "loop":
+    case "publish":
+    case "request":
       return prefix;
     case "value":
       return "value";
@@ -229,6 +257,8 @@ export function isOutcome(kind: EntryKind, data: unknown): boolean {
     case "loop.completed":
     case "human.timedout":
     case "outbox.emitted":
+    case "publish.value":
+    case "request.replied":
       return true;
     case "human.answered":
       return (data as EntryData["human.answered"]).reply === true;

@@ -44,9 +44,10 @@ export const TERMINAL_ENTRY_KINDS: Readonly<Record<TerminalStatus, EntryKind>> =
   dead: "run.dead",
 };
 
-const TERMINAL_KINDS: ReadonlySet<string> = new Set(Object.values(TERMINAL_ENTRY_KINDS));
+// run.continued ends a run too (completed, continued as a new run: ctx.continueAsNew).
+const TERMINAL_KINDS: ReadonlySet<string> = new Set([...Object.values(TERMINAL_ENTRY_KINDS), "run.continued"]);
 
-/** True for an entry kind that ends a run ({@link TERMINAL_ENTRY_KINDS}). */
+/** True for an entry kind that ends a run ({@link TERMINAL_ENTRY_KINDS}, and `run.continued`). */
 export function isTerminalEntry(kind: string): boolean {
   return TERMINAL_KINDS.has(kind);
 }
@@ -111,6 +112,8 @@ export function projectEntry(entry: NewEntry, now: number): RunPatch | null {
         releaseLease: true,
         finishedAt: now,
       };
+    case "run.continued":
+      return { status: "completed", output: encode(null), wakeAt: null, waitingFor: null, releaseLease: true, finishedAt: now };
     case "run.failed":
       return {
         status: "failed",

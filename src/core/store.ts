@@ -289,6 +289,23 @@ export interface Store {
   acquireStepSlots(request: StepSlotRequest, now: number): Promise<StepSlotGrant>;
   /** Gives back the op's concurrency slots in `buckets` and wakes the first waiter of each (a suspended run becomes due). */
   releaseStepSlots(runId: string, opKey: string, buckets: readonly string[], now: number): Promise<void>;
+  // ── tags, published values, deadlines (docs/live-runs.md) ──
+  /** The run's tags (`{}` when it has none or does not exist). One indexed read. */
+  getRunTags(runId: string): Promise<Record<string, string>>;
+  /**
+   * The latest value a run stored under `name`: what `ctx.publish` published (`kind: "published"`), or
+   * a `ctx.handle` handler's reply to request `name` (`kind: "reply"`). One indexed read, whatever the
+   * number of publishes: each commit of a `publish.value` / `request.replied` entry replaces its row.
+   */
+  getRunValue(runId: string, kind: RunValueKind, name: string): Promise<RunValue | undefined>;
+  /**
+   * Deadlines that fell due at `now` (`dueAt <= now`) of runs that are not terminal, earliest first.
+   * A deadline is a row written with its run (`NewRun.deadlineAt`), so it fires even if every worker
+   * was down when it fell due.
+   */
+  listDueDeadlines(now: number, limit: number): Promise<RunDeadline[]>;
+  /** Forgets a run's deadline (it fired, or the run ended). False when there was none. */
+  clearDeadline(runId: string): Promise<boolean>;
 
   // ── optional capabilities ──
   /**
@@ -314,6 +331,28 @@ export interface Store {
    * const stop = store.onJournal?.("run-1", () => void readNewEntries("run-1"));
    */
   onJournal?(runId: string, listener: () => void): () => void;
+}
+
+/** What a run value row holds: a published value or a request's reply. */
+export type RunValueKind = "published" | "reply";
+
+/** A run's value as {@link Store.getRunValue} reads it. */
+export interface RunValue {
+  runId: string;
+  kind: RunValueKind;
+  name: string;
+  /** The encoded value (for a reply: the encoded `{ reply }` or `{ error }` of its `request.replied` entry). */
+  value: string;
+  /** The seq of the entry that wrote it. */
+  seq: number;
+  /** When that entry was written (epoch ms). */
+  at: number;
+}
+
+/** A run's deadline (see {@link Store.listDueDeadlines}). */
+export interface RunDeadline {
+  runId: string;
+  dueAt: number;
 }
 
 /** The rows of one run, as {@link Store.readRunRows} reads them and {@link Store.importRun} inserts them. */
@@ -397,6 +436,17 @@ export interface NewRun {
   claimFor?: { workerId: string; leaseMs: number };
   /** The run's queue, concurrency key and priority (flow control); absent for a run without a queue. Not combined with `claimFor`. */
   flow?: RunFlow;
+  /** Tags (validated by `core/tags.ts`), journaled in `run.created` and stored in an indexed table. */
+  tags?: Record<string, string>;
+  /** The run this one continues (`ctx.continueAsNew`), journaled in `run.created`. */
+  continuedFrom?: string;
+  /**
+   * A delayed start (epoch ms): the run is created suspended until then, with a `run.suspended` entry at
+   * seq 2, and no worker claims it earlier. Ignored with `claimFor`.
+   */
+  startAt?: number;
+  /** A deadline (epoch ms): a row that {@link Store.listDueDeadlines} lists once due, inserted with the run. */
+  deadlineAt?: number;
 }
 
 /** Filters for {@link Store.listRuns}. */
@@ -418,6 +468,8 @@ export interface ListRunsQuery {
   q?: string;
   createdAfter?: number;
   createdBefore?: number;
+  /** Only runs that have every one of these tags (exact key and value), through the tag index. */
+  tags?: Record<string, string>;
   /** Default 50, at most 1000. */
   limit?: number;
   /**

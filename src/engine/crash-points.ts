@@ -16,6 +16,11 @@ export type CrashPoint =
   | "after-timer-armed"
   | "before-complete"
   | "after-snapshot"
+  /** `ctx.publish` / a `ctx.handle` reply is durable, nobody has read it yet. */
+  | "after-reply"
+  /** `ctx.continueAsNew`: the commit that ends the run and creates the next one is about to be made / was made. */
+  | "before-continue"
+  | "after-continue"
   // The scheduler's: a tick's run was started, the schedule's state not yet advanced.
   | "schedule-after-start"
   /** Outbox dispatcher: a message is claimed, about to be delivered. */

@@ -76,6 +76,9 @@ import { exportRun, importRun, parsePolicy, prune, RetentionScheduler } from "./
 import type { ExportOptions, ImportOptions, PruneOptions, PruneResult, RetentionPolicy } from "../core/retention-schemas.js";
 import type { RunExport } from "../core/run-export.js";
 import { RunCreator } from "./run-creator.js";
+import { DeadlineSweeper, readPublished, runLinks, sendRequest, startExtras, type PublishedValue, type RequestOptions } from "./live-runs.js";
+import { followChain } from "./live-ops.js";
+import { checkTags } from "../core/tags.js";
 import type { Schedule, ScheduleInfo, ScheduleOptions } from "./schedule.js";
 import { ScheduleService } from "./schedule-service.js";
 import { queueStates, type QueueState } from "./queue-state.js";
@@ -178,6 +181,8 @@ class EngineImpl implements Engine {
   private readonly logger;
   private closed = false;
   private readonly retention: RetentionPolicy | undefined;
+  /** How often each worker's deadline sweeper looks for due deadlines (`createEngine({ deadlines })`). */
+  private readonly deadlinePollMs: number;
   private readonly observers = new Set<EngineObserver>();
   /** Redaction of run views (rows, journal, human requests); never touched by workers. */
   private readonly secrets: SecretViews;
@@ -241,6 +246,7 @@ class EngineImpl implements Engine {
     if (options.observer) this.observers.add(options.observer);
     this.refreshAroundStep();
     this.retention = options.retention;
+    this.deadlinePollMs = options.deadlines?.pollMs ?? 1000;
     this.schedules = new ScheduleService(
       {
         store,
@@ -323,6 +329,7 @@ class EngineImpl implements Engine {
       throw new ValidationError(`start: input cannot be stored: ${(error as Error).message}`);
     }
     const flow = resolveFlow(options, definition.queue, this.queues, "start");
+    const extras = startExtras(options, this.clock());
     if (options.debounce !== undefined) {
       if (options.runId !== undefined) throw new ValidationError("start: runId and debounce do not go together: a debounced start may join a run that exists.");
       const debounce = check(debounceSchema, options.debounce, "start: debounce");
@@ -335,7 +342,7 @@ class EngineImpl implements Engine {
     // run waits for a claim, which checks its queue's limits.
     let holder: WorkerImpl | undefined;
     let claimFor: { workerId: string; leaseMs: number } | undefined;
-    for (const worker of flow ? [] : this.workers) {
+    for (const worker of flow || extras.startAt !== undefined ? [] : this.workers) {
       claimFor = worker.reserve(definition);
       if (claimFor) {
         holder = worker;
@@ -345,7 +352,7 @@ class EngineImpl implements Engine {
     let result: Awaited<ReturnType<RunCreator["create"]>>;
     try {
       const extra = flow ? { flow } : claimFor ? { claimFor } : {};
-      result = await this.creator.create({ runId, workflow: definition.name, version: definition.version, input: encoded, ...extra });
+      result = await this.creator.create({ runId, workflow: definition.name, version: definition.version, input: encoded, ...extra, ...extras });
     } catch (error) {
       holder?.adopt(undefined);
       throw error;
@@ -417,7 +424,23 @@ class EngineImpl implements Engine {
   }
 
   async getRun(runId: string): Promise<RunInfo> {
-    return this.view(await this.requireRun(runId));
+    const run = await this.requireRun(runId);
+    return Object.assign(await this.view(run), await runLinks(this.store, run));
+  }
+
+  getPublished<T = unknown>(runId: string, name: string): Promise<PublishedValue<T> | undefined> {
+    return readPublished<T>(this.store, check(RUN_ID, runId, "getPublished: runId"), name);
+  }
+
+  request<R = unknown>(runId: string, name: string, payload?: unknown, options?: RequestOptions): Promise<R> {
+    this.ensureOpen();
+    const deps = {
+      store: this.store,
+      clock: this.clock,
+      sendEvent: (id: string, type: string, body: unknown, opts: { eventId: string }) => this.sendEvent(id, type, body, opts),
+      waitForChange: (id: string, ms: number) => this.waitForChange(id, ms),
+    };
+    return sendRequest<R>(deps, check(RUN_ID, runId, "request: runId"), name, payload, options);
   }
 
   /** A run row as views show it: secrets redacted (see core/redact.ts). */
@@ -440,6 +463,7 @@ class EngineImpl implements Engine {
       ...(options.q === undefined || options.q === "" ? {} : { q: check(z.string().max(200), options.q, "listRuns: q") }),
       createdAfter: options.createdAfter === undefined ? undefined : +options.createdAfter,
       createdBefore: options.createdBefore === undefined ? undefined : +options.createdBefore,
+      ...(options.tags === undefined ? {} : { tags: checkTags(options.tags, "listRuns") }),
       limit,
       cursor: options.cursor,
       ...(options.previewBytes === undefined ? {} : { previewBytes: options.previewBytes }),
@@ -565,7 +589,9 @@ class EngineImpl implements Engine {
     check(RUN_REF, runId, "result: runId");
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
     for (;;) {
-      const run = await this.requireRun(runId);
+      let run = await this.requireRun(runId);
+      // A run that continued as new: the result is its chain's last run's.
+      if (run.status === "completed") run = await followChain(this.store, run);
       if (run.status === "completed") return decode<O>(run.output);
       if (run.status === "failed" || run.status === "dead") throw new RunFailedError(runId, decode<SerializedError>(run.error));
       if (run.status === "cancelled") throw new RunCancelledError(runId, (decode<SerializedError>(run.error)?.data as { reason?: string } | undefined)?.reason);
@@ -575,7 +601,7 @@ class EngineImpl implements Engine {
       }
       const left = deadline - Date.now();
       if (left <= 0) throw new CairnError("TIMEOUT", `Run "${runId}" is still ${run.status} after ${options.timeoutMs}ms.`);
-      await this.waitForChange(runId, Math.min(left, 100));
+      await this.waitForChange(run.runId, Math.min(left, 100));
     }
   }
 
@@ -786,10 +812,17 @@ class EngineImpl implements Engine {
     );
     this.workers.add(worker);
     const retention = this.retention && new RetentionScheduler(this.store, this.retention, this.clock, this.logger);
+    const deadlines = new DeadlineSweeper(
+      this.store,
+      this.clock,
+      (runId) => this.cancel(runId, "deadline"),
+      (error) => this.logger.log("error", "deadline sweep failed; retrying at the next poll", { error: serializeError(error) }),
+      this.deadlinePollMs,
+    );
     this.schedules.startScheduler();
     const stop = worker.stop.bind(worker);
     worker.stop = async (opts) => {
-      await retention?.stop();
+      await Promise.all([retention?.stop(), deadlines.stop()]);
       await Promise.all([stop(opts), dispatcher?.stop(opts)]);
       this.workers.delete(worker);
       if (this.workers.size === 0) await this.schedules.stopScheduler();

@@ -1,4 +1,5 @@
 import type { ReplayReport } from "../core/deploys.js";
+import { serveRequests } from "./live-ops.js";
 import { NonDeterminismError, RunCancelledError, RunFailedError, StepFailedError, TimeoutError, ValidationError, isCairnError } from "../core/errors.js";
 import { isOutcome, opKey as makeOpKey, opKindOf, type EntryData, type JournalEntry, type OpKind } from "../core/journal.js";
 import { resumeView } from "../core/resume.js";
@@ -230,6 +231,9 @@ class DryReplay {
         return { ok: true, value: undefined };
       case "outbox.emitted":
         return { ok: true, value: { messageId: (entry.data as EntryData["outbox.emitted"]).messageId } };
+      case "publish.value":
+      case "request.replied":
+        return { ok: true, value: undefined };
       case "event.received":
         return { ok: true, value: (entry.data as EntryData["event.received"]).payload };
       case "event.timedout": {
@@ -315,7 +319,7 @@ class DryReplay {
       <T>(kind: OpKind) =>
       (name: string): Promise<T> =>
         this.await<T>(this.issue(scope, name, kind));
-    return {
+    const ctx: WorkflowContext = {
       runId: this.run.runId,
       workflow: this.workflow.name,
       version: this.workflow.version,
@@ -342,10 +346,14 @@ class DryReplay {
       },
       // Unwinding ends the run: nothing after it is replayed.
       compensate: () => new Promise<never>(noop),
+      publish: (name) => op<void>("publish")(`publish:${name}`),
+      handle: (name, fn) => serveRequests(ctx, name, fn as (payload: unknown) => unknown, () => op<void>("request")(`reply:${name}`), Infinity),
+      continueAsNew: () => new Promise<never>(noop),
       now: (name = "now") => new Date(this.value(scope, name, 0) as number),
       random: (name = "random") => this.value(scope, name, 0) as number,
       uuid: (name = "uuid") => this.value(scope, name, "00000000-0000-4000-8000-000000000000") as string,
     };
+    return ctx;
   }
 
   /**

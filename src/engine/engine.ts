@@ -15,6 +15,8 @@ import type { Dispatcher, DispatcherOptions, OutboxHandler, OutboxOptions } from
 import type { EngineObserver } from "./observer.js";
 import type { Schedule, ScheduleInfo, ScheduleOptions } from "./schedule.js";
 import type { Workflow } from "./workflow.js";
+import type { PublishedValue, RequestOptions } from "./live-runs.js";
+import type { Duration } from "../core/duration.js";
 import type { PayloadOptions } from "../store/payloads/payload-store.js";
 
 /**
@@ -77,6 +79,8 @@ export interface EngineOptions {
    * {@link DEFAULT_MAX_RECOVERY_ATTEMPTS} (10); 0: never, runs are recovered forever. See docs/operations/deploys.md.
    */
   maxRecoveryAttempts?: number;
+  /** Deadlines (`start(…, { deadline })`): how often each worker looks for runs whose deadline passed. Default pollMs 1000. */
+  deadlines?: { pollMs?: number };
 }
 
 /** The default of `createEngine({ maxRecoveryAttempts })`: a run is dead after 10 failed recoveries in a row. */
@@ -97,6 +101,20 @@ export interface StartOptions extends FlowOptions {
    * otherwise it creates a run that starts after `period`. See docs/operations/flow-control.md.
    */
   debounce?: DebounceOptions;
+  /**
+   * Tags (`{ customer: "acme" }`): at most 16, keys of letters, digits, `_ - .`, values without control
+   * characters. Stored in an indexed table, filterable in `listRuns` and the API, inherited by children.
+   */
+  tags?: Record<string, string>;
+  /**
+   * Ends the run when it passes (a duration from its start, or a Date): the run is cancelled with reason
+   * "deadline" (running compensations as `cancel` does). A durable timer: it fires even if every worker was down.
+   */
+  deadline?: Duration | Date;
+  /** Starts the run later (a Date or epoch ms): it is suspended until then, a durable timer. Not with `delay`. */
+  startAt?: Date | number;
+  /** Starts the run after this long (`"10m"`), like `startAt`. */
+  delay?: Duration;
 }
 
 /** A handle on a run. */
@@ -136,6 +154,12 @@ export interface RunInfo {
   elided?: { input?: number; output?: number };
   /** Set in a listing when a stored payload of this run cannot be decoded: why; its payloads are left out (docs/errors/PAYLOAD_UNREADABLE.md). */
   unreadable?: string;
+  /** The run's tags (in `getRun`; list views leave them out). */
+  tags?: Record<string, string>;
+  /** The run this one continues (`ctx.continueAsNew`), in `getRun`. */
+  continuedFrom?: string;
+  /** The run this one continued as, in `getRun`. */
+  continuedTo?: string;
 }
 
 /** A journal entry as the API shows it (payload decoded). */
@@ -162,6 +186,8 @@ export interface ListRunsOptions {
   q?: string;
   createdAfter?: Date | number;
   createdBefore?: Date | number;
+  /** Only runs with every one of these tags. */
+  tags?: Record<string, string>;
   limit?: number;
   cursor?: string;
   /** Listings: an input or output larger than this many bytes is left out (null) and its size given in `elided`. */
@@ -249,6 +275,22 @@ export interface Engine {
   publishEvent<T>(type: string | EventDefinition<T>, payload?: T, options?: { eventId?: string }): Promise<PublishResult>;
   /** The run as views show it: values marked secret, and any later copy of their text, are `"[redacted]"`. */
   getRun(runId: string): Promise<RunInfo>;
+  /**
+   * The latest value the run published under `name` (`ctx.publish`), read from the store without
+   * waking the run; undefined when it never published one. Throws RunNotFoundError for unknown runs.
+   * @example
+   * const progress = await engine.getPublished<{ done: number }>("thread-42", "progress");
+   */
+  getPublished<T = unknown>(runId: string, name: string): Promise<PublishedValue<T> | undefined>;
+  /**
+   * Sends a request to the run's `ctx.handle(name, fn)` handler and waits for its reply. Durable and
+   * idempotent by `requestId`: delivered like an event, the reply is journaled, and asking again with
+   * the same id returns that reply without running the handler again. Throws RequestFailedError when the
+   * handler threw, RunFinishedError when the run ended without replying, a TIMEOUT CairnError after `timeoutMs`.
+   * @example
+   * const reply = await engine.request("thread-42", "steer", { topic: "sodium" }, { requestId: "steer-1" });
+   */
+  request<R = unknown>(runId: string, name: string, payload?: unknown, options?: RequestOptions): Promise<R>;
   listRuns(options?: ListRunsOptions): Promise<{ runs: RunInfo[]; nextCursor?: string }>;
   /** `value` with the run's secrets redacted, as its views show them (e.g. live model output before it is journaled). */
   redact<T>(runId: string, value: T): Promise<T>;

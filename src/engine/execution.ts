@@ -31,6 +31,7 @@ import { takeMatching } from "./event-match.js";
 import { checkMatch } from "./event-triggers.js";
 import { stepFlowLimits } from "../core/step-flow.js";
 import { checkEmit, emitEntry, emitMismatch, type EmitOptions, type EmittedMessage } from "./emit.js";
+import { checkLiveName, continueEntry, followChain, journalable, publishEntry, replyEntry, serveRequests } from "./live-ops.js";
 import type { ExecutionHost } from "./execution-host.js";
 import { resolveRetryPolicy } from "./retry-policy.js";
 import type { DecodedEntry, OpExecution, Outcome, StepHistory } from "./execution-types.js";
@@ -256,6 +257,9 @@ export class Execution implements OpExecution {
         return { ok: true, value: (entry.data as EntryData["loop.completed"]).result };
       case "outbox.emitted":
         return { ok: true, value: { messageId: (entry.data as EntryData["outbox.emitted"]).messageId } };
+      case "publish.value":
+      case "request.replied":
+        return { ok: true, value: undefined };
       case "human.answered":
       case "human.timedout":
         return replyOutcome(this.runId, key, entry.kind, entry.data);
@@ -722,6 +726,20 @@ export class Execution implements OpExecution {
       searchJournal: (query, options) => this.searchJournal(scope, query, options),
       compensate: (reason) => this.requestCompensation(reason),
       acquire: (name, resource) => this.acquire(scope, name, resource),
+      publish: (name, value) => {
+        const checked = checkLiveName(name, "ctx.publish");
+        const copy = journalable(value, this.host.maxPayloadBytes, `ctx.publish("${checked}"): the value`);
+        return this.journalOnce(scope, `publish:${checked}`, "publish", (key) => publishEntry(key, checked, copy));
+      },
+      handle: (name, fn) => {
+        const checked = checkLiveName(name, "ctx.handle");
+        if (typeof fn !== "function") throw new ValidationError(`ctx.handle("${checked}") needs a handler function.`);
+        if (scope.prefix !== "") throw new ValidationError(`ctx.handle("${checked}"): register handlers outside ctx.loop iterations.`);
+        const reply: Parameters<typeof serveRequests>[3] = (requestId, outcome) =>
+          this.journalOnce(scope, `reply:${checked}`, "request", (key) => replyEntry(key, checked, requestId, outcome));
+        serveRequests(this.ctx, checked, fn as (payload: unknown) => unknown, reply, this.host.maxPayloadBytes);
+      },
+      continueAsNew: (input) => this.continueAsNew(input),
       now: (name = "now") => new Date(this.value(scope, name, () => this.host.clock()) as number),
       random: (name = "random") => this.value(scope, name, () => Math.random()) as number,
       uuid: (name = "uuid") => this.value(scope, name, () => randomUUID()) as string,
@@ -839,10 +857,17 @@ export class Execution implements OpExecution {
         const encoded = encode(input);
         // A child joins its workflow's default queue, like a run started with engine.start.
         const flow = workflow.queue === undefined ? {} : { flow: { queue: workflow.queue, concurrencyKey: null, priority: 0 } };
-        await this.write([newEntry("child.started", key, { childRunId, workflow: workflow.name, version: workflow.version, input: decode(encoded), ...flow })]);
+        // A child inherits its parent's tags.
+        const tags = await this.host.store.getRunTags(this.runId);
+        const inherited = Object.keys(tags).length > 0 ? { tags } : {};
+        await this.write([
+          newEntry("child.started", key, { childRunId, workflow: workflow.name, version: workflow.version, input: decode(encoded), ...flow, ...inherited }),
+        ]);
         this.host.kick();
       }
-      const child = await this.host.store.getRun(childRunId);
+      const started0 = await this.host.store.getRun(childRunId);
+      // A child that continued as new is followed to the last run of its chain.
+      const child = started0 && (await followChain(this.host.store, started0));
       if (
         child &&
         (child.status === "completed" ||
@@ -859,7 +884,7 @@ export class Execution implements OpExecution {
           this.commitOutcome(key, [entry], this.outcomeOf(key, { seq: 0, kind: "child.failed", data: entry.data }));
         }
       } else {
-        this.block({ kind: "child", opKey: key, childRunId });
+        this.block({ kind: "child", opKey: key, childRunId: child?.runId ?? childRunId });
       }
     });
   }
@@ -1015,6 +1040,33 @@ export class Execution implements OpExecution {
       const entry = emitEntry(this.runId, key, checked);
       this.commitOutcome(key, [entry], { ok: true, value: { messageId: entry.data.messageId } });
     });
+  }
+
+  /** An op whose only effect is its entry (publish, reply): journaled once, delivered in journal order. */
+  private journalOnce(scope: Scope, name: string, kind: OpKind, make: (key: string) => NewEntry): Promise<void> {
+    const key = this.issue(scope, name, kind);
+    return this.awaitOp<void>(key, async () => this.commitOutcome(key, [make(key)], { ok: true, value: undefined }, () => crashPoint("after-reply", key)));
+  }
+
+  /** `ctx.continueAsNew`: one commit ends this run and creates the next (engine/live-ops.ts). */
+  private continueAsNew(input: unknown): Promise<never> {
+    if (this.saga.used) throw new ValidationError("ctx.continueAsNew cannot end a run that registered compensations or holds resources.");
+    const copy = journalable(input, this.host.maxPayloadBytes, "ctx.continueAsNew: the input");
+    if (!this.settled) {
+      this.settled = true;
+      this.abortController.abort(new Error("workflow continued as new"));
+      void (async () => {
+        const entry = continueEntry(this.run, this.workflow, copy, await this.host.store.getRunTags(this.runId), this.host.maxPayloadBytes);
+        crashPoint("before-continue");
+        const ok = await this.tryWrite([entry]);
+        crashPoint("after-continue");
+        if (ok) {
+          this.host.kick();
+          this.end("completed");
+        }
+      })().catch((error: unknown) => this.onInternalError("continueAsNew", error));
+    }
+    return new Promise<never>(noop);
   }
 
   // ── loops ────────────────────────────────────────────────────────────────

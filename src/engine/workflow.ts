@@ -360,6 +360,37 @@ export interface WorkflowContext {
    * await ctx.emit("order.paid", { orderId: order.id, amount: order.amount });
    */
   emit(topic: string, payload: unknown, options?: EmitOptions): Promise<EmittedMessage>;
+  /**
+   * Publishes a named value clients can read while the run lives (`engine.getPublished`,
+   * `GET /runs/:id/values/:name`) without waking it: a journaled op (key `publish:<name>#k`) whose
+   * commit replaces the run's row for `name`, so reading costs one lookup however often the run
+   * publishes. Replay never publishes again. Resolves once the value is journaled.
+   * @example
+   * await ctx.publish("progress", { done: 3, of: 10 });
+   */
+  publish(name: string, value: unknown): Promise<void>;
+  /**
+   * Registers a handler for requests named `name` (`engine.request(runId, name, payload, { requestId })`).
+   * Each request is delivered like an event (buffered until the handler takes it, exactly once by
+   * request id), `fn` runs as workflow code (it may call ctx ops; replay runs it again with journaled
+   * results) and its return value is journaled as the reply the caller receives. A handler that throws
+   * replies with its error (`RequestFailedError`). Call it at the top of the workflow, outside loops;
+   * requests are handled while the run lives.
+   * @example
+   * let topic = input.topic;
+   * ctx.handle("steer", (payload) => { topic = (payload as { topic: string }).topic; return { ok: true, topic }; });
+   */
+  handle<P = unknown, R = unknown>(name: string, fn: (payload: P) => R | Promise<R>): void;
+  /**
+   * Ends this run and starts a fresh run of the same workflow with `input`, so a loop that must run
+   * forever keeps a short journal. The run ends `completed` (output null) with a `run.continued` entry;
+   * the commit that writes it creates the next run (id `<runId>~2`, then `~3`, …), with the same tags and
+   * parent, so a crash can neither lose it nor start it twice. `run.result()` follows the chain to the
+   * last run's result. The returned promise never settles. Not in a run holding compensations or resources.
+   * @example
+   * if (state.turns >= 500) return ctx.continueAsNew({ summary: state.summary });
+   */
+  continueAsNew(input: unknown): Promise<never>;
   /** Journaled wall-clock time. */
   now(name?: string): Date;
   /** Journaled `Math.random()`. */

@@ -48,6 +48,12 @@ const RULES: Record<string, Rule> = {
     namespaced: "own-runs",
     request: (t) => ({ path: `/runs/${run(t)}/events`, body: { type: "go", eventId: "e1" } }),
   },
+  "get /runs/:id/values/:name": { scope: "read", namespaced: "own-runs", unknownId: true, request: (t) => ({ path: `/runs/${run(t)}/values/progress` }) },
+  "post /runs/:id/requests/:name": {
+    scope: "write",
+    namespaced: "own-runs",
+    request: (t) => ({ path: `/runs/${run(t)}/requests/steer`, body: { requestId: `q-${t.caller}`, timeoutMs: 0 } }),
+  },
   "post /runs/:id/fork": { scope: "write", namespaced: "own-runs", request: (t) => ({ path: `/runs/${run(t)}/fork`, body: { atSeq: 1 } }) },
   "post /runs/:id/cancel": { scope: "write", namespaced: "own-runs", request: (t) => ({ path: `/runs/${run(t)}/cancel`, body: {} }) },
   "post /runs/:id/retry": { scope: "write", namespaced: "own-runs", request: (t) => ({ path: `/runs/${run(t)}/retry` }) },
@@ -162,7 +168,7 @@ function expected(rule: Rule, caller: (typeof CALLERS)[number], ns: "a" | "b"): 
 }
 
 /** Answers that are not about auth. 404 is not among them: every run and request a rule names exists (but see `unknownId`). */
-const NOT_AUTH = new Set([200, 201, 202, 400, 409, 422]);
+const NOT_AUTH = new Set([200, 201, 202, 400, 409, 422, 504]);
 
 describe("auth matrix", () => {
   it("every route has an auth rule, and the rules cover exactly the routes the app serves", async () => {

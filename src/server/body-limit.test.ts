@@ -16,6 +16,7 @@ const PATHS: Record<string, string> = {
   "/runs/:id/cancel": "/runs/r1/cancel",
   "/runs/:id/retry": "/runs/r1/retry",
   "/runs/:id/fork": "/runs/r1/fork",
+  "/runs/:id/requests/:name": "/runs/r1/requests/steer",
   "/runs/import": "/runs/import?as=imported",
   "/human-requests/:id/answer": `/human-requests/${encodeURIComponent("q1:review#0")}/answer`,
   "/tokens": "/tokens",

@@ -9,6 +9,7 @@ import { registerRetentionRoutes } from "./routes/retention.js";
 import { registerOutboxRoutes } from "./routes/outbox.js";
 import { registerOverviewRoute } from "./routes/overview.js";
 import { registerRunRoutes } from "./routes/runs.js";
+import { registerLiveRoutes } from "./routes/live.js";
 import { registerStreamRoute } from "./routes/stream.js";
 import { registerSystemRoutes } from "./routes/system.js";
 import { registerSecurityRoutes } from "./routes/security.js";
@@ -48,6 +49,7 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
   registerRequestGuard(app, guardOptions(options));
   if (resolved.auth === "tokens") registerTokenAuth(app, engine.store);
   registerRunRoutes(app, engine, resolved);
+  registerLiveRoutes(app, engine, resolved);
   registerRetentionRoutes(app, engine, resolved);
   registerStreamRoute(app, engine, resolved);
   registerHumanRequestRoutes(app, engine, resolved);

@@ -1,3 +1,4 @@
+import * as live from "../core/live-schemas.js";
 import * as outboxApi from "../core/outbox.js";
 import { overviewQuery, overviewResponse } from "./routes/overview.js";
 import { z } from "zod";
@@ -27,6 +28,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: "The request body is over the server's limit (PAYLOAD_TOO_LARGE).",
   422: "Well-formed but not acceptable: unknown workflow, an answer that is not one of the options, a value that cannot be stored.",
   503: "The store is unavailable or the engine is closing (STORE_UNAVAILABLE, ENGINE_CLOSED). Retry with the same idempotency keys.",
+  504: "No reply in time (TIMEOUT): the request stays delivered; ask again with the same requestId.",
 };
 
 /** Every route of `createServer`. A test checks this table against the app's routes. */
@@ -124,6 +126,26 @@ export const ROUTES: RouteDoc[] = [
       { status: 200, description: "An event with this eventId was already delivered; nothing changed.", schema: api.sendEventResponse },
     ],
     errors: [400, 404, 409, 413, 422, 503],
+  },
+  {
+    method: "get",
+    path: "/runs/:id/values/:name",
+    summary: "The latest value a run published under a name (ctx.publish), read without waking the run",
+    params: live.runNameParam,
+    ok: [{ status: 200, description: "The value, with the seq and time of its publish.", schema: live.publishedValueResponse }],
+    errors: [400, 404, 503],
+  },
+  {
+    method: "post",
+    path: "/runs/:id/requests/:name",
+    summary: "Send a request to the run's ctx.handle handler and get its reply (idempotent by requestId)",
+    description:
+      "Delivered like an event; the handler's reply is journaled, so the same requestId always gets the same reply and the handler runs once. " +
+      "422 (REQUEST_FAILED) when the handler threw; 409 (RUN_FINISHED) when the run ended without replying; 504 (TIMEOUT) when no reply came in timeoutMs (ask again with the same requestId). Needs the write scope.",
+    params: live.runNameParam,
+    body: live.requestBody,
+    ok: [{ status: 200, description: "The reply.", schema: live.requestResponse }],
+    errors: [400, 404, 409, 413, 422, 503, 504],
   },
   {
     method: "post",

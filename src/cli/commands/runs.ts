@@ -10,6 +10,7 @@ import { agentRunLines, spendLines, transcriptLines } from "../agent-format.js";
 import type { JournalEntryView } from "../../engine/engine.js";
 import { planTrees } from "../plan-format.js";
 import { planViews } from "../../agent/plan-view.js";
+import { parseTagFilters } from "../../core/tags.js";
 
 interface RunsOptions extends StoreOptions, JsonOptions {
   stuck?: boolean;
@@ -19,6 +20,7 @@ interface RunsOptions extends StoreOptions, JsonOptions {
   search?: string;
   limit: number;
   cursor?: string;
+  tag?: string[];
 }
 
 interface ShowOptions extends StoreOptions, JsonOptions {
@@ -32,6 +34,7 @@ export function registerRunCommands(program: Command): void {
     .description("list runs, newest first")
     .option("--status <status>", "only runs with this status (comma-separated for several)", statusArg)
     .option("--workflow <name>", "only runs of this workflow")
+    .option("--tag <key=value>", "only runs with this tag (repeat for several)", (value: string, all: string[] = []) => [...all, value])
     .option("--search <text>", "only runs whose id, workflow or error message contains this text (ignoring case)")
     .option("--limit <n>", "at most this many runs (1-1000)", intArg(1, 1000), 50)
     .option("--cursor <cursor>", "continue from the previous page's cursor")
@@ -78,7 +81,15 @@ async function listWorkers(options: WorkersOptions): Promise<void> {
 async function listRuns(options: RunsOptions): Promise<void> {
   if (options.stuck) return listStuck(options);
   await withEngine(options, [], async (engine) => {
-    const page = await engine.listRuns({ status: options.status, workflow: options.workflow, q: options.search, limit: options.limit, cursor: options.cursor });
+    const tags = options.tag ? parseTagFilters(options.tag, "=", "--tag") : undefined;
+    const page = await engine.listRuns({
+      status: options.status,
+      workflow: options.workflow,
+      q: options.search,
+      limit: options.limit,
+      cursor: options.cursor,
+      ...(tags ? { tags } : {}),
+    });
     if (options.json) {
       printJson(page.runs);
       if (page.nextCursor) note(`more runs: add --cursor ${page.nextCursor}`);

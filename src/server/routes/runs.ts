@@ -20,6 +20,8 @@ import { ForbiddenError, JournalEntryNotFoundError } from "../../core/errors.js"
 import { PREVIEW_BYTES } from "../../core/payloads.js";
 import { encode } from "../../core/serialize.js";
 import { randomUUID } from "node:crypto";
+import type { Duration } from "../../core/duration.js";
+import { parseTagFilters } from "../../core/tags.js";
 
 /** Registers the run routes: start, list, stuck, get, journal, events, cancel, retry, fork. */
 export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
@@ -36,14 +38,22 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
       ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
       ...(priority === undefined ? {} : { priority }),
     };
-    const handle = await engine.start(body.workflow, body.input ?? null, { ...(runId === undefined ? {} : { runId }), ...flow });
+    const live = {
+      ...(body.tags === undefined ? {} : { tags: body.tags }),
+      ...(body.deadline === undefined ? {} : { deadline: body.deadline as Duration }),
+      ...(body.startAt === undefined ? {} : { startAt: new Date(body.startAt) }),
+      ...(body.delay === undefined ? {} : { delay: body.delay as Duration }),
+    };
+    const handle = await engine.start(body.workflow, body.input ?? null, { ...(runId === undefined ? {} : { runId }), ...flow, ...live });
     const run = await engine.getRun(handle.runId);
     await audit(c, engine.store, "run.start", handle.runId, { workflow: body.workflow, created: handle.created });
     return json(c, { created: handle.created, run }, handle.created ? 201 : 200);
   });
 
   app.get("/runs", async (c) => {
-    const query = parse(listRunsQuery, queryOf(c), "query");
+    const { tag: _, ...query } = parse(listRunsQuery, queryOf(c), "query");
+    const tagFilters = c.req.queries("tag") ?? [];
+    if (tagFilters.length > 0) Object.assign(query, { tags: parseTagFilters(tagFilters, ":", "GET /runs: tag") });
     const { namespace } = principalOf(c);
     // A namespaced token sees only its namespace: filtered in the store's query, so pages stay full.
     // Previews, and a page bounded in bytes as well as rows: fetch a run (GET /runs/:id) for its whole input and output.

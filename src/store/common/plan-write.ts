@@ -28,6 +28,8 @@ export type SideEffect =
   | { kind: "insert-outbox"; message: NewOutboxMessage }
   /** A terminal entry: the run's pending human requests are closed, with its final status as the reason. */
   | { kind: "close-humans"; runId: string; reason: string; at: number }
+  /** `publish.value` / `request.replied`: replace the run's value row (`Store.getRunValue`). */
+  | { kind: "put-value"; runId: string; valueKind: "published" | "reply"; name: string; value: string; seq: number; at: number }
   /** `run.retried`: the requests closed when the run finished are pending again (the retried run waits on them). */
   | { kind: "reopen-humans"; runId: string };
 
@@ -107,6 +109,8 @@ const SIDE_EFFECT_KINDS = new Set([
   "human.requested",
   "outbox.emitted",
   "run.retried",
+  "publish.value",
+  "request.replied",
 ]);
 
 /**
@@ -164,6 +168,7 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
         parentRunId: run.runId,
         parentOpKey: entry.opKey,
         ...(data.flow ? { flow: data.flow } : {}),
+        ...(data.tags ? { tags: data.tags } : {}),
       };
       return [{ kind: "create-run", run: child }];
     }
@@ -199,12 +204,42 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
     }
     case "run.retried":
       return [{ kind: "reopen-humans", runId: run.runId }];
+    case "publish.value": {
+      const data = entry.data as EntryData["publish.value"];
+      return [{ kind: "put-value", runId: run.runId, valueKind: "published", name: data.name, value: encode(data.value), seq, at: now }];
+    }
+    case "request.replied": {
+      const data = entry.data as EntryData["request.replied"];
+      const value = encode(data.error === undefined ? { reply: data.reply } : { error: data.error });
+      return [{ kind: "put-value", runId: run.runId, valueKind: "reply", name: data.requestId, value, seq, at: now }];
+    }
     default: {
       if (!isTerminalEntry(entry.kind) || !isTerminal(run.status)) return [];
       const close: SideEffect = { kind: "close-humans", runId: run.runId, reason: run.status, at: now };
-      return run.parentRunId === null ? [close] : [close, { kind: "wake", runId: run.parentRunId }];
+      const effects: SideEffect[] = [close];
+      if (entry.kind === "run.continued") effects.push({ kind: "create-run", run: continuedRun(run, entry.data as EntryData["run.continued"]) });
+      // The run that continues this one keeps its parent: the parent is woken when the chain ends.
+      else if (run.parentRunId !== null) effects.push({ kind: "wake", runId: run.parentRunId });
+      return effects;
     }
   }
+}
+
+/**
+ * The run a `run.continued` entry creates: same workflow, parent and (from the entry) tags, linked back.
+ * Its tags come from the entry's own copy so the store needs no extra read.
+ */
+function continuedRun(run: RunState, data: EntryData["run.continued"]): NewRun {
+  return {
+    runId: data.nextRunId,
+    workflow: data.workflow,
+    version: data.version,
+    input: encode(data.input),
+    parentRunId: run.parentRunId,
+    parentOpKey: run.parentOpKey,
+    continuedFrom: run.runId,
+    ...(data.tags ? { tags: data.tags } : {}),
+  };
 }
 
 /** The outbox row of an askHuman's `notify`, inserted by the commit of its extended/timed-out entry. */

@@ -2,7 +2,7 @@ import { ValidationError } from "../../core/errors.js";
 import { newEntry, type EntryData, type JournalEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord } from "../../core/run.js";
 import { decodeStored } from "../../core/payloads.js";
-import { decode } from "../../core/serialize.js";
+import { decode, decodeKeepingSecrets, encode } from "../../core/serialize.js";
 import type { ClaimRequest, CommitResult, CopiedEntry, NewRun } from "../../core/store.js";
 
 /**
@@ -21,7 +21,17 @@ export type FenceReason = Extract<CommitResult, { ok: false }>["reason"];
  */
 export function newRunRecord(run: NewRun, now: number): RunRecord {
   const pending = pendingRecord(run, now);
-  return run.claimFor ? claimRun(pending, claimOnCreate(run.claimFor, now)).run : pending;
+  if (run.claimFor) return claimRun(pending, claimOnCreate(run.claimFor, now)).run;
+  if (run.startAt !== undefined) {
+    const delayed = delayedStart(run.startAt);
+    return { ...pending, status: "suspended", wakeAt: delayed.wakeAt, waitingFor: encode(delayed.waitingFor), lastSeq: 2 };
+  }
+  return pending;
+}
+
+/** The suspension of a run created with a delayed start: a timer named `start`. */
+function delayedStart(startAt: number): EntryData["run.suspended"] {
+  return { wakeAt: startAt, waitingFor: [{ kind: "timer", opKey: "start", wakeAt: startAt }] };
 }
 
 /**
@@ -30,6 +40,10 @@ export function newRunRecord(run: NewRun, now: number): RunRecord {
  */
 export function newRunEntries(run: NewRun, now: number): JournalEntry[] {
   const created = runCreatedEntry(run, now);
+  if (!run.claimFor && run.startAt !== undefined) {
+    const suspended = newEntry("run.suspended", null, delayedStart(run.startAt));
+    return [created, { runId: run.runId, seq: 2, kind: suspended.kind, opKey: null, payload: suspended.payload, epoch: 0, at: now }];
+  }
   if (!run.claimFor) return [created];
   return [created, claimRun(pendingRecord(run, now), claimOnCreate(run.claimFor, now)).entry];
 }
@@ -111,6 +125,10 @@ export function runCreatedEntry(run: NewRun, now: number): JournalEntry {
   const data: EntryData["run.created"] = { workflow: run.workflow, version: run.version, input };
   if (run.parentRunId != null) data.parentRunId = run.parentRunId;
   if (run.parentOpKey != null) data.parentOpKey = run.parentOpKey;
+  if (run.tags && Object.keys(run.tags).length > 0) data.tags = run.tags;
+  if (run.continuedFrom !== undefined) data.continuedFrom = run.continuedFrom;
+  if (run.startAt !== undefined && !run.claimFor) data.startAt = run.startAt;
+  if (run.deadlineAt !== undefined) data.deadlineAt = run.deadlineAt;
   const entry = newEntry("run.created", null, data);
   return { runId: run.runId, seq: 1, kind: entry.kind, opKey: null, payload: entry.payload, epoch: 0, at: now };
 }

@@ -7,6 +7,7 @@ import { deploysSpec } from "./deploys-spec.js";
 import { useStore, type StoreFactory } from "./harness.js";
 import { inboxSpec } from "./inbox-spec.js";
 import { leasesSpec } from "./leases-spec.js";
+import { liveSpec } from "./live-spec.js";
 import { outboxSpec } from "./outbox-spec.js";
 import { resumeSpec } from "./resume-spec.js";
 import { retentionSpec } from "./retention-spec.js";
@@ -52,5 +53,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     flowSpec(store);
     outboxSpec(store);
     deploysSpec(store);
+    liveSpec(store);
   });
 }

@@ -32,11 +32,15 @@ import type {
   TokenRecord,
   PruneQuery,
   RunImport,
+  RunDeadline,
+  RunValue,
+  RunValueKind,
 } from "../../core/store.js";
 import { compareText, decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
 import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
 import { claimKey, claimRun, copiedRun, fenceOut, fenceReason, isClaimable, isStuck, newRunEntries, newRunRecord, wakePatch } from "../common/run-state.js";
+import { MemoryLive } from "./memory-live.js";
 import { deleteRunRows, importRows, listPrunable, readRows } from "./memory-retention.js";
 import { newDebouncedRun, rebounce } from "../common/debounce.js";
 import { MemoryFlow } from "./memory-flow.js";
@@ -69,6 +73,7 @@ export class MemoryStore implements Store {
   private readonly outbox = new MemoryOutbox(this.t);
   private readonly drained = new Map<string, DrainedVersion>();
   private readonly recoveryFailures = new Map<string, number>();
+  private readonly live = new MemoryLive(this.t);
 
   /** Nothing to create. */
   async migrate(): Promise<void> {}
@@ -117,7 +122,9 @@ export class MemoryStore implements Store {
 
   /** See {@link Store.deleteRuns}. */
   async deleteRuns(runs: readonly { runId: string; lastSeq: number }[]): Promise<string[]> {
-    return deleteRunRows(this.t, runs);
+    const deleted = deleteRunRows(this.t, runs);
+    for (const runId of deleted) this.live.forget(runId);
+    return deleted;
   }
 
   /** See {@link Store.readRunRows}. */
@@ -190,6 +197,7 @@ export class MemoryStore implements Store {
         (query.q === undefined || query.q === "" || matchesText(run, query.q.toLowerCase())) &&
         (query.createdAfter === undefined || run.createdAt > query.createdAfter) &&
         (query.createdBefore === undefined || run.createdAt < query.createdBefore) &&
+        this.live.matches(run.runId, query.tags) &&
         (!after || run.createdAt < after.createdAt || (run.createdAt === after.createdAt && compareText(run.runId, after.runId) < 0)),
     );
     matches.sort((a, b) => b.createdAt - a.createdAt || compareText(b.runId, a.runId));
@@ -588,8 +596,34 @@ export class MemoryStore implements Store {
     const record = newRunRecord(run, now);
     this.t.putRun(record);
     if (run.flow) this.flow.setFlow(run.runId, run.flow);
+    this.live.insert(run);
     this.t.append(entries);
     return record;
+  }
+
+  /** See {@link Store.getRunTags}. */
+  async getRunTags(runId: string): Promise<Record<string, string>> {
+    return { ...this.live.tags.get(runId) };
+  }
+
+  /** See {@link Store.getRunValue}. */
+  async getRunValue(runId: string, kind: RunValueKind, name: string): Promise<RunValue | undefined> {
+    return this.live.getValue(runId, kind, name);
+  }
+
+  /** See {@link Store.listDueDeadlines}. */
+  async listDueDeadlines(now: number, limit: number): Promise<RunDeadline[]> {
+    return this.live.due(now, limit, (runId) => {
+      const run = this.t.runs.get(runId);
+      return run !== undefined && !isTerminal(run.status);
+    });
+  }
+
+  /** See {@link Store.clearDeadline}. */
+  async clearDeadline(runId: string): Promise<boolean> {
+    if (!this.live.deadlines.has(runId)) return false;
+    this.t.atomic(() => this.t.putIn(this.live.deadlines, runId, undefined));
+    return true;
   }
 
   private applyEntries(run: RunRecord, epoch: number, entries: readonly NewEntry[], now: number): void {
@@ -614,6 +648,9 @@ export class MemoryStore implements Store {
       }
       case "create-run":
         if (!this.t.runs.has(effect.run.runId)) this.insertRun(effect.run, now);
+        return;
+      case "put-value":
+        this.live.putValue({ runId: effect.runId, kind: effect.valueKind, name: effect.name, value: effect.value, seq: effect.seq, at: effect.at });
         return;
       case "request-human":
         if (!this.t.humans.has(effect.request.requestId)) this.t.putHuman(effect.request);

@@ -159,6 +159,15 @@ export class MemoryTables {
     this.outbox.set(message.messageId, message);
   }
 
+  /** Sets `key` in `map` (any table of the store), undone if the transaction fails. Undefined deletes. */
+  putIn<K, V>(map: Map<K, V>, key: K, value: V | undefined): void {
+    const had = map.has(key);
+    const previous = map.get(key);
+    if (value === undefined) map.delete(key);
+    else map.set(key, value);
+    this.record(() => (had ? map.set(key, previous as V) : map.delete(key)));
+  }
+
   private record(step: () => void): void {
     this.undo?.push(step);
   }

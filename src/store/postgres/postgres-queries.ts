@@ -1,3 +1,4 @@
+import { tagCondition } from "../common/live-sql.js";
 import { TERMINAL_STATUSES_SQL, type RunStatus } from "../../core/run.js";
 import type { ListHumanRequestsQuery, ListRunsQuery } from "../../core/store.js";
 import { likePattern, type RunCursor } from "../common/list-query.js";
@@ -283,6 +284,7 @@ export function listRunsQuery(
   }
   if (query.createdAfter !== undefined) where.push(`created_at > ${param(query.createdAfter)}`);
   if (query.createdBefore !== undefined) where.push(`created_at < ${param(query.createdBefore)}`);
+  for (const [key, value] of Object.entries(query.tags ?? {})) where.push(tagCondition(param(key), param(value)));
   if (cursor) where.push(`(created_at, run_id) < (${param(cursor.createdAt)}, ${param(cursor.runId)})`);
   const text = `SELECT ${RUN_COLUMNS} FROM runs ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, run_id DESC LIMIT ${param(limit)}`;
   return { text, values };

@@ -33,6 +33,9 @@ import type {
   TokenRecord,
   PruneQuery,
   RunImport,
+  RunDeadline,
+  RunValue,
+  RunValueKind,
 } from "../../core/store.js";
 import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "../../core/schedule.js";
 import * as schedules from "../common/schedule-rows.js";
@@ -113,6 +116,7 @@ import {
 } from "./postgres-deploys.js";
 import { WakeListener } from "./postgres-wake.js";
 import { WriteSession } from "./postgres-write.js";
+import { CLEAR_DEADLINE, DUE_DEADLINES, GET_TAGS, GET_VALUE, tagsOf } from "./postgres-live.js";
 import { DELETE_UNREFERENCED_BLOBS, READ_BLOBS, insertBlobs } from "./postgres-blobs.js";
 import { acceptedBlobs } from "../common/blob-rows.js";
 
@@ -365,6 +369,27 @@ export class PostgresStore implements Store {
   async getRun(runId: string): Promise<RunRecord | undefined> {
     const [row] = await this.query<StateRow & { input: string }>(GET_RUN, [runId]);
     return row && toRun(row);
+  }
+
+  /** See {@link Store.getRunTags}. */
+  async getRunTags(runId: string): Promise<Record<string, string>> {
+    return tagsOf(await this.query<{ key: string; value: string }>(GET_TAGS, [runId]));
+  }
+
+  /** See {@link Store.getRunValue}. */
+  async getRunValue(runId: string, kind: RunValueKind, name: string): Promise<RunValue | undefined> {
+    const [row] = await this.query<RunValue>(GET_VALUE, [runId, kind, name]);
+    return row;
+  }
+
+  /** See {@link Store.listDueDeadlines}. */
+  async listDueDeadlines(now: number, limit: number): Promise<RunDeadline[]> {
+    return this.query<RunDeadline>(DUE_DEADLINES, [now, limit]);
+  }
+
+  /** See {@link Store.clearDeadline}. */
+  async clearDeadline(runId: string): Promise<boolean> {
+    return (await this.query(CLEAR_DEADLINE, [runId])).length > 0;
   }
 
   /** See {@link Store.listRuns}. */

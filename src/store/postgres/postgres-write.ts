@@ -20,6 +20,7 @@ import {
 } from "./postgres-queries.js";
 import { entryArrays, runArrays, runValues, stateArrays, toState, type StateRow } from "./postgres-rows.js";
 import { setFlows } from "./postgres-flow.js";
+import { insertLive, putValue } from "./postgres-live.js";
 import { INSERT_OUTBOX, insertOutboxParams } from "./postgres-outbox.js";
 import type { Tx } from "./postgres-tx.js";
 
@@ -87,6 +88,7 @@ export class WriteSession {
     const inserted = await this.tx.query(INSERT_RUN, runValues(record));
     if (inserted.length === 0) return undefined;
     if (run.flow) await setFlows(this.tx, [[run.runId, run.flow]]);
+    if (run.tags || run.deadlineAt !== undefined) await insertLive(this.tx, [run]);
     // Validated only for a run that is new, like the other stores; a bad input rolls the insert back.
     const entries = newRunEntries(run, this.now);
     const { input: _, ...state } = record;
@@ -130,6 +132,10 @@ export class WriteSession {
     await setFlows(
       this.tx,
       runs.flatMap((run, i) => (run.flow && records[i] && inserted.has(run.runId) ? [[run.runId, run.flow] as const] : [])),
+    );
+    await insertLive(
+      this.tx,
+      runs.filter((run, i) => records[i] && inserted.has(run.runId)),
     );
     return records.map((record, i) => {
       if (!record || !inserted.has(record.runId)) return undefined;
@@ -181,6 +187,9 @@ export class WriteSession {
         return;
       case "create-run":
         await this.createRun(effect.run);
+        return;
+      case "put-value":
+        await putValue(this.tx, effect);
         return;
       case "request-human":
         await this.tx.query(INSERT_HUMAN, humanRequestRow(effect.request));

@@ -1,3 +1,4 @@
+import { tagCondition } from "../common/live-sql.js";
 import type Database from "better-sqlite3";
 import { TERMINAL_STATUSES_SQL, type RunStatus } from "../../core/run.js";
 import type { ClaimRequest, ListHumanRequestsQuery, ListRunsQuery } from "../../core/store.js";
@@ -207,6 +208,10 @@ export class SqliteQueries {
     if (query.createdBefore !== undefined) {
       where.push("created_at < ?");
       params.push(query.createdBefore);
+    }
+    for (const [key, value] of Object.entries(query.tags ?? {})) {
+      where.push(tagCondition("?", "?"));
+      params.push(key, value);
     }
     if (cursor) {
       where.push("(created_at < ? OR (created_at = ? AND run_id < ?))");

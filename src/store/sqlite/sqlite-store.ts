@@ -32,6 +32,9 @@ import type {
   TokenRecord,
   PruneQuery,
   RunImport,
+  RunDeadline,
+  RunValue,
+  RunValueKind,
 } from "../../core/store.js";
 import type { ListOutboxQuery, OutboxClaimRequest, OutboxMessage, OutboxSettlement } from "../../core/outbox.js";
 import { AUDIT_COLUMNS, TOKEN_COLUMNS, auditQuery, toAudit, toToken, tokenParams, type AuditRow, type TokenRow } from "../common/security-rows.js";
@@ -50,6 +53,7 @@ import { SqliteStepFlow } from "./sqlite-step-flow.js";
 import type { StepSlotGrant, StepSlotRequest } from "../../core/step-flow.js";
 import { SqliteOutbox } from "./sqlite-outbox.js";
 import { SqliteQueries, claimParams } from "./sqlite-queries.js";
+import { SqliteLive } from "./sqlite-live.js";
 import { deleteRunRows, importRows, listPrunable, readRows } from "./sqlite-retention.js";
 import { recoveryVerdict } from "../common/recovery.js";
 import type { DrainedVersion, VersionCount } from "../../core/deploys.js";
@@ -99,6 +103,7 @@ export class SqliteStore implements Store {
   private prepared: SqliteQueries | undefined;
   private flowQueries: SqliteFlow | undefined;
   private stepFlowQueries: SqliteStepFlow | undefined;
+  private liveQueries: SqliteLive | undefined;
   private outboxPrepared: SqliteOutbox | undefined;
   private readonly transaction: Database.Transaction<(fn: () => unknown) => unknown>;
 
@@ -674,8 +679,36 @@ export class SqliteStore implements Store {
     const record = newRunRecord(run, now);
     this.q.insertRun.run(runParams(record));
     if (run.flow) this.flow.setFlow(run.runId, run.flow);
+    if (run.tags || run.deadlineAt !== undefined) this.live.insert(run);
     this.insertEntries(entries);
     return record;
+  }
+
+  /** Tags, values and deadlines statements, prepared on first use. */
+  private get live(): SqliteLive {
+    // Reading `q` first checks the schema version, so a store that was never migrated says so.
+    if (!this.liveQueries && this.q) this.liveQueries = new SqliteLive(this.db);
+    return this.liveQueries!;
+  }
+
+  /** See {@link Store.getRunTags}. */
+  async getRunTags(runId: string): Promise<Record<string, string>> {
+    return this.live.tags(runId);
+  }
+
+  /** See {@link Store.getRunValue}. */
+  async getRunValue(runId: string, kind: RunValueKind, name: string): Promise<RunValue | undefined> {
+    return this.live.getValue(runId, kind, name);
+  }
+
+  /** See {@link Store.listDueDeadlines}. */
+  async listDueDeadlines(now: number, limit: number): Promise<RunDeadline[]> {
+    return this.live.dueDeadlines(now, limit);
+  }
+
+  /** See {@link Store.clearDeadline}. */
+  async clearDeadline(runId: string): Promise<boolean> {
+    return this.live.clearDeadline(runId);
   }
 
   private insertEntries(entries: readonly JournalEntry[]): void {
@@ -708,6 +741,9 @@ export class SqliteStore implements Store {
         return;
       case "create-run":
         if (!this.q.getState.get(effect.run.runId)) this.insertRun(effect.run, now);
+        return;
+      case "put-value":
+        this.live.putValue(effect);
         return;
       case "request-human":
         this.q.insertHuman.run(...humanRequestRow(effect.request));

@@ -1,0 +1,59 @@
+import type Database from "better-sqlite3";
+import type { NewRun, RunDeadline, RunValue, RunValueKind } from "../../core/store.js";
+import { dueDeadlinesSql, tagRows } from "../common/live-sql.js";
+import type { SideEffect } from "../common/plan-write.js";
+
+/**
+ * Run tags, published values and replies, and deadlines for {@link SqliteStore} (see `store/common/live-sql.ts`).
+ * Writes run inside the caller's transaction.
+ */
+export class SqliteLive {
+  private readonly insertTag: Database.Statement;
+  private readonly insertDeadline: Database.Statement;
+  private readonly putValueStatement: Database.Statement;
+  private readonly getValueStatement: Database.Statement;
+  private readonly getTags: Database.Statement;
+  private readonly due: Database.Statement;
+  private readonly clear: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.insertTag = db.prepare("INSERT OR IGNORE INTO run_tags (run_id, key, value) VALUES (?, ?, ?)");
+    this.insertDeadline = db.prepare("INSERT OR REPLACE INTO run_deadlines (run_id, due_at) VALUES (?, ?)");
+    this.putValueStatement = db.prepare(
+      `INSERT INTO run_values (run_id, kind, name, value, seq, at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (run_id, kind, name) DO UPDATE SET value = excluded.value, seq = excluded.seq, at = excluded.at`,
+    );
+    this.getValueStatement = db.prepare("SELECT run_id AS runId, kind, name, value, seq, at FROM run_values WHERE run_id = ? AND kind = ? AND name = ?");
+    this.getTags = db.prepare("SELECT key, value FROM run_tags WHERE run_id = ? ORDER BY key");
+    this.due = db.prepare(dueDeadlinesSql(() => "?"));
+    this.clear = db.prepare("DELETE FROM run_deadlines WHERE run_id = ?");
+  }
+
+  /** Writes the tags and deadline of a run just inserted. */
+  insert(run: NewRun): void {
+    for (const row of tagRows(run.runId, run.tags)) this.insertTag.run(...row);
+    if (run.deadlineAt !== undefined) this.insertDeadline.run(run.runId, run.deadlineAt);
+  }
+
+  putValue(effect: Extract<SideEffect, { kind: "put-value" }>): void {
+    this.putValueStatement.run(effect.runId, effect.valueKind, effect.name, effect.value, effect.seq, effect.at);
+  }
+
+  getValue(runId: string, kind: RunValueKind, name: string): RunValue | undefined {
+    return this.getValueStatement.get(runId, kind, name) as RunValue | undefined;
+  }
+
+  tags(runId: string): Record<string, string> {
+    const tags: Record<string, string> = {};
+    for (const row of this.getTags.all(runId) as { key: string; value: string }[]) tags[row.key] = row.value;
+    return tags;
+  }
+
+  dueDeadlines(now: number, limit: number): RunDeadline[] {
+    return this.due.all(now, limit) as RunDeadline[];
+  }
+
+  clearDeadline(runId: string): boolean {
+    return this.clear.run(runId).changes > 0;
+  }
+}
