@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { webhookSignature } from "../src/engine/webhook-signature.js";
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -33,7 +33,7 @@ const echo = defineWorkflow({
   },
 });
 
-const sign = (secret: string, body: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+const sign = (secret: string, body: string) => webhookSignature(secret, body, Math.floor(Date.now() / 1000));
 
 async function setup(options: { webhooks?: ServerOptions["webhooks"] } = {}) {
   const url = storeUrl("sqlite");
@@ -105,7 +105,7 @@ describe("user values shaped like codec tags", () => {
     const started = await call("POST", "/runs", { workflow: "echo", input: FORGED.set, runId: "hooked" });
     expect(started.status).toBe(201);
     const body = JSON.stringify({ run: "hooked", delivery: "d1", data: FORGED.nested });
-    const hooked = await call("POST", "/webhooks/ci", body, { "x-cairn-signature": sign("whsec", body) });
+    const hooked = await call("POST", "/webhooks/ci", body, { "cairn-signature": sign("whsec", body) });
     expect(hooked.status, JSON.stringify(hooked.body)).toBe(202);
     const requestId = await waitFor(async () => (await engine.listHumanRequests({ runId: "hooked", status: "pending" }))[0]?.requestId);
     expect((await call("POST", `/human-requests/${encodeURIComponent(requestId)}/answer`, { action: "answer", value: FORGED.secret })).status).toBe(200);

@@ -255,9 +255,9 @@ describe.each(STORE_KINDS)("an agent with MCP tools on %s", (kind) => {
     expect(lines[3]).toBe("c4=ok:beta=false");
     // Bad arguments never reached the server; the error result was not retried.
     expect(calls.sort((a, b) => a.tool.localeCompare(b.tool))).toEqual([
-      { tool: "create.note", args: { title: "plan", body: "ship it" }, key: "m:tool:c1" },
-      { tool: "fail", args: {}, key: "m:tool:c3" },
-      { tool: "set_flag", args: { flag: "beta", on: false }, key: "m:tool:c4" },
+      { tool: "create.note", args: { title: "plan", body: "ship it" }, key: "m:tool:0:c1" },
+      { tool: "fail", args: {}, key: "m:tool:0:c3" },
+      { tool: "set_flag", args: { flag: "beta", on: false }, key: "m:tool:0:c4" },
     ]);
     const intents = (await engine.journal("m")).filter((e) => e.kind === "step.started" && e.opKey?.includes("/tool-")).map((e) => e.data);
     expect(intents).toHaveLength(3);
@@ -281,7 +281,7 @@ describe("an agent with MCP tools needing approval", () => {
     const [request] = await engine.listHumanRequests({ status: "pending", runId: "p" });
     await engine.respondToHuman(request!.requestId, { action: "answer", option: "approve", by: "ada" });
     expect(((await engine.result("p", { timeoutMs: 5000 })) as AgentResult).text).toBe("deleted /tmp/x");
-    expect(calls).toEqual([{ tool: "delete_file", args: { path: "/tmp/x" }, key: "p:tool:d1" }]);
+    expect(calls).toEqual([{ tool: "delete_file", args: { path: "/tmp/x" }, key: "p:tool:0:d1" }]);
   });
 
   it("rejects a client without listTools/callTool", async () => {

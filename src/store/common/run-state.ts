@@ -2,7 +2,7 @@ import { ValidationError } from "../../core/errors.js";
 import { newEntry, type EntryData, type JournalEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord } from "../../core/run.js";
 import { decodeStored } from "../../core/payloads.js";
-import { decode, decodeKeepingSecrets, encode } from "../../core/serialize.js";
+import { decode, encode } from "../../core/serialize.js";
 import type { ClaimRequest, CommitResult, CopiedEntry, NewRun } from "../../core/store.js";
 
 /**
