@@ -72,6 +72,12 @@ describe.each(["openai", "anthropic", "ai-sdk"])("agent on the real %s SDK under
     const env = { CAIRN_TEST_SDK: sdk, CAIRN_TEST_PROVIDER_URL: provider.url, CAIRN_TEST_LEDGER: ledger };
     const mine = () => provider.requests.filter((r) => r.body?.model === MODEL[sdk]);
     const done = async () => (await engine.getRun(runId)).status === "completed";
+    // After three sends of one call cut short by kills, the run asks before sending it again: say resend.
+    const resend = async () => {
+      for (const request of await engine.listHumanRequests({ status: "pending", runId }))
+        if (request.options.includes("resend"))
+          await engine.respondToHuman(request.requestId, { action: "answer", option: "resend", by: "tester" }).catch(() => undefined);
+    };
 
     // Kill workers at varied moments until the run completes or the kills are done.
     let kills = 0;
@@ -80,7 +86,7 @@ describe.each(["openai", "anthropic", "ai-sdk"])("agent on the real %s SDK under
       const sent = mine().length;
       if (round < 4) {
         // Wait until this worker is talking to the provider, then kill it a little later: mid-stream or after.
-        await waitFor(async () => mine().length > sent || (await done()), { timeoutMs: 20_000, what: "a model request" });
+        await waitFor(async () => (await resend(), mine().length > sent || (await done())), { timeoutMs: 20_000, what: "a model request" });
         await new Promise((r) => setTimeout(r, 20 + ((round * 67) % 200)));
         if (worker.child.exitCode === null) {
           worker.child.kill("SIGKILL");
@@ -88,7 +94,7 @@ describe.each(["openai", "anthropic", "ai-sdk"])("agent on the real %s SDK under
         }
         await worker.exited;
       } else {
-        await waitFor(done, { timeoutMs: 30_000, what: "the run to complete" });
+        await waitFor(async () => (await resend(), done()), { timeoutMs: 30_000, what: "the run to complete" });
         worker.child.kill("SIGTERM");
         await worker.exited;
       }
@@ -109,12 +115,21 @@ describe.each(["openai", "anthropic", "ai-sdk"])("agent on the real %s SDK under
     const requests = mine();
     for (let turn = 0; turn <= 3; turn++) {
       const sentForTurn = requests.filter((r) => turnOf(r) === turn).length;
-      const intents = journal.filter((e) => e.kind === "step.started" && e.opKey === `turn#0/${turn}/model#0`).length;
-      const completed = journal.filter((e) => e.kind === "step.completed" && e.opKey === `turn#0/${turn}/model#0`).length;
+      // A call resent after a person said so is model#1, #2…; a step that refused to send again journals `halted`.
+      const key = new RegExp(`^turn#0/${turn}/model#\\d+$`);
+      const intents = journal.filter((e) => e.kind === "step.started" && key.test(e.opKey ?? "")).length;
+      const completed = journal.filter(
+        (e) => e.kind === "step.completed" && key.test(e.opKey ?? "") && !(e.data as { result: { halted?: string } }).result?.halted,
+      ).length;
       expect(completed, `turn ${turn} journaled once`).toBe(1);
       expect(sentForTurn, `turn ${turn}: ${sentForTurn} request(s) for ${intents} intent(s)`).toBeLessThanOrEqual(intents);
       expect(sentForTurn).toBeGreaterThanOrEqual(1);
     }
+    // Sends cut short before their response was journaled are counted as possibly billed, never as nothing.
+    const answeredCalls = journal.filter(
+      (e) => e.kind === "step.completed" && /\/model#\d+$/.test(e.opKey ?? "") && !(e.data as { result: { halted?: string } }).result?.halted,
+    ).length;
+    if (requests.length > answeredCalls) expect(result.totals.possiblyBilledMicros ?? 0).toBeGreaterThan(0);
     // The agent streamed every call.
     expect(requests.filter((r) => !r.stream).map((r) => r.path)).toEqual([]);
   });

@@ -142,7 +142,7 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("dashboard agent vie
     // The budget panel: totals folded from the journal.
     const budget = page.locator('[aria-label="budget"]');
     const fact = (label: string) => budget.locator(".fact", { hasText: label }).locator(".fact-value").textContent();
-    expect(await fact("cost")).toBe("$0.07"); // 75 000 micro-dollars, shown to the cent
+    expect(await fact("cost")).toBe("$0.075"); // 75 000 micro-dollars: sub-cent amounts are shown
     expect(await fact("model calls")).toBe("3");
     expect(await fact("tool calls")).toBe("2");
     expect(await fact("input tokens")).toBe("3000");
@@ -152,7 +152,7 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("dashboard agent vie
     const gauge = (key: string) => page.locator(`[aria-label="budget gauge"] [data-gauge="${key}"]`);
     expect(await gauge("cost").getAttribute("aria-valuenow")).toBe("75000");
     expect(await gauge("cost").getAttribute("aria-valuemax")).toBe("100000");
-    expect(await gauge("cost").textContent()).toContain("$0.07 / $0.10 (75%)");
+    expect(await gauge("cost").textContent()).toContain("$0.075 / $0.10 (75%)");
     expect(await gauge("cost").getAttribute("class")).toContain("gauge-ok");
     expect(await gauge("tokens-total").textContent()).toContain("4,500 / 10,000 (45%)");
     expect(await gauge("steps").textContent()).toContain("3 / 10 (30%)");
