@@ -93,3 +93,5 @@ export {
   type VersionCount,
   type VersionSummary,
 } from "./core/deploys.js";
+export type { StepFlowOptions, StepFlowLimit, StepConcurrency, StepRateLimit, StepSlotGrant, StepSlotRequest } from "./core/step-flow.js";
+export type { PublishedValue, RequestOptions } from "./engine/live-runs.js";

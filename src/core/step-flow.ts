@@ -42,7 +42,7 @@ export interface StepFlowLimit {
   periodMs?: number;
 }
 
-/** A request for the slots of one step attempt ({@link import("./store.js").Store.acquireStepSlots}). */
+/** A request for the slots of one step attempt (`Store.acquireStepSlots`). */
 export interface StepSlotRequest {
   runId: string;
   opKey: string;
