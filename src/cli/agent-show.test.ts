@@ -56,8 +56,8 @@ describe("cairn show of an agent run", () => {
     expect(out).not.toContain(ESC);
     expect(out).not.toContain("\u0007");
     expect(out).toContain("Transcript");
-    expect(out).toMatch(/user\s+Ship it \\u001b\[2J now/);
-    expect(out).toMatch(/assistant\s+Checking \\u001b\[31mfirst/);
+    expect(out).toMatch(/user\s+Ship it \\x1b\[2J now/);
+    expect(out).toMatch(/assistant\s+Checking \\x1b\[31mfirst/);
     expect(out).toMatch(/tool call\s+lookup \{"q":"\\u001b\]0;pwned\\u0007"\}\s+\(call call_0\)/);
     expect(out).toMatch(/result\s+lookup → "found \\u001b\]0;pwned\\u0007"\s+\(call call_0, key ship:tool:0:call_0\)/);
     expect(out).toMatch(/approval\s+deploy \(call call_1\): waiting for a person/);
