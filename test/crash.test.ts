@@ -17,6 +17,9 @@ import { requireBuild, spawnWorker } from "./support/processes.js";
 // @ts-expect-error plain JS fixture
 import { expectedOutput, workflows } from "./fixtures/crash-workflows.mjs";
 
+// Bounded by its rounds, not by the clock: a loaded machine only makes each round slower.
+const RANDOM_KILLS_TIMEOUT_MS = 180_000;
+
 const WORKFLOWS = resolve("test/fixtures/crash-workflows.mjs");
 const LEASE_MS = "300";
 const RUNS = 3;
@@ -136,21 +139,25 @@ describe("SIGKILL with every payload offloaded to a blob (inline limit 0)", () =
 });
 
 describe("SIGKILL at random moments", () => {
-  it("every run completes correctly across many random kills", async () => {
-    const scenario = await setUp("random", 8);
-    let kills = 0;
-    for (let round = 0; round < 12 && !(await allDone(scenario)); round++) {
-      // Slow steps (40 ms each) so that kills land inside steps, not only between them.
-      const worker = spawnWorker({ ...scenario.env, CAIRN_TEST_STEP_MS: "40" });
-      await worker.ready;
-      if (round >= 3) await sendEvents(scenario);
-      await new Promise((r) => setTimeout(r, 20 + Math.floor(Math.random() * 200)));
-      worker.child.kill("SIGKILL");
-      await worker.exited;
-      kills += 1;
-    }
-    expect(kills).toBeGreaterThanOrEqual(4);
-    await finishWithCleanWorker(scenario);
-    await verify(scenario);
-  });
+  it(
+    "every run completes correctly across many random kills",
+    async () => {
+      const scenario = await setUp("random", 8);
+      let kills = 0;
+      for (let round = 0; round < 12 && !(await allDone(scenario)); round++) {
+        // Slow steps (40 ms each) so that kills land inside steps, not only between them.
+        const worker = spawnWorker({ ...scenario.env, CAIRN_TEST_STEP_MS: "40" });
+        await worker.ready;
+        if (round >= 3) await sendEvents(scenario);
+        await new Promise((r) => setTimeout(r, 20 + Math.floor(Math.random() * 200)));
+        worker.child.kill("SIGKILL");
+        await worker.exited;
+        kills += 1;
+      }
+      expect(kills).toBeGreaterThanOrEqual(4);
+      await finishWithCleanWorker(scenario);
+      await verify(scenario);
+    },
+    RANDOM_KILLS_TIMEOUT_MS,
+  );
 });

@@ -16,6 +16,9 @@ import { crashAtPoint, finishCleanly, requireBuild, spawnWorker, supervise, type
 // @ts-expect-error plain JS fixture
 import { workflows } from "./fixtures/outbox-workflows.mjs";
 
+// Bounded by its rounds, not by the clock: a loaded machine only makes each round slower.
+const RANDOM_KILLS_TIMEOUT_MS = 180_000;
+
 const FIXTURE = resolve("test/fixtures/outbox-workflows.mjs");
 const RUNS = 2;
 const COUNT = 4;
@@ -123,12 +126,16 @@ describe.each(stores)("outbox delivery across crashes on %s", (kind, makeStore) 
     if (point === "before-deliver") expect(duplicates).toBe(0);
   });
 
-  it("SIGKILL of separate worker and dispatcher processes at random moments", async () => {
-    // Enough work (2 runs × 16 slow steps and deliveries) that most rounds end in kills, not completion.
-    const s = await setUp(makeStore(), `${kind}-random`, 16);
-    const kills = await killBothAtRandom(s, 12);
-    expect(kills).toBeGreaterThanOrEqual(4);
-    await finishCleanly(s.supervision);
-    await verify(s);
-  });
+  it(
+    "SIGKILL of separate worker and dispatcher processes at random moments",
+    async () => {
+      // Enough work (2 runs × 16 slow steps and deliveries) that most rounds end in kills, not completion.
+      const s = await setUp(makeStore(), `${kind}-random`, 16);
+      const kills = await killBothAtRandom(s, 12);
+      expect(kills).toBeGreaterThanOrEqual(4);
+      await finishCleanly(s.supervision);
+      await verify(s);
+    },
+    RANDOM_KILLS_TIMEOUT_MS,
+  );
 });

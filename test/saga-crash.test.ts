@@ -17,6 +17,9 @@ import { DURABLE_STORES, durableStoreUrl, postgresReachable, type DurableStore }
 // @ts-expect-error plain JS fixture
 import { FLAKY_LEG, LEGS, workflows } from "./fixtures/saga-workflows.mjs";
 
+// Bounded by its rounds, not by the clock: a loaded machine only makes each round slower.
+const RANDOM_KILLS_TIMEOUT_MS = 180_000;
+
 const FIXTURE = resolve("test/fixtures/saga-workflows.mjs");
 const pgUp = await postgresReachable();
 const RUNS = { failing: "fail", cancelled: "wait" } as const;
@@ -170,17 +173,21 @@ describe.each(DURABLE_STORES)("saga crash tests on %s", (kind) => {
     if (point !== "after-compensation-effect") expect(failedAndRetried, "the failure was journaled and retried").toBeGreaterThanOrEqual(1);
   });
 
-  test("SIGKILL at random moments, compensations and releases slowed down", async () => {
-    const s = await setUp(kind, "random");
-    // Ten kills can all land before a slow (loaded) worker makes progress: that is ten failed recoveries,
-    // and the default dead-letter limit would end the run. This test is about exactly-once, so no limit.
-    s.env.CAIRN_TEST_MAX_RECOVERY = "0";
-    const kills = await killAtRandom(s, { CAIRN_TEST_STEP_MS: "25" }, 10, 250);
-    expect(kills).toBeGreaterThanOrEqual(1);
-    await finishCleanly(s).catch(async (error: unknown) => {
-      const runs = await Promise.all(Object.keys(RUNS).map((id) => s.engine.getRun(`random-${id}`)));
-      throw new Error(`${(error as Error).message}; runs: ${runs.map((r) => `${r.runId} ${r.status} ${r.error?.code ?? ""}`).join(", ")}`);
-    });
-    await verify(s, "random");
-  });
+  test(
+    "SIGKILL at random moments, compensations and releases slowed down",
+    async () => {
+      const s = await setUp(kind, "random");
+      // Ten kills can all land before a slow (loaded) worker makes progress: that is ten failed recoveries,
+      // and the default dead-letter limit would end the run. This test is about exactly-once, so no limit.
+      s.env.CAIRN_TEST_MAX_RECOVERY = "0";
+      const kills = await killAtRandom(s, { CAIRN_TEST_STEP_MS: "25" }, 10, 250);
+      expect(kills).toBeGreaterThanOrEqual(1);
+      await finishCleanly(s).catch(async (error: unknown) => {
+        const runs = await Promise.all(Object.keys(RUNS).map((id) => s.engine.getRun(`random-${id}`)));
+        throw new Error(`${(error as Error).message}; runs: ${runs.map((r) => `${r.runId} ${r.status} ${r.error?.code ?? ""}`).join(", ")}`);
+      });
+      await verify(s, "random");
+    },
+    RANDOM_KILLS_TIMEOUT_MS,
+  );
 });

@@ -22,6 +22,13 @@ const SECOND = 1000;
 async function setUp(store: string, slow = false) {
   requireBuild();
   const ledger = join(tempDir(), "ledger.txt");
+  // The test's engine finishes leftover runs in this process, so its steps must find the ledger too.
+  const previousLedger = process.env["CAIRN_TEST_LEDGER"];
+  process.env["CAIRN_TEST_LEDGER"] = ledger;
+  onCleanup(() => {
+    if (previousLedger === undefined) delete process.env["CAIRN_TEST_LEDGER"];
+    else process.env["CAIRN_TEST_LEDGER"] = previousLedger;
+  });
   // The test's engine saves the schedule (its cursor starts now) and later finishes leftover runs; it never fires ticks.
   const [workflow, schedule] = slow ? [slowBeat, skipSchedule] : [beat, beatSchedule];
   const engine: Engine = await createEngine({ store, workflows: [workflow], schedules: [schedule], logger: silentLogger, scheduler: { enabled: false } });
