@@ -117,7 +117,7 @@ describe("help", () => {
     for (const command of COMMANDS) expect(stdout).toMatch(new RegExp(`^\\s+${command}\\b`, "m"));
   });
 
-  it.each(COMMANDS)("%s --help describes the command and its --store option", async (command) => {
+  it.concurrent.each(COMMANDS)("%s --help describes the command and its --store option", async (command) => {
     const { code, stdout } = await cli(command, "--help");
     expect(code).toBe(0);
     expect(stdout).toContain(`Usage: cairn ${command}`);
