@@ -74,6 +74,16 @@ export const cutoffArg = parser(
   `Use a duration before now such as 30d or 12h, or a date such as 2026-01-31.`,
 );
 
+/** Parses an ISO 8601 date-time with its zone (`2026-12-01T09:00:00Z`, `2026-12-01T10:00:00+01:00`). */
+export const isoDateArg = parser(
+  z
+    .string()
+    .transform((text) => text.trim())
+    .pipe(z.iso.datetime({ offset: true, error: "not an ISO date-time with a zone" }))
+    .transform((text) => new Date(text)),
+  `For example 2026-12-01T09:00:00Z.`,
+);
+
 /** Parses one status or a comma-separated list (`failed,cancelled`). */
 export const statusArg = parser(
   z

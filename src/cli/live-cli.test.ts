@@ -7,7 +7,10 @@ import { createEngine } from "../engine/create-engine.js";
 import { defineWorkflow } from "../engine/define-workflow.js";
 import { silentLogger } from "../engine/logger.js";
 import { waitFor } from "../testing/wait-for.js";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 const steer = defineWorkflow({
   name: "steer",
@@ -61,4 +64,52 @@ describe("cairn live-run commands", () => {
     const next = await runCli(["show", "cli-1~2", "--store", store], { cwd });
     expect(next.stdout).toContain("continues cli-1");
   }, 60_000);
+});
+
+describe("cairn start with tags, a deadline and a delayed start", () => {
+  it("passes --tag, --deadline and --delay to the run, and refuses bad ones with exit 2", async () => {
+    requireBuild();
+    const store = storeUrl("sqlite");
+    const dir = mkdtempSync(join(tmpdir(), "cairn-start-"));
+    const module = join(dir, "hello.mjs");
+    const index = pathToFileURL(resolve("dist/src/index.js")).href;
+    writeFileSync(
+      module,
+      `import { defineWorkflow } from ${JSON.stringify(index)};\nexport const hello = defineWorkflow({ name: "hello", run: async (ctx, input) => input });\n`,
+    );
+    const start = (...args: string[]) => runCli(["start", "hello", "--workflows", module, "--store", store, ...args], { cwd: dir });
+
+    const before = Date.now();
+    const started = await start("--run-id", "later", "--tag", "customer=acme", "--tag", "tier=gold", "--deadline", "2h", "--delay", "10m", "--json");
+    expect(started.code, started.stderr).toBe(0);
+    expect(JSON.parse(started.stdout)).toMatchObject({ runId: "later", created: true });
+
+    const engine = await createEngine({ store, workflows: [], logger: silentLogger });
+    onCleanup(() => engine.close());
+    const run = (await engine.getRun("later"))!;
+    expect(run.tags).toEqual({ customer: "acme", tier: "gold" });
+    // Delayed: suspended on its start timer ten minutes out, not pending for the next worker.
+    expect(run.status).toBe("suspended");
+    expect(run.wakeAt!.getTime()).toBeGreaterThanOrEqual(before + 10 * 60_000 - 1000);
+    expect(run.wakeAt!.getTime()).toBeLessThan(Date.now() + 10 * 60_000 + 1000);
+    const created = (await engine.journal("later")).find((entry) => entry.kind === "run.created")!;
+    // The deadline counts from the delayed start.
+    expect((created.data as { deadlineAt: number }).deadlineAt - run.wakeAt!.getTime()).toBe(2 * 3600_000);
+
+    const at = await start("--run-id", "at", "--start-at", "2030-01-01T09:00:00Z");
+    expect(at.code, at.stderr).toBe(0);
+    expect((await engine.getRun("at"))!.wakeAt!.toISOString()).toBe("2030-01-01T09:00:00.000Z");
+
+    for (const [args, message] of [
+      [["--tag", "customer"], /key=value/],
+      [["--deadline", "soon"], /--deadline/],
+      [["--start-at", "tomorrow"], /ISO date-time/],
+      [["--delay", "1m", "--start-at", "2030-01-01T09:00:00Z"], /delay/],
+    ] as const) {
+      const refused = await start("--run-id", `bad-${args[0]}`, ...args);
+      expect(refused.code, `${args.join(" ")}: ${refused.stderr}`).not.toBe(0);
+      expect(refused.stderr).toMatch(message);
+      await expect(engine.getRun(`bad-${args[0]}`)).rejects.toMatchObject({ code: "RUN_NOT_FOUND" });
+    }
+  });
 });

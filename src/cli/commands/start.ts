@@ -1,9 +1,11 @@
 import type { Command } from "commander";
 import { recordAudit } from "../audit.js";
-import { idArg, jsonArg, durationArg } from "../args.js";
+import { idArg, jsonArg, durationArg, isoDateArg } from "../args.js";
 import { CLI, jsonOption, note, print, printJson, shellQuote, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { pickWorkflow, resolveWorkflows } from "../load-workflows.js";
 import { defaultStoreUrl } from "../../store/open-store.js";
+import { parseTagFilters } from "../../core/tags.js";
+import type { StartOptions } from "../../engine/engine.js";
 
 interface StartCommandOptions extends StoreOptions, JsonOptions {
   input?: unknown;
@@ -11,6 +13,10 @@ interface StartCommandOptions extends StoreOptions, JsonOptions {
   workflows?: string[];
   wait?: boolean;
   timeout?: number;
+  tag?: string[];
+  deadline?: number;
+  delay?: number;
+  startAt?: Date;
 }
 
 /** Registers `cairn start`. */
@@ -22,9 +28,16 @@ export function registerStartCommand(program: Command): void {
     .option("--input <json>", "the run's input as JSON", jsonArg)
     .option("--run-id <id>", "choose the run id (e.g. a thread id); starting again with the same id and input returns the same run", idArg("run id"))
     .option("--workflows <module...>", "ES module(s) exporting the workflow (default: the examples)")
+    .option("--tag <key=value>", "tag the run (repeat for several); children inherit tags", (value: string, all: string[] = []) => [...all, value])
+    .option("--deadline <duration>", "cancel the run (compensating) when this long has passed since its start, e.g. 2h or 7d", durationArg)
+    .option("--delay <duration>", "start the run after this long, e.g. 10m (a durable timer)", durationArg)
+    .option("--start-at <date>", "start the run at this time, e.g. 2026-12-01T09:00:00Z (a durable timer)", isoDateArg)
     .option("--wait", "wait for the run to finish and print its output (a worker must be running)")
     .option("--timeout <duration>", "with --wait: give up after this long, e.g. 30s or 10m", durationArg)
-    .addHelpText("after", `\nExample:\n  ${CLI} start research --input '{"topic":"solid-state batteries"}' --run-id thread-42`);
+    .addHelpText(
+      "after",
+      `\nExamples:\n  ${CLI} start research --input '{"topic":"solid-state batteries"}' --run-id thread-42\n  ${CLI} start research --tag customer=acme --deadline 2h --delay 10m`,
+    );
   storeOption(jsonOption(start)).action(startRun);
 }
 
@@ -35,7 +48,7 @@ async function startRun(name: string, options: StartCommandOptions): Promise<voi
     options,
     workflows,
     async (engine) => {
-      const handle = await engine.start(workflow, options.input, options.runId === undefined ? undefined : { runId: options.runId });
+      const handle = await engine.start(workflow, options.input, startOptions(options));
       const runId = handle.runId;
       await recordAudit(engine.store, "run.start", runId, { workflow: workflow.name, created: handle.created });
       if (!options.json) {
@@ -57,6 +70,17 @@ async function startRun(name: string, options: StartCommandOptions): Promise<voi
     },
     { create: true },
   );
+}
+
+/** The engine's start options from the command line's; the engine checks them together (e.g. not `--delay` with `--start-at`). */
+function startOptions(options: StartCommandOptions): StartOptions | undefined {
+  const start: StartOptions = {};
+  if (options.runId !== undefined) start.runId = options.runId;
+  if (options.tag) start.tags = parseTagFilters(options.tag, "=", "--tag");
+  if (options.deadline !== undefined) start.deadline = options.deadline;
+  if (options.delay !== undefined) start.delay = options.delay;
+  if (options.startAt !== undefined) start.startAt = options.startAt;
+  return Object.keys(start).length > 0 ? start : undefined;
 }
 
 /**
