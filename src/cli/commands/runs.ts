@@ -6,6 +6,7 @@ import { CLI, jsonOption, note, print, printJson, storeOption, withEngine, type 
 import { formatTime, formatWaiting, runBlock, table, timeline } from "../format.js";
 import { followRun, readJournal, type FollowOptions } from "../follow.js";
 import { agentRunView } from "../../agent/transcript-view.js";
+import { readRunCosts, runCostLines } from "../../agent/run-costs.js";
 import { agentRunLines, spendLines, transcriptLines } from "../agent-format.js";
 import type { JournalEntryView } from "../../engine/engine.js";
 import { planTrees } from "../plan-format.js";
@@ -136,7 +137,7 @@ async function showRun(runId: string, options: ShowOptions): Promise<void> {
     const run = await engine.getRun(runId);
     if (options.json) {
       const journal = await readJournal(engine, runId);
-      printJson({ run, journal, plans: planViews(journal).map((view) => view.state) });
+      printJson({ run, journal, plans: planViews(journal).map((view) => view.state), costs: await readRunCosts(engine, runId, Date.now()) });
       return;
     }
     print(...runBlock(run), "");
@@ -147,6 +148,7 @@ async function showRun(runId: string, options: ShowOptions): Promise<void> {
       const plans = planTrees(planViews(journal));
       if (plans.length > 0) print(...plans, "");
       print(...timeline(journal));
+      print("", "Costs", ...runCostLines(await readRunCosts(engine, runId, Date.now())).map((line) => `  ${line}`));
       return;
     }
     const stop = new AbortController();

@@ -22,6 +22,7 @@ import { encode } from "../../core/serialize.js";
 import { randomUUID } from "node:crypto";
 import type { Duration } from "../../core/duration.js";
 import { parseTagFilters } from "../../core/tags.js";
+import { readRunCosts } from "../../agent/run-costs.js";
 
 /** Registers the run routes: start, list, stuck, get, journal, events, cancel, retry, fork. */
 export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
@@ -88,6 +89,12 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     const entries = capEntries(read, PAGE_BYTES);
     const last = entries[entries.length - 1];
     return json(c, { entries, ...((entries.length === limit || entries.length < read.length) && last ? { nextAfter: last.seq } : {}) });
+  });
+
+  app.get("/runs/:id/costs", async (c) => {
+    const { id } = parse(runIdParam, c.req.param(), "path");
+    requireVisible(c, id);
+    return json(c, await readRunCosts(engine, id, Date.now()));
   });
 
   app.get("/runs/:id/journal/:seq", async (c) => {
