@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { testEngine } from "../../test/support/engines.js";
-import { defineAgent } from "../agent/agent.js";
-import { ScriptedModel } from "../agent/model/scripted.js";
-import { waitFor } from "../testing/wait-for.js";
+import { testEngine } from "./support/engines.js";
+import { defineAgent } from "../src/agent/agent.js";
+import { ScriptedModel } from "../src/agent/model/scripted.js";
+import { waitFor } from "../src/testing/wait-for.js";
 
 const TEXT = "Tides are caused by the moon pulling on the oceans.";
 
