@@ -48,6 +48,7 @@ export const READ_LIVE: Sql = {
 
 /** See `Store.pruneLiveDeltas`. */
 export const PRUNE_LIVE: Sql = { name: "cairn_prune_live", text: `${sql.prune} RETURNING 1` };
+/** Expired advertisements, pruned with the records. */
 export const PRUNE_LIVE_LISTENERS: Sql = { name: "cairn_prune_live_listeners", text: sql.pruneListeners };
 
 /** {@link WRITE_LIVE}'s parameters. */
