@@ -72,6 +72,7 @@ export {
   type RunPatch,
 } from "./core/run.js";
 export type * from "./core/store.js";
+export type * from "./core/live-delta-store.js";
 export { openStore, defaultStoreUrl, type OpenStoreOptions } from "./store/open-store.js";
 export type { PostgresStoreOptions } from "./store/postgres/postgres-config.js";
 export { RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, runExportSchema, parseRunExport, type RunExport } from "./core/run-export.js";

@@ -13,7 +13,7 @@ import { ScriptedModel } from "../src/agent/model/scripted.js";
 import { planTool } from "../src/agent/plan-tool.js";
 import { defineTool } from "../src/agent/tool.js";
 import { createEngine } from "../src/engine/create-engine.js";
-import type { Engine } from "../src/engine/engine.js";
+import type { Engine, Worker } from "../src/engine/engine.js";
 import { silentLogger } from "../src/engine/logger.js";
 import { builtDashboardDir } from "../src/server/dashboard.js";
 import { serve, type RunningServer } from "../src/server/serve.js";
@@ -59,18 +59,60 @@ const researcher = defineAgent({
   budget: { maxCostUsd: 0.1, maxTokens: { total: 10_000 }, maxSteps: 10, maxToolCalls: 5 },
 });
 
-/** Answers word by word (150 ms apart), only once the test opens the gate. */
+/** Thinks, answers and calls a tool, streamed piece by piece (150 ms apart), only once the test opens the gate. */
 let openGate!: () => void;
 const gate = new Promise<void>((resolve) => (openGate = resolve));
+const LIVE_THINKING = "The user wants a streamed answer.";
 const LIVE_TEXT = "Streaming one word at a time until the journal takes over.";
+const LIVE_QUERY = "streaming words one at a time";
 const streamer = defineAgent({
   name: "streamer",
-  model: () => new ScriptedModel([async () => (await gate, { content: LIVE_TEXT })], { deltaDelayMs: 150 }),
+  model: () =>
+    new ScriptedModel(
+      [
+        async () => (
+          await gate,
+          {
+            content: [
+              { type: "thinking" as const, thinking: LIVE_THINKING, signature: "sig" },
+              { type: "text" as const, text: LIVE_TEXT },
+              call("s1", "lookup", { q: LIVE_QUERY }),
+            ],
+          }
+        ),
+        { content: "Done streaming." },
+      ],
+      { deltaDelayMs: 150 },
+    ),
+  tools: [lookup],
+});
+
+/** A model without a price: it runs (no cost limit), its cost is unknown, not $0. */
+const unpriced = defineAgent({
+  name: "unpriced",
+  model: () => new ScriptedModel([{ content: "Answered by a local model.", usage }], { modelId: "local-llm" }),
+});
+
+/** Priced; its first send hangs until the worker stops without draining (as if it died mid-call), the second answers. */
+let flakySends = 0;
+const flaky = defineAgent({
+  name: "flaky",
+  model: () =>
+    new ScriptedModel([
+      async (request) => {
+        if (flakySends++ === 0)
+          await new Promise((_, reject) => request.signal?.addEventListener("abort", () => reject(new Error("the worker stopped mid-call")), { once: true }));
+        return { content: "Answered on the second send.", usage };
+      },
+    ]),
+  prices: { scripted: { input: 10, output: 30 } },
+  maxTokens: 500,
 });
 
 describe.skipIf(!haveChromium && process.env.CI !== "true")("dashboard agent views in a browser", () => {
   let dir: string;
   let engine: Engine;
+  let worker: Worker;
   let server: RunningServer;
   let browser: Browser;
   let page: Page | undefined;
@@ -82,8 +124,8 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("dashboard agent vie
     if (!dashboardDir) throw new Error("The dashboard is not built: run `npm run build` (npm test does) so dist/dashboard/ exists.");
     dir = mkdtempSync(join(tmpdir(), "cairn-dashboard-agent-"));
     mkdirSync(ARTIFACTS, { recursive: true });
-    engine = await createEngine({ store: `sqlite:${join(dir, "cairn.db")}`, workflows: [researcher, streamer], logger: silentLogger });
-    engine.startWorker({ pollInterval: 10 });
+    engine = await createEngine({ store: `sqlite:${join(dir, "cairn.db")}`, workflows: [researcher, streamer, unpriced, flaky], logger: silentLogger });
+    worker = engine.startWorker({ pollInterval: 10, leaseMs: 1000 });
     server = await serve(engine, { host: "127.0.0.1", port: 0, streamPollMs: 20, dashboardDir });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -182,7 +224,7 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("dashboard agent vie
     expect(await cost.textContent()).toContain("(94%)");
   });
 
-  it("shows a model call's text live as it streams, then the journaled turn replaces it", async () => {
+  it("shows a model call's thinking, text and tool-call arguments live as they stream, then the journaled turn replaces them", async () => {
     await engine.start(streamer, { prompt: "Stream please." }, { runId: "agent-live" });
     const page = await open("/ui/runs/agent-live");
     await expect.poll(() => page.locator('[data-kind="run.created"]').count()).toBe(1);
@@ -196,9 +238,58 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("dashboard agent vie
       })
       .toBe(true);
     expect(await live.getAttribute("data-live-op")).toBe("turn#0/0/model#0");
-    // Then the journaled model step: the live box goes, the transcript has the whole text.
+    // The thinking streamed before the text, whole by now, shown apart from it.
+    expect(await live.locator('[data-live-kind="thinking"]').textContent()).toContain(LIVE_THINKING);
+    expect(await live.locator('[data-live-kind="text"]').count()).toBe(1);
+    // Then the tool call's arguments, growing piece by piece under its id and name, before the step is journaled.
+    const args = live.locator('[data-live-tool-call="s1"]');
+    await expect
+      .poll(
+        async () => {
+          const text = (await args.count()) > 0 ? ((await args.textContent()) ?? "") : "";
+          return text.includes("lookup") && text.includes('{"q":"str') && !text.includes(`${LIVE_QUERY}"}`);
+        },
+        { timeout: 15_000, interval: 50 },
+      )
+      .toBe(true);
+    // Then the journaled model step: the live box goes, the transcript has the whole text and the call.
     await expect.poll(() => page.locator("header [data-status]").getAttribute("data-status"), { timeout: 15_000 }).toBe("completed");
     await expect.poll(() => live.count()).toBe(0);
-    await expect.poll(() => page.locator('ol[aria-label="transcript"] > li').last().textContent()).toContain(LIVE_TEXT);
+    await expect.poll(() => page.locator('ol[aria-label="transcript"]').textContent()).toContain(LIVE_TEXT);
+    expect(await page.locator('ol[aria-label="transcript"] [data-tool-call="s1"]').textContent()).toContain(LIVE_QUERY);
+  });
+
+  it("shows an unpriced model's cost as unknown, not $0", async () => {
+    await (await engine.start(unpriced, { prompt: "Hello?" }, { runId: "agent-unpriced" })).result({ timeoutMs: 20_000 });
+    const page = await open("/ui/runs/agent-unpriced");
+    const budget = page.locator('[aria-label="budget"]');
+    const fact = (label: string) => budget.locator(".fact", { hasText: label }).locator(".fact-value").textContent();
+    await expect.poll(() => fact("unpriced calls")).toBe("1");
+    expect(await fact("cost")).toBe("$0 + unknown");
+    expect(await budget.locator(".fact", { hasText: "cost" }).first().getAttribute("title")).toContain("unknown");
+    expect(await fact("possibly billed")).toBe("$0");
+  });
+
+  it("counts a send cut short by a stopped worker as possibly billed, apart from the cost", async () => {
+    await engine.start(flaky, { prompt: "Try twice." }, { runId: "agent-flaky" });
+    await expect.poll(() => flakySends, { timeout: 10_000 }).toBe(1);
+    // The worker stops without draining: the model call is abandoned with its intent journaled and no response.
+    await worker.stop({ drain: false });
+    worker = engine.startWorker({ pollInterval: 10, leaseMs: 1000 });
+    await engine.result("agent-flaky", { timeoutMs: 20_000 });
+    expect(flakySends).toBe(2);
+    const page = await open("/ui/runs/agent-flaky");
+    const budget = page.locator('[aria-label="budget"]');
+    const fact = (label: string) => budget.locator(".fact", { hasText: label }).locator(".fact-value").textContent();
+    await expect.poll(() => fact("model calls")).toBe("1");
+    expect(await fact("cost")).toBe("$0.025");
+    // The first send's estimate (what the intent journaled) is shown as possibly billed.
+    const intent = (await engine.journal("agent-flaky")).find((e) => e.kind === "step.started" && e.opKey?.endsWith("/model#0"))!;
+    const estimate = (intent.data as { intent: { estimatedCostMicros: number } }).intent.estimatedCostMicros;
+    expect(estimate).toBeGreaterThan(0);
+    const text = await fact("possibly billed");
+    expect(text).not.toBe("$0");
+    expect(Number(text!.slice(1))).toBeCloseTo(estimate / 1e6, 3);
+    expect(await budget.locator(".fact", { hasText: "possibly billed" }).getAttribute("title")).toContain("may have billed");
   });
 });

@@ -211,12 +211,14 @@ export interface Gauge {
 }
 
 /** Spend against each limit the budget sets (cost, tokens, model calls, tool calls). */
-export function budgetGauges(view: AgentView): Gauge[] {
+export function budgetGauges(view: AgentView, possiblyBilledMicros = 0): Gauge[] {
   const limits = view.limits;
   if (!limits) return [];
   const { usage } = view.totals;
   const gauges: Gauge[] = [];
-  if (limits.maxCostMicros !== null) gauges.push({ key: "cost", label: "cost", spent: view.totals.costMicros, limit: limits.maxCostMicros });
+  // Possibly billed sends count against the cost limit, as the budget charges them (worst case).
+  if (limits.maxCostMicros !== null)
+    gauges.push({ key: "cost", label: "cost", spent: view.totals.costMicros + possiblyBilledMicros, limit: limits.maxCostMicros });
   const tokens: Record<string, number> = {
     input: usage.inputTokens,
     output: usage.outputTokens,
@@ -338,4 +340,59 @@ function skipDependents(view: PlanView): void {
       }
     }
   }
+}
+
+/** Spend beyond the journaled calls' cost (src/agent/transcript-view.ts folds it the same way). */
+export interface ExtraSpend {
+  /** Estimated micro-dollars of sends that never got a journaled response (a worker died mid-call): the provider may have billed them. */
+  possiblyBilledMicros: number;
+  /** Sends counted in `possiblyBilledMicros`. */
+  unconfirmedSends: number;
+  /** Journaled calls of a model without a price: their cost is unknown, not $0. */
+  unpricedCalls: number;
+  /** Calls in flight now (or interrupted, if the run is not running), and their estimated cost. */
+  inFlightCalls: number;
+  inFlightMicros: number;
+}
+
+const ANY_MODEL_KEY = /(?:^|\/)(model|summarize)#\d+$/;
+
+/** Folds the journal for spend the totals do not show: possibly billed sends, unpriced calls, calls in flight. */
+export function extraSpend(entries: readonly ApiJournalEntry[]): ExtraSpend {
+  const spend: ExtraSpend = { possiblyBilledMicros: 0, unconfirmedSends: 0, unpricedCalls: 0, inFlightCalls: 0, inFlightMicros: 0 };
+  const estimates = new Map<string, number>();
+  const reruns = new Map<string, number>();
+  const open = new Set<string>();
+  const unconfirmed = (key: string) => {
+    const sends = reruns.get(key) ?? 0;
+    spend.unconfirmedSends += sends;
+    spend.possiblyBilledMicros += sends * (estimates.get(key) ?? 0);
+  };
+  for (const entry of entries) {
+    const key = entry.opKey;
+    if (key === null || !ANY_MODEL_KEY.test(key)) continue;
+    const data = entry.data as Record<string, any> | null;
+    if (entry.kind === "step.started") {
+      estimates.set(key, num(data?.intent?.estimatedCostMicros));
+      open.add(key);
+    } else if (entry.kind === "step.reconciled" && data?.action === "rerun") {
+      reruns.set(key, (reruns.get(key) ?? 0) + 1);
+    } else if (entry.kind === "step.completed") {
+      open.delete(key);
+      const result = data?.result as { costMicros?: unknown; possiblyBilledMicros?: unknown; halted?: unknown } | null | undefined;
+      spend.possiblyBilledMicros += num(result?.possiblyBilledMicros);
+      if (result && !result.halted && typeof result.costMicros !== "number") spend.unpricedCalls += 1;
+      reruns.delete(key);
+    } else if (entry.kind === "step.failed" && data?.final) {
+      open.delete(key);
+      unconfirmed(key);
+      reruns.delete(key);
+    }
+  }
+  for (const key of open) {
+    unconfirmed(key);
+    spend.inFlightCalls += 1;
+    spend.inFlightMicros += estimates.get(key) ?? 0;
+  }
+  return spend;
 }

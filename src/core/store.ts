@@ -2,6 +2,7 @@ import type { QueueLimits, QueueStat, RunFlow } from "./flow-control.js";
 import type { StepSlotGrant, StepSlotRequest } from "./step-flow.js";
 import type { DrainedVersion, VersionCount } from "./deploys.js";
 import type { EntryKind, HumanAnswer, JournalEntry, NewEntry } from "./journal.js";
+import type { LiveDeltaStore } from "./live-delta-store.js";
 import type { ListOutboxQuery, OutboxClaimRequest, OutboxMessage, OutboxSettlement } from "./outbox.js";
 import type { RunRecord, RunStatus } from "./run.js";
 import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "./schedule.js";
@@ -20,8 +21,10 @@ import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "./
  * - entry side tables are projections too: `event.received` marks its inbox row
  *   consumed, `child.started` creates the child run, `human.requested` /
  *   `human.answered` maintain the human-request table, terminal run entries wake the parent.
+ *
+ * Live deltas (ephemeral, never journaled) are the {@link LiveDeltaStore} part, in `live-delta-store.ts`.
  */
-export interface Store {
+export interface Store extends LiveDeltaStore {
   /** A description of where the data lives, e.g. `sqlite:/abs/path.db`. */
   readonly url: string;
   /** Creates or upgrades the schema. Idempotent; safe to call from several processes. */

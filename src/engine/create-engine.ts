@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { LiveDeltaPublisher } from "./live-publisher.js";
 import { EventEmitter } from "node:events";
 import { z } from "zod";
 import {
@@ -164,7 +165,10 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
 }
 
 class EngineImpl implements Engine {
+  readonly instanceId = randomUUID();
   private readonly clock: () => number;
+  /** This engine's workers' live deltas, for streams in other processes. */
+  private readonly livePublisher: LiveDeltaPublisher;
   private readonly outbox: OutboxRegistry;
   private readonly dispatchers = new Set<DispatcherImpl>();
   private readonly committer: Committer;
@@ -242,6 +246,9 @@ class EngineImpl implements Engine {
     const maxRecoveryAttempts = options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS;
     this.maxRecoveryAttempts = maxRecoveryAttempts === 0 ? undefined : maxRecoveryAttempts;
     this.logger = options.logger ?? consoleLogger();
+    this.livePublisher = new LiveDeltaPublisher(store, this.instanceId, this.clock, (error) =>
+      this.logger.log("warn", "live deltas could not reach other processes' streams; their catch-up is resent", { error: serializeError(error) }),
+    );
     this.finished.setMaxListeners(0);
     if (options.observer) this.observers.add(options.observer);
     this.refreshAroundStep();
@@ -799,6 +806,7 @@ class EngineImpl implements Engine {
         queues: this.queues,
         drained: this.drained,
         ...(this.maxRecoveryAttempts === undefined ? {} : { maxRecoveryAttempts: this.maxRecoveryAttempts }),
+        live: this.livePublisher,
         emit: () => (this.observers.size > 0 ? this.emitEvent : undefined),
         aroundStep: () => this.aroundStep,
         onExecutionEnd: (runId, end, parentRunId) => {
@@ -838,6 +846,7 @@ class EngineImpl implements Engine {
     await Promise.all([...this.dispatchers].map((d) => d.stop({ drain: true })));
     this.unsubscribeWake();
     if (this.calibrateTimer) clearInterval(this.calibrateTimer);
+    await this.livePublisher.close();
     await this.store.close();
   }
 

@@ -250,6 +250,12 @@ export interface Worker {
 /** The engine: starts runs, delivers events, inspects and controls runs, hosts workers. */
 export interface Engine {
   readonly store: Store;
+  /**
+   * A random id of this engine instance, naming it to the other processes that share its store: a
+   * server's streams advertise runs under it, and its workers write live deltas (`step-progress`)
+   * for runs that engines with another id stream (see `LiveDeltaStore`).
+   */
+  readonly instanceId: string;
   /** Starts a run (idempotent by runId). Throws RunConflictError if the id exists with another workflow or input. */
   start<I, O>(workflow: Workflow<I, O> | string, input: I, options?: StartOptions): Promise<RunHandle<O>>;
   /** A handle on an existing run. */

@@ -1,5 +1,6 @@
 import type { QueueLimits } from "../core/flow-control.js";
 import { randomBytes } from "node:crypto";
+import type { LiveDeltaPublisher } from "./live-publisher.js";
 import { hostname } from "node:os";
 import { z } from "zod";
 import { versionRefSchema } from "../core/deploys.js";
@@ -32,6 +33,8 @@ export interface WorkerDeps {
   drained?: Iterable<string>;
   /** Dead-letter limit passed to claims (`createEngine({ maxRecoveryAttempts })`); undefined (0 given): off. */
   maxRecoveryAttempts?: number;
+  /** Carries live deltas to streams of other processes (see live-publisher.ts). */
+  live?: LiveDeltaPublisher;
   /** Hands engine events to observers; undefined while nobody observes, so unobserved workers track nothing. */
   emit(): ((event: EngineEvent) => void) | undefined;
   /** The observers' `aroundStep` wrappers, composed; undefined while none has one (steps then run bare). */
@@ -117,8 +120,10 @@ export class WorkerImpl implements Worker, ExecutionHost {
 
   commit(write: RunWrite): Promise<CommitResult> {
     const committed = this.deps.committer.commit(write);
-    if (!this.deps.emit()) return committed;
+    const live = this.deps.live?.has(write.runId) ? this.deps.live : undefined;
+    if (!this.deps.emit() && !live) return committed;
     return committed.then((result) => {
+      if (live && result.ok) live.committed(write.runId, write.entries);
       const emit = this.deps.emit();
       if (emit && result.ok) {
         const workflow = this.workflowOf.get(write.runId) ?? "";
@@ -187,6 +192,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
   }
 
   progress(runId: string, opKey: string, attempt: number, data: unknown): void {
+    this.deps.live?.progress(runId, opKey, attempt, data);
     const emit = this.deps.emit();
     if (emit) emit({ type: "step-progress", runId, workflow: this.workflowOf.get(runId) ?? "", opKey, attempt, data });
   }
@@ -366,6 +372,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
         end,
         durationMs: Math.max(0, this.clock() - launchedAt),
       });
+      this.deps.live?.runEnded(run.runId, end === "completed" || end === "failed" || end === "suspended");
       this.executions.delete(run.runId);
       this.workflowOf.delete(run.runId);
       this.steps.forget(run.runId);

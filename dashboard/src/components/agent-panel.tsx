@@ -1,6 +1,6 @@
 import type { ApiJournalEntry } from "cairn/client";
 import { useMemo } from "react";
-import { agentView, budgetGauges, isAgentRun, planViews, type Block, type Gauge, type Message, type PlanView } from "../agent-view";
+import { agentView, budgetGauges, extraSpend, isAgentRun, planViews, type Block, type Gauge, type Message, type PlanView } from "../agent-view";
 import { usd } from "../format";
 import { JsonView } from "./json-view";
 
@@ -8,6 +8,7 @@ import { JsonView } from "./json-view";
 export function AgentPanel({ entries }: { entries: ApiJournalEntry[] }) {
   const agent = useMemo(() => (isAgentRun(entries) ? agentView(entries) : undefined), [entries]);
   const plans = useMemo(() => planViews(entries), [entries]);
+  const extra = useMemo(() => extraSpend(entries), [entries]);
   if (!agent && plans.length === 0) return null;
   return (
     <div className="agent">
@@ -15,7 +16,21 @@ export function AgentPanel({ entries }: { entries: ApiJournalEntry[] }) {
         <>
           <h2>Budget</h2>
           <div className="facts budget" aria-label="budget">
-            <Total label="cost">{usd(agent.totals.costMicros)}</Total>
+            <Total
+              label="cost"
+              title={extra.unpricedCalls > 0 ? `${extra.unpricedCalls} call(s) of a model without a price: their cost is unknown, not $0` : undefined}
+            >
+              {usd(agent.totals.costMicros)}
+              {extra.unpricedCalls > 0 ? " + unknown" : ""}
+            </Total>
+            <Total
+              label="possibly billed"
+              title="Estimated cost of sends cut short by a crash, with no journaled response: the provider may have billed them. Charged against the cost limit."
+            >
+              {usd(extra.possiblyBilledMicros)}
+            </Total>
+            {extra.unpricedCalls > 0 && <Total label="unpriced calls">{extra.unpricedCalls}</Total>}
+            {extra.inFlightCalls > 0 && <Total label="in flight">{`${extra.inFlightCalls} (≈${usd(extra.inFlightMicros)})`}</Total>}
             <Total label="model calls">{agent.totals.steps}</Total>
             <Total label="tool calls">{agent.totals.toolCalls}</Total>
             <Total label="input tokens">{agent.totals.usage.inputTokens}</Total>
@@ -25,7 +40,7 @@ export function AgentPanel({ entries }: { entries: ApiJournalEntry[] }) {
             <Total label="reasoning">{agent.totals.usage.reasoningTokens}</Total>
           </div>
           <p className="muted">Totals from the {agent.totalsFrom}.</p>
-          <GaugeList gauges={budgetGauges(agent)} />
+          <GaugeList gauges={budgetGauges(agent, extra.possiblyBilledMicros)} />
           <h2>Transcript</h2>
           <ol className="transcript" aria-label="transcript">
             {agent.messages.map((message, i) => (
@@ -80,9 +95,9 @@ function GaugeList({ gauges }: { gauges: Gauge[] }) {
   );
 }
 
-function Total({ label, children }: { label: string; children: React.ReactNode }) {
+function Total({ label, title, children }: { label: string; title?: string | undefined; children: React.ReactNode }) {
   return (
-    <div className="fact">
+    <div className="fact" title={title}>
       <div className="fact-label">{label}</div>
       <div className="fact-value">{children}</div>
     </div>

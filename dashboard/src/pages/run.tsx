@@ -124,14 +124,7 @@ export function RunPage({ runId }: { runId: string }) {
           )}
         </div>
       )}
-      {partial && (
-        <div className="live-output" data-live-op={partial.opKey} aria-label="live model output">
-          <h3>
-            Live output <span className="muted mono">{partial.opKey}</span>
-          </h3>
-          <div className="msg-text">{partial.text}</div>
-        </div>
-      )}
+      {partial && <LiveOutputView output={partial} />}
       <AgentPanel entries={entries} />
       <h2>
         Journal <span className={`live ${live ? "on" : ""}`}>{live ? "● live" : r && TERMINAL.includes(r.status) ? "finished" : "reconnecting…"}</span>
@@ -169,8 +162,8 @@ function useLiveJournal(runId: string, run: ApiRun | undefined) {
   const [error, setError] = useState<Error>();
   const [generation, setGeneration] = useState(0);
   const lastSeq = useRef(0);
-  // A running model call's text so far (stream deltas, not journaled): shown until its step's entry comes.
-  const [partial, setPartial] = useState<{ opKey: string; attempt: number; text: string }>();
+  // A running model call's output so far (stream deltas, not journaled): shown until its step's entry comes.
+  const [partial, setPartial] = useState<LiveOutput>();
 
   useEffect(() => {
     setEntries([]);
@@ -186,23 +179,22 @@ function useLiveJournal(runId: string, run: ApiRun | undefined) {
     setError(undefined);
     let buffer: ApiJournalEntry[] = [];
     let flush: number | undefined;
+    let inCatchUp = false;
     api
       .stream(runId, {
         after: lastSeq.current,
         signal: abort.signal,
         onReconnect: () => setLive(false),
         onDelta: (delta) => {
-          const data = delta.data as { kind?: string; text?: unknown } | null;
-          if (data?.kind !== "text" || typeof data.text !== "string") return;
-          const text = data.text;
-          // The output so far (catchUp, on each connection) replaces; a new attempt starts over.
-          setPartial((previous) =>
-            previous?.opKey === delta.opKey && previous.attempt === delta.attempt && !delta.catchUp
-              ? { ...previous, text: previous.text + text }
-              : { opKey: delta.opKey, attempt: delta.attempt, text },
-          );
+          const piece = livePiece(delta.data);
+          // A run of catchUp deltas (the output so far, on each connection) replaces what was shown.
+          const startsOver = delta.catchUp === true && !inCatchUp;
+          inCatchUp = delta.catchUp === true;
+          if (!piece) return;
+          setPartial((previous) => addPiece(previous, delta.opKey, delta.attempt, piece, startsOver));
         },
         onEntry: (entry) => {
+          inCatchUp = false;
           if (entry.kind === "step.completed" || entry.kind === "step.failed")
             setPartial((previous) => (previous?.opKey === entry.opKey ? undefined : previous));
           lastSeq.current = entry.seq;
@@ -235,6 +227,69 @@ function useLiveJournal(runId: string, run: ApiRun | undefined) {
   }, [run, live]);
 
   return { entries, live, error, partial };
+}
+
+/** One coalesced piece of a running model call's output: thinking, text, or a tool call's arguments so far. */
+interface LivePiece {
+  kind: "text" | "thinking" | "tool-input";
+  text: string;
+  id?: string;
+  name?: string;
+}
+
+/** A running model call's output so far, by attempt (a new attempt starts over). */
+interface LiveOutput {
+  opKey: string;
+  attempt: number;
+  pieces: LivePiece[];
+}
+
+function livePiece(data: unknown): LivePiece | undefined {
+  const d = data as { kind?: unknown; text?: unknown; id?: unknown; name?: unknown } | null;
+  if (!d || typeof d.text !== "string" || (d.kind !== "text" && d.kind !== "thinking" && d.kind !== "tool-input")) return undefined;
+  return {
+    kind: d.kind,
+    text: d.text,
+    ...(typeof d.id === "string" ? { id: d.id } : {}),
+    ...(typeof d.name === "string" ? { name: d.name } : {}),
+  };
+}
+
+/** Appends a piece, coalesced with the last one of its kind (and tool call); another step or attempt, or `startsOver`, begins afresh. */
+function addPiece(previous: LiveOutput | undefined, opKey: string, attempt: number, piece: LivePiece, startsOver: boolean): LiveOutput {
+  const same = previous && previous.opKey === opKey && previous.attempt === attempt && !startsOver;
+  const pieces = same ? [...previous.pieces] : [];
+  const last = pieces.at(-1);
+  if (last && last.kind === piece.kind && last.id === piece.id) pieces[pieces.length - 1] = { ...last, text: last.text + piece.text };
+  else pieces.push(piece);
+  return { opKey, attempt, pieces };
+}
+
+/** The running model call's thinking, text and tool-call arguments as they stream. */
+function LiveOutputView({ output }: { output: LiveOutput }) {
+  return (
+    <div className="live-output" data-live-op={output.opKey} data-live-attempt={output.attempt} aria-label="live model output">
+      <h3>
+        Live output <span className="muted mono">{output.opKey}</span>
+        {output.attempt > 1 && <span className="muted"> · attempt {output.attempt} (an earlier attempt was abandoned)</span>}
+      </h3>
+      {output.pieces.map((piece, i) =>
+        piece.kind === "thinking" ? (
+          <div key={i} className="live-thinking muted" data-live-kind="thinking">
+            (thinking) {piece.text}
+          </div>
+        ) : piece.kind === "tool-input" ? (
+          <div key={i} className="tool-use" data-live-kind="tool-input" data-live-tool-call={piece.id}>
+            → call <b>{piece.name}</b> <span className="muted mono">{piece.id}</span> <code className="mono">{piece.text}</code>
+          </div>
+        ) : (
+          <div key={i} className="msg-text" data-live-kind="text">
+            {piece.text}
+          </div>
+        ),
+      )}
+    </div>
+  );
 }
 
 function RunActions({ run, onDone }: { run: ApiRun; onDone: () => void }) {

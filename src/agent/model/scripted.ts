@@ -135,14 +135,23 @@ export class ScriptedModel implements Model {
     return response;
   }
 
-  /** Sends the response's text (and thinking) to the request's delta listeners in pieces (each word with the space after it). */
+  /**
+   * Sends the response's text and thinking to the request's delta listeners in pieces (each word with
+   * the space after it), and each tool call's JSON arguments in pieces of 8 characters.
+   */
   private async stream(response: ModelResponse, emit: (delta: ModelDelta) => void, signal: AbortSignal | undefined): Promise<void> {
     for (const block of response.content) {
-      if (block.type !== "text" && block.type !== "thinking") continue;
-      const kind = block.type === "text" ? "text" : "thinking";
-      for (const piece of (block.type === "text" ? block.text : block.thinking).match(/\S+\s*|\s+/g) ?? []) {
+      let deltas: ModelDelta[];
+      if (block.type === "text") deltas = (block.text.match(/\S+\s*|\s+/g) ?? []).map((text) => ({ kind: "text", text }));
+      else if (block.type === "thinking") deltas = (block.thinking.match(/\S+\s*|\s+/g) ?? []).map((text) => ({ kind: "thinking", text }));
+      else if (block.type === "tool_use") {
+        const json = JSON.stringify(block.input ?? {});
+        deltas = [];
+        for (let i = 0; i < json.length; i += 8) deltas.push({ kind: "tool-input", id: block.id, name: block.name, text: json.slice(i, i + 8) });
+      } else continue;
+      for (const delta of deltas) {
         signal?.throwIfAborted();
-        emit({ kind, text: piece });
+        emit(delta);
         if (this.deltaDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.deltaDelayMs));
       }
     }

@@ -7,7 +7,9 @@ import { RequestError, toHttpError } from "../errors.js";
 import { parse, queryOf, toJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
 import { requireVisible } from "../auth/principal.js";
-import { LiveDeltas, type Delta } from "../live-deltas.js";
+import { LiveDeltas, type Delta } from "../../core/live-deltas.js";
+import { serializeError } from "../../core/serialize.js";
+import { RemoteDeltas } from "../remote-deltas.js";
 
 const PAGE = 500;
 /** How long the store's journal notices of a run stay subscribed after its last stream closes (so a client's reconnection does not churn). */
@@ -17,8 +19,9 @@ const JOURNAL_LINGER_MS = 10_000;
  * `GET /runs/:id/stream`: the run's journal as Server-Sent Events, read from the store, so a
  * reconnect (here or on another server process) resumes exactly after the client's last seq.
  *
- * Each entry is `event: entry`, `id: <seq>`, `data: <entry JSON>`. Live progress of a step that this
- * process's worker runs (an agent's model output, word by word) is `event: delta` with data
+ * Each entry is `event: entry`, `id: <seq>`, `data: <entry JSON>`. Live progress of a step (an
+ * agent's model output, word by word), run by a worker of this process or of another one sharing
+ * the store (through `LiveDeltaStore`, see `remote-deltas.ts`), is `event: delta` with data
  * `{ opKey, attempt, data }` and **no id**: it is ephemeral and is superseded by the step's journaled
  * outcome, which is the source of truth. A stream that opens (or reconnects) while a step attempt is
  * streaming first gets that attempt's output so far, coalesced, marked `catchUp: true` (replace, do
@@ -31,7 +34,9 @@ const JOURNAL_LINGER_MS = 10_000;
  * so reading it cannot skip or repeat an entry, however it was woken).
  */
 export function registerStreamRoute(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
-  const wakers = new StreamWakers(engine, options.closing.signal);
+  const wakers = new StreamWakers(engine, options.closing.signal, (error) =>
+    options.logger.log("warn", "live deltas of other processes could not be read; retrying", { error: serializeError(error) }),
+  );
   app.get("/runs/:id/stream", async (c) => {
     const { id } = parse(runIdParam, c.req.param(), "path");
     requireVisible(c, id);
@@ -70,6 +75,8 @@ class StreamWakers {
   private readonly progress = new Map<string, Set<(delta: Delta) => void>>();
   /** What running step attempts here streamed so far, for streams that open mid-generation. */
   private readonly live = new LiveDeltas();
+  /** Deltas of runs streamed here that workers of other processes generate (followed with the journal notices, lingering alike). */
+  private readonly remote: RemoteDeltas;
   private unsubscribe: (() => void) | undefined;
   /** The store's journal notices subscribed, by run; `linger` is set once the run's last stream closed. */
   private readonly journal = new Map<string, { stop: () => void; linger?: NodeJS.Timeout }>();
@@ -78,7 +85,9 @@ class StreamWakers {
   constructor(
     private readonly engine: Engine,
     closing: AbortSignal,
+    onError: (error: unknown) => void,
   ) {
+    this.remote = new RemoteDeltas(engine.store, engine.instanceId, (runId, delta) => this.progressOf(runId, delta), onError);
     closing.addEventListener("abort", () => this.stop(), { once: true });
     this.subscribe(); // from the start: a stream that opens mid-generation gets the output so far
   }
@@ -105,7 +114,7 @@ class StreamWakers {
    */
   onProgress(runId: string, listener: (delta: Delta) => void): () => void {
     this.subscribe();
-    for (const delta of this.live.snapshot(runId)) listener(delta);
+    for (const delta of [...this.live.snapshot(runId), ...this.remote.live.snapshot(runId)]) listener(delta);
     let listeners = this.progress.get(runId);
     if (!listeners) this.progress.set(runId, (listeners = new Set()));
     listeners.add(listener);
@@ -120,7 +129,7 @@ class StreamWakers {
       if (event.type === "step-progress") {
         const delta = { opKey: event.opKey, attempt: event.attempt, data: event.data };
         this.live.record(event.runId, delta);
-        for (const listener of this.progress.get(event.runId) ?? []) listener(delta);
+        this.progressOf(event.runId, delta);
         return;
       }
       if (event.type === "step") this.live.forgetStep(event.runId, event.opKey);
@@ -129,7 +138,12 @@ class StreamWakers {
     });
   }
 
-  /** Subscribes to the store's journal notices of `runId` (or keeps a lingering subscription). */
+  /** Hands a delta of `runId` to its streams. */
+  private progressOf(runId: string, delta: Delta): void {
+    for (const listener of this.progress.get(runId) ?? []) listener(delta);
+  }
+
+  /** Subscribes to the store's journal notices and other processes' deltas of `runId` (or keeps a lingering subscription). */
   private listenJournal(runId: string): void {
     const current = this.journal.get(runId);
     if (current) {
@@ -138,8 +152,15 @@ class StreamWakers {
       return;
     }
     const store = this.engine.store;
-    if (this.stopped || !store.onJournal) return;
-    this.journal.set(runId, { stop: store.onJournal(runId, () => this.wake(runId)) });
+    if (this.stopped) return;
+    this.remote.follow(runId);
+    const stopJournal = store.onJournal ? store.onJournal(runId, () => this.wake(runId)) : undefined;
+    this.journal.set(runId, {
+      stop: () => {
+        stopJournal?.();
+        this.remote.unfollow(runId);
+      },
+    });
   }
 
   /** Ends the store's journal notices of `runId` after {@link JOURNAL_LINGER_MS}, unless a stream of it opens meanwhile. */
@@ -161,6 +182,7 @@ class StreamWakers {
 
   private stop(): void {
     this.stopped = true;
+    this.remote.stop();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     for (const { stop, linger } of this.journal.values()) {

@@ -8,6 +8,7 @@ import { useStore, type StoreFactory } from "./harness.js";
 import { inboxSpec } from "./inbox-spec.js";
 import { leasesSpec } from "./leases-spec.js";
 import { liveSpec } from "./live-spec.js";
+import { liveDeltasSpec } from "./live-deltas-spec.js";
 import { outboxSpec } from "./outbox-spec.js";
 import { resumeSpec } from "./resume-spec.js";
 import { retentionSpec } from "./retention-spec.js";
@@ -54,5 +55,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     outboxSpec(store);
     deploysSpec(store);
     liveSpec(store);
+    liveDeltasSpec(store);
   });
 }

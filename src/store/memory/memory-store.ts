@@ -41,6 +41,8 @@ import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
 import { claimKey, claimRun, copiedRun, fenceOut, fenceReason, isClaimable, isStuck, newRunEntries, newRunRecord, wakePatch } from "../common/run-state.js";
 import { MemoryLive } from "./memory-live.js";
+import { MemoryLiveDeltas } from "./memory-live-deltas.js";
+import type { LiveDeltaRecord, NewLiveDelta } from "../../core/live-delta-store.js";
 import { deleteRunRows, importRows, listPrunable, readRows } from "./memory-retention.js";
 import { newDebouncedRun, rebounce } from "../common/debounce.js";
 import { MemoryFlow } from "./memory-flow.js";
@@ -74,6 +76,42 @@ export class MemoryStore implements Store {
   private readonly drained = new Map<string, DrainedVersion>();
   private readonly recoveryFailures = new Map<string, number>();
   private readonly live = new MemoryLive(this.t);
+  private readonly liveDeltas = new MemoryLiveDeltas();
+
+  /** See {@link Store.advertiseLiveDeltas}. */
+  advertiseLiveDeltas(origin: string, runIds: readonly string[], expiresAt: number): Promise<void> {
+    return this.liveDeltas.advertiseLiveDeltas(origin, runIds, expiresAt);
+  }
+
+  /** See {@link Store.retireLiveDeltas}. */
+  retireLiveDeltas(origin: string, runIds?: readonly string[]): Promise<void> {
+    return this.liveDeltas.retireLiveDeltas(origin, runIds);
+  }
+
+  /** See {@link Store.listStreamedRuns}. */
+  listStreamedRuns(origin: string, now: number): Promise<string[]> {
+    return this.liveDeltas.listStreamedRuns(origin, now);
+  }
+
+  /** See {@link Store.writeLiveDeltas}. */
+  writeLiveDeltas(origin: string, records: readonly NewLiveDelta[], now: number): Promise<void> {
+    return this.liveDeltas.writeLiveDeltas(origin, records, now);
+  }
+
+  /** See {@link Store.readLiveDeltas}. */
+  readLiveDeltas(runIds: readonly string[], afterId: number, origin: string, limit?: number): Promise<LiveDeltaRecord[]> {
+    return this.liveDeltas.readLiveDeltas(runIds, afterId, origin, limit);
+  }
+
+  /** See {@link Store.pruneLiveDeltas}. */
+  pruneLiveDeltas(before: number): Promise<number> {
+    return this.liveDeltas.pruneLiveDeltas(before);
+  }
+
+  /** See {@link Store.onLiveDeltas}: called (in a microtask) after every write. */
+  onLiveDeltas(listener: () => void): () => void {
+    return this.liveDeltas.onLiveDeltas(listener);
+  }
 
   /** Nothing to create. */
   async migrate(): Promise<void> {}

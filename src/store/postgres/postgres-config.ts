@@ -119,6 +119,14 @@ export function journalChannel(schema: string): string {
   return channel("cairn_journal_", schema);
 }
 
+/**
+ * The LISTEN/NOTIFY channel of a schema's live deltas (see `Store.onLiveDeltas`), as a quoted
+ * identifier: `"cairn_live_<schema>"`, shortened like {@link wakeChannel}'s.
+ */
+export function liveChannel(schema: string): string {
+  return channel("cairn_live_", schema);
+}
+
 /** A quoted channel identifier's name, as `pg_notify` takes it. */
 export function channelName(quoted: string): string {
   return quoted.slice(1, -1).replaceAll('""', '"');

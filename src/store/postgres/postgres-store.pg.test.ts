@@ -152,6 +152,8 @@ describe.skipIf(!available)("postgres", () => {
         "journal",
         "journal_listeners",
         "journal_text",
+        "live_deltas",
+        "live_listeners",
         "outbox",
         "run_deadlines",
         "run_tags",

@@ -47,7 +47,15 @@ import { queryTerms } from "../common/search-terms.js";
 import { isPlainAppend } from "../common/plan-write.js";
 import { claimRun, fenceOut, fenceReason } from "../common/run-state.js";
 import { debounceRun, pickQueuedRuns, queueStats } from "./postgres-flow.js";
-import { channelName, journalChannel, resolvePostgresConfig, wakeChannel, type PostgresConfig, type PostgresStoreOptions } from "./postgres-config.js";
+import {
+  channelName,
+  journalChannel,
+  liveChannel,
+  resolvePostgresConfig,
+  wakeChannel,
+  type PostgresConfig,
+  type PostgresStoreOptions,
+} from "./postgres-config.js";
 import { JournalNotices } from "./postgres-journal.js";
 import { applyPostgresMigrations, latestPostgresVersion, postgresSchemaVersion } from "./postgres-migrations.js";
 import { checkDurability, clientConfig, createPool, readDurability } from "./postgres-open.js";
@@ -117,6 +125,19 @@ import {
 import { WakeListener } from "./postgres-wake.js";
 import { WriteSession } from "./postgres-write.js";
 import { CLEAR_DEADLINE, DUE_DEADLINES, GET_TAGS, GET_VALUE, tagsOf } from "./postgres-live.js";
+import {
+  ADVERTISE_LIVE,
+  PRUNE_LIVE,
+  PRUNE_LIVE_LISTENERS,
+  READ_LIVE,
+  RETIRE_LIVE,
+  STREAMED_RUNS,
+  WRITE_LIVE,
+  liveRecords,
+  writeLiveParams,
+} from "./postgres-live-deltas.js";
+import type { LiveDeltaRecord, NewLiveDelta } from "../../core/live-delta-store.js";
+import type { LiveDeltaRow } from "../common/live-delta-sql.js";
 import { DELETE_UNREFERENCED_BLOBS, READ_BLOBS, insertBlobs } from "./postgres-blobs.js";
 import { acceptedBlobs } from "../common/blob-rows.js";
 
@@ -174,6 +195,8 @@ export class PostgresStore implements Store {
   private readonly runner: PgRunner;
   private readonly wakes: WakeListener;
   private readonly journalNotices: JournalNotices;
+  /** The live channel's listener (its own connection, opened on the first {@link PostgresStore.onLiveDeltas}). */
+  private readonly liveNotices: WakeListener;
   private ready: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
 
@@ -198,6 +221,7 @@ export class PostgresStore implements Store {
       channelName(channel),
       onError,
     );
+    this.liveNotices = new WakeListener(clientConfig(this.config), liveChannel(this.config.schema), onError, "cairn:live");
     if (this.config.clock === "database") this.now = async () => this.dbNow();
   }
 
@@ -240,6 +264,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     this.closing ??= (async () => {
       await this.journalNotices.close();
+      await this.liveNotices.close();
       await this.wakes.close();
       await this.pool.end();
     })();
@@ -259,6 +284,54 @@ export class PostgresStore implements Store {
    */
   onJournal(runId: string, listener: () => void): () => void {
     return this.journalNotices.subscribe(runId, listener);
+  }
+
+  /** See {@link Store.advertiseLiveDeltas}. */
+  async advertiseLiveDeltas(origin: string, runIds: readonly string[], expiresAt: number): Promise<void> {
+    if (runIds.length > 0) await this.query(ADVERTISE_LIVE, [origin, runIds, expiresAt]);
+  }
+
+  /** See {@link Store.retireLiveDeltas}. */
+  async retireLiveDeltas(origin: string, runIds?: readonly string[]): Promise<void> {
+    await this.query(RETIRE_LIVE, [origin, runIds ?? null]);
+  }
+
+  /** See {@link Store.listStreamedRuns}. */
+  async listStreamedRuns(origin: string, now: number): Promise<string[]> {
+    return (await this.query<{ runId: string }>(STREAMED_RUNS, [origin, now])).map((row) => row.runId);
+  }
+
+  /**
+   * See {@link Store.writeLiveDeltas}: one statement into UNLOGGED tables (no WAL), with a NOTIFY on
+   * the schema's live channel. Only runs some server streams are ever written, so the NOTIFY's
+   * commit lock is paid only by those.
+   */
+  async writeLiveDeltas(origin: string, records: readonly NewLiveDelta[], now: number): Promise<void> {
+    if (records.length === 0) return;
+    await this.ensureReady();
+    await this.runner.write(WRITE_LIVE, writeLiveParams(origin, records, now, channelName(liveChannel(this.config.schema))));
+  }
+
+  /** See {@link Store.readLiveDeltas}. */
+  async readLiveDeltas(runIds: readonly string[], afterId: number, origin: string, limit = 1000): Promise<LiveDeltaRecord[]> {
+    if (runIds.length === 0) return [];
+    return liveRecords(await this.query<LiveDeltaRow & Record<string, unknown>>(READ_LIVE, [afterId, origin, runIds, limit]));
+  }
+
+  /** See {@link Store.pruneLiveDeltas}. */
+  async pruneLiveDeltas(before: number): Promise<number> {
+    await this.query(PRUNE_LIVE_LISTENERS, [before]);
+    return (await this.query(PRUNE_LIVE, [before])).length;
+  }
+
+  /** See {@link Store.onLiveDeltas}: LISTENs on the schema's live channel (its own connection) while subscribed. */
+  onLiveDeltas(listener: () => void): () => void {
+    return this.liveNotices.subscribe(() => listener());
+  }
+
+  /** Resolves once the live channel is listened on (after the first {@link PostgresStore.onLiveDeltas}); for tests. */
+  async listeningForLiveDeltas(): Promise<void> {
+    await this.liveNotices.listening();
   }
 
   /** Resolves once the runs subscribed to with {@link PostgresStore.onJournal} are listened for and advertised. */

@@ -54,6 +54,8 @@ import type { StepSlotGrant, StepSlotRequest } from "../../core/step-flow.js";
 import { SqliteOutbox } from "./sqlite-outbox.js";
 import { SqliteQueries, claimParams } from "./sqlite-queries.js";
 import { SqliteLive } from "./sqlite-live.js";
+import { SqliteLiveDeltas } from "./sqlite-live-deltas.js";
+import type { LiveDeltaRecord, NewLiveDelta } from "../../core/live-delta-store.js";
 import { deleteRunRows, importRows, listPrunable, readRows } from "./sqlite-retention.js";
 import { recoveryVerdict } from "../common/recovery.js";
 import type { DrainedVersion, VersionCount } from "../../core/deploys.js";
@@ -104,6 +106,7 @@ export class SqliteStore implements Store {
   private flowQueries: SqliteFlow | undefined;
   private stepFlowQueries: SqliteStepFlow | undefined;
   private liveQueries: SqliteLive | undefined;
+  private liveDeltaQueries: SqliteLiveDeltas | undefined;
   private outboxPrepared: SqliteOutbox | undefined;
   private readonly transaction: Database.Transaction<(fn: () => unknown) => unknown>;
 
@@ -689,6 +692,42 @@ export class SqliteStore implements Store {
     // Reading `q` first checks the schema version, so a store that was never migrated says so.
     if (!this.liveQueries && this.q) this.liveQueries = new SqliteLive(this.db);
     return this.liveQueries!;
+  }
+
+  /** Live-delta statements, prepared on first use. */
+  private get liveDeltas(): SqliteLiveDeltas {
+    if (!this.liveDeltaQueries && this.q) this.liveDeltaQueries = new SqliteLiveDeltas(this.db);
+    return this.liveDeltaQueries!;
+  }
+
+  /** See {@link Store.advertiseLiveDeltas}. */
+  async advertiseLiveDeltas(origin: string, runIds: readonly string[], expiresAt: number): Promise<void> {
+    this.liveDeltas.advertiseRuns(origin, runIds, expiresAt);
+  }
+
+  /** See {@link Store.retireLiveDeltas}. */
+  async retireLiveDeltas(origin: string, runIds?: readonly string[]): Promise<void> {
+    this.liveDeltas.retire(origin, runIds);
+  }
+
+  /** See {@link Store.listStreamedRuns}. */
+  async listStreamedRuns(origin: string, now: number): Promise<string[]> {
+    return this.liveDeltas.streamedRuns(origin, now);
+  }
+
+  /** See {@link Store.writeLiveDeltas}. Does not wait for fsync: deltas are ephemeral. */
+  async writeLiveDeltas(origin: string, records: readonly NewLiveDelta[], now: number): Promise<void> {
+    this.liveDeltas.write(origin, records, now);
+  }
+
+  /** See {@link Store.readLiveDeltas}. */
+  async readLiveDeltas(runIds: readonly string[], afterId: number, origin: string, limit = 1000): Promise<LiveDeltaRecord[]> {
+    return this.liveDeltas.read(runIds, afterId, origin, limit);
+  }
+
+  /** See {@link Store.pruneLiveDeltas}. */
+  async pruneLiveDeltas(before: number): Promise<number> {
+    return this.liveDeltas.pruneBefore(before);
   }
 
   /** See {@link Store.getRunTags}. */

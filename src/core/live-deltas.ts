@@ -1,8 +1,10 @@
 /**
- * What each running step attempt of this process has streamed so far (`step-progress` events), so a
- * stream that opens or reconnects mid-generation starts with the attempt's output so far, then gets
- * the rest live. Ephemeral, like the deltas themselves: kept in memory until the step's outcome (or
- * the end of the run's execution here), and bounded per step.
+ * What each running step attempt has streamed so far (`step-progress` events), so a stream that
+ * opens or reconnects mid-generation starts with the attempt's output so far, then gets the rest
+ * live. Kept by the server (deltas of workers in its process and, through the store's
+ * `LiveDeltaStore`, of other processes) and by a worker (for the first catch-up it publishes
+ * when another process starts streaming a run). Ephemeral, like the deltas themselves: kept in
+ * memory until the step's outcome (or the end of the run's execution), and bounded per step.
  */
 
 /** Live progress of a step, as `event: delta` sends it; `catchUp` marks the output so far of an attempt, sent first to a new stream. */
@@ -14,7 +16,7 @@ export interface Delta {
 }
 
 /** Characters (or progress items) kept per step attempt; past it the attempt is not caught up (its live deltas still flow). */
-const MAX_CHARS = 1_000_000;
+export const MAX_LIVE_CHARS = 1_000_000;
 const MAX_ITEMS = 2_000;
 
 interface Attempt {
@@ -52,17 +54,42 @@ export class LiveDeltas {
     } else {
       current.items.push({ opKey: delta.opKey, attempt: delta.attempt, data: piece ? { ...piece } : delta.data, catchUp: true });
     }
-    if (current.chars > MAX_CHARS || current.items.length > MAX_ITEMS) {
+    if (current.chars > MAX_LIVE_CHARS || current.items.length > MAX_ITEMS) {
       current.overflow = true;
       current.items = [];
     }
   }
 
-  /** The output so far of `runId`'s running attempts, each piece marked `catchUp`. */
-  snapshot(runId: string): Delta[] {
+  /**
+   * Replaces what a step's attempt streamed so far with `pieces` (the whole output so far, as
+   * another process published it), then records them as {@link LiveDeltas.record} does.
+   */
+  replace(runId: string, opKey: string, attempt: number, pieces: readonly unknown[]): void {
+    this.forgetStep(runId, opKey);
+    for (const data of pieces) this.record(runId, { opKey, attempt, data });
+  }
+
+  /** The output so far of `runId`'s running attempts (of one step when `opKey` is given), each piece marked `catchUp`. */
+  snapshot(runId: string, opKey?: string): Delta[] {
     const out: Delta[] = [];
-    for (const step of this.runs.get(runId)?.values() ?? []) for (const item of step.items) out.push({ ...item });
+    for (const [key, step] of this.runs.get(runId) ?? []) if (opKey === undefined || key === opKey) for (const item of step.items) out.push({ ...item });
     return out;
+  }
+
+  /** The attempt of `opKey` kept for `runId`, and whether it outgrew the bound (its output is then no longer kept). */
+  attemptOf(runId: string, opKey: string): { attempt: number; overflow: boolean } | undefined {
+    const step = this.runs.get(runId)?.get(opKey);
+    return step && { attempt: step.attempt, overflow: step.overflow };
+  }
+
+  /** The op keys of `runId`'s steps kept here. */
+  steps(runId: string): string[] {
+    return [...(this.runs.get(runId)?.keys() ?? [])];
+  }
+
+  /** The runs with steps kept here. */
+  runIds(): string[] {
+    return [...this.runs.keys()];
   }
 
   /** Drops a step's attempt once its outcome is journaled. */

@@ -1,0 +1,92 @@
+import type Database from "better-sqlite3";
+import type { LiveDeltaRecord, NewLiveDelta } from "../../core/live-delta-store.js";
+import { LIVE_DELTA_COLUMNS, liveDeltaRecord, liveDeltaSql, type LiveDeltaRow } from "../common/live-delta-sql.js";
+
+const sql = liveDeltaSql(() => "?");
+
+/**
+ * Live deltas for {@link SqliteStore} (see `core/live-delta-store.ts`): two small tables in the
+ * database file, polled by readers. Deltas are ephemeral, so their writes do not wait for fsync
+ * (`synchronous = NORMAL` for that transaction, which in WAL mode cannot corrupt the file; the next
+ * journal commit makes them durable with it anyway).
+ */
+export class SqliteLiveDeltas {
+  private readonly advertise: Database.Statement;
+  private readonly retireRun: Database.Statement;
+  private readonly retireAll: Database.Statement;
+  private readonly streamed: Database.Statement;
+  private readonly deleteStep: Database.Statement;
+  private readonly insert: Database.Statement;
+  private readonly prune: Database.Statement;
+  private readonly pruneListeners: Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.advertise = db.prepare(
+      "INSERT INTO live_listeners (origin, run_id, expires_at) VALUES (?, ?, ?) ON CONFLICT (origin, run_id) DO UPDATE SET expires_at = excluded.expires_at",
+    );
+    this.retireRun = db.prepare("DELETE FROM live_listeners WHERE origin = ? AND run_id = ?");
+    this.retireAll = db.prepare("DELETE FROM live_listeners WHERE origin = ?");
+    this.streamed = db.prepare(sql.streamed);
+    this.deleteStep = db.prepare(sql.deleteStep);
+    this.insert = db.prepare(sql.insert);
+    this.prune = db.prepare(sql.prune);
+    this.pruneListeners = db.prepare(sql.pruneListeners);
+  }
+
+  advertiseRuns(origin: string, runIds: readonly string[], expiresAt: number): void {
+    if (runIds.length === 0) return;
+    this.quickly(() => {
+      for (const runId of runIds) this.advertise.run(origin, runId, expiresAt);
+    });
+  }
+
+  retire(origin: string, runIds?: readonly string[]): void {
+    this.quickly(() => {
+      if (runIds === undefined) this.retireAll.run(origin);
+      else for (const runId of runIds) this.retireRun.run(origin, runId);
+    });
+  }
+
+  streamedRuns(origin: string, now: number): string[] {
+    return (this.streamed.all(origin, now) as { runId: string }[]).map((row) => row.runId);
+  }
+
+  write(origin: string, records: readonly NewLiveDelta[], now: number): void {
+    if (records.length === 0) return;
+    this.quickly(() => {
+      for (const record of records) {
+        if (record.kind === "end") this.deleteStep.run(record.runId, record.opKey);
+        this.insert.run(record.runId, record.opKey, record.attempt, record.kind, origin, JSON.stringify(record.pieces), now);
+      }
+    });
+  }
+
+  read(runIds: readonly string[], afterId: number, origin: string, limit: number): LiveDeltaRecord[] {
+    if (runIds.length === 0) return [];
+    const rows = this.db
+      .prepare(
+        `SELECT ${LIVE_DELTA_COLUMNS} FROM live_deltas WHERE id > ? AND origin <> ? AND run_id IN (${runIds.map(() => "?").join(", ")}) ORDER BY id LIMIT ?`,
+      )
+      .all(afterId, origin, ...runIds, limit) as LiveDeltaRow[];
+    return rows.map(liveDeltaRecord);
+  }
+
+  pruneBefore(before: number): number {
+    return this.quickly(() => {
+      this.pruneListeners.run(before);
+      return this.prune.run(before, before).changes;
+    });
+  }
+
+  /** Runs `fn` in a transaction that does not wait for fsync (restoring the connection's setting after). */
+  private quickly<T>(fn: () => T): T {
+    const previous = String(this.db.pragma("synchronous", { simple: true }));
+    const lower = previous === "2" || previous === "3"; // FULL or EXTRA
+    if (lower) this.db.pragma("synchronous = NORMAL");
+    try {
+      return this.db.transaction(fn).immediate();
+    } finally {
+      if (lower) this.db.pragma(`synchronous = ${previous}`);
+    }
+  }
+}
