@@ -2,29 +2,18 @@ import { randomUUID } from "node:crypto";
 import { toMs, type Duration } from "../core/duration.js";
 import {
   LeaseLostError,
-  NonDeterminismError,
-  RunCancelledError,
-  RunFailedError,
+  type NonDeterminismError,
+  type RunCancelledError,
   StepFailedError,
   TimeoutError,
   ValidationError,
   isCairnError,
 } from "../core/errors.js";
-import {
-  isOutcome,
-  newEntry,
-  opKey as makeOpKey,
-  opKindOf,
-  type EntryData,
-  type JournalEntry,
-  type NewEntry,
-  type OpKind,
-  type WaitDescriptor,
-} from "../core/journal.js";
+import { newEntry, type EntryData, type JournalEntry, type NewEntry, type OpKind, type WaitDescriptor } from "../core/journal.js";
 import type { RunRecord } from "../core/run.js";
 import { resumeView } from "../core/resume.js";
 import { decode, decodeKeepingSecrets, encode, serializeError, type SerializedError } from "../core/serialize.js";
-import { checkAskHuman, replyOutcome, runAskHuman } from "./ask-human.js";
+import { checkAskHuman, runAskHuman } from "./ask-human.js";
 import { crashPoint } from "./crash-points.js";
 import { eventName, type EventDefinition } from "./define-event.js";
 import { takeMatching } from "./event-match.js";
@@ -34,8 +23,10 @@ import { checkEmit, emitEntry, emitMismatch, type EmitOptions, type EmittedMessa
 import { checkLiveName, continueEntry, followChain, journalable, publishEntry, replyEntry, serveRequests } from "./live-ops.js";
 import type { ExecutionHost } from "./execution-host.js";
 import { resolveRetryPolicy } from "./retry-policy.js";
-import type { DecodedEntry, OpExecution, Outcome, StepHistory } from "./execution-types.js";
+import type { OpExecution, Outcome, StepHistory } from "./execution-types.js";
 import { journaledValue } from "./journaled-value.js";
+import { ReplayCore } from "./replay/replay-core.js";
+import { iterationScope, lastOpKey, rootScope, type Scope } from "./replay/op-keys.js";
 import { runStep } from "./step-runner.js";
 import { cancelCause, compensationFailure, isSagaKind, Saga, type SagaReason } from "./saga.js";
 import {
@@ -60,26 +51,6 @@ type SagaEnd = { kind: "completed"; entry: NewEntry } | { kind: "failed"; reason
 
 /** How an execution ended. */
 export type ExecutionEnd = "completed" | "failed" | "suspended" | "released" | "abandoned";
-
-interface Delivery {
-  seq: number;
-  opKey: string;
-  outcome: Outcome;
-}
-
-interface Waiter {
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-}
-
-/** Where ops are issued: the workflow itself, or one iteration of a loop. */
-interface Scope {
-  /** "" for the workflow; `<loopKey>/<iteration>/` inside a loop's iteration. */
-  readonly prefix: string;
-  readonly counters: Map<string, number>;
-  /** Keys issued in this scope, forgotten when the iteration ends (not tracked for the workflow scope). */
-  readonly keys: string[] | null;
-}
 
 /** A loop being run: what its checkpoints supersede. */
 interface OpenLoop {
@@ -112,18 +83,10 @@ export class Execution implements OpExecution {
   /** Resolves once the execution has ended; never rejects. */
   readonly done: Promise<ExecutionEnd>;
 
-  private readonly history = new Map<string, DecodedEntry[]>();
-  private readonly invalidatedFailures = new Set<string>();
-  private readonly root: Scope = { prefix: "", counters: new Map(), keys: null };
-  /** Journaled op keys inside loop iterations, by iteration prefix: checked when the iteration ends. */
-  private readonly journaledByScope = new Map<string, string[]>();
+  /** The journal, the outcomes due and the ops issued: the rules shared with a dry replay. */
+  private readonly replay: ReplayCore;
+  private readonly root: Scope = rootScope();
   private readonly openLoops = new Set<OpenLoop>();
-  private readonly issued = new Set<string>();
-  private readonly waiters = new Map<string, Waiter>();
-  /** Outcomes waiting to be delivered, in journal order; `head` is the next one. */
-  private readonly deliveries: Delivery[] = [];
-  private head = 0;
-  private readonly undelivered = new Set<string>();
   private readonly deferred: (() => void)[] = [];
   private readonly blocked = new Map<string, WaitDescriptor>();
   private readonly launches = new Map<string, () => void>();
@@ -152,6 +115,7 @@ export class Execution implements OpExecution {
   ) {
     this.runId = run.runId;
     this.epoch = run.leaseEpoch;
+    this.replay = new ReplayCore(run.runId);
     this.done = new Promise((resolve) => (this.finish = resolve));
     this.ctx = this.makeContext(this.root);
   }
@@ -200,106 +164,18 @@ export class Execution implements OpExecution {
   // ── journal index ─────────────────────────────────────────────────────────
 
   private index(entries: JournalEntry[]): void {
-    const outcomes: { key: string; entry: DecodedEntry }[] = [];
-    for (const raw of entries) {
-      if (this.saga.index(raw)) continue;
-      if (raw.kind === "run.retried") {
-        // A retry forgets the terminal step failures before it, so those steps run again.
-        for (let i = outcomes.length - 1; i >= 0; i--) {
-          const { key, entry } = outcomes[i]!;
-          if (entry.kind !== "step.failed") continue;
-          outcomes.splice(i, 1);
-          this.invalidatedFailures.add(key);
-        }
-        continue;
-      }
-      if (raw.opKey === null) continue;
-      const entry: DecodedEntry = { seq: raw.seq, kind: raw.kind, data: decode(raw.payload) };
-      let list = this.history.get(raw.opKey);
-      if (!list) {
-        this.history.set(raw.opKey, (list = []));
-        const slash = raw.opKey.lastIndexOf("/");
-        if (slash > 0) {
-          const prefix = raw.opKey.slice(0, slash + 1);
-          const keys = this.journaledByScope.get(prefix);
-          if (keys) keys.push(raw.opKey);
-          else this.journaledByScope.set(prefix, [raw.opKey]);
-        }
-      }
-      list.push(entry);
-      if (raw.kind === "step.completed") this.saga.noteCompleted(raw.opKey, entry.data as EntryData["step.completed"]);
-      if (isOutcome(raw.kind, entry.data)) outcomes.push({ key: raw.opKey, entry });
-    }
-    for (const { key, entry } of outcomes) this.queueDelivery({ seq: entry.seq, opKey: key, outcome: this.outcomeOf(key, entry) });
-    this.replayRemaining = outcomes.length;
-  }
-
-  /** The value or error an outcome entry delivers to workflow code (the same live and on replay). */
-  private outcomeOf(key: string, entry: DecodedEntry): Outcome {
-    switch (entry.kind) {
-      case "step.completed":
-        return { ok: true, value: (entry.data as EntryData["step.completed"]).result };
-      case "step.failed": {
-        const data = entry.data as EntryData["step.failed"];
-        return { ok: false, error: new StepFailedError(key, data.error, data.attempt) };
-      }
-      case "sleep.completed":
-        return { ok: true, value: undefined };
-      case "event.received":
-        return { ok: true, value: (entry.data as EntryData["event.received"]).payload };
-      case "event.timedout": {
-        const waiting = this.history.get(key)?.[0]?.data as EntryData["event.waiting"] | undefined;
-        return { ok: false, error: new TimeoutError(key, `event "${waiting?.type ?? key}"`) };
-      }
-      case "child.completed":
-        return { ok: true, value: (entry.data as EntryData["child.completed"]).output };
-      case "loop.completed":
-        return { ok: true, value: (entry.data as EntryData["loop.completed"]).result };
-      case "outbox.emitted":
-        return { ok: true, value: { messageId: (entry.data as EntryData["outbox.emitted"]).messageId } };
-      case "publish.value":
-      case "request.replied":
-        return { ok: true, value: undefined };
-      case "human.answered":
-      case "human.timedout":
-        return replyOutcome(this.runId, key, entry.kind, entry.data);
-      case "child.failed": {
-        const data = entry.data as EntryData["child.failed"];
-        const started = this.history.get(key)?.[0]?.data as EntryData["child.started"] | undefined;
-        const childRunId = started?.childRunId ?? key;
-        const reason = (data.error.data as { reason?: string } | undefined)?.reason;
-        return { ok: false, error: data.status === "cancelled" ? new RunCancelledError(childRunId, reason) : new RunFailedError(childRunId, data.error) };
-      }
-      default:
-        throw new Error(`not an outcome: ${entry.kind}`);
-    }
+    const saga = this.saga;
+    this.replayRemaining = this.replay.load(entries, {
+      entry: (raw) => saga.index(raw),
+      stepCompleted: (key, data) => saga.noteCompleted(key, data),
+    });
   }
 
   // ── issuing ops ──────────────────────────────────────────────────────────
 
   private issue(scope: Scope, name: unknown, kind: OpKind): string {
     if (this.settled) throw new LeaseLostError(this.runId, this.epoch);
-    if (typeof name !== "string" || name.length === 0) {
-      throw new ValidationError(`Op names must be non-empty strings (got ${JSON.stringify(name)} for a ${kind}).`);
-    }
-    if (name.includes("/")) {
-      throw new ValidationError(`Op name "${name}" contains "/", which separates a loop's iterations in op keys: use another character.`);
-    }
-    const occurrence = scope.counters.get(name) ?? 0;
-    scope.counters.set(name, occurrence + 1);
-    const key = scope.prefix + makeOpKey(name, occurrence);
-    scope.keys?.push(key);
-    const first = this.history.get(key)?.[0];
-    if (first) {
-      const journaled = opKindOf(first.kind);
-      if (journaled !== kind) {
-        const error = new NonDeterminismError(key, `a ${journaled} (${first.kind} at seq ${first.seq})`, `issues a ${kind} with that key`);
-        this.failNonDeterminism(error);
-        throw error;
-      }
-    }
-    this.issued.add(key);
-    return key;
+    return this.replay.issue(scope, name, kind, (error) => this.failNonDeterminism(error));
   }
 
   /** Registers the op's promise; starts it now, defers it until replay catches up, or waits for its journaled outcome. */
@@ -331,20 +207,16 @@ export class Execution implements OpExecution {
    * outcomes are still undelivered runs only once replay proves the code still matches the journal.
    */
   private registerOp<T>(key: string, remember: (launch: () => void) => void, run: () => void): Promise<T> {
-    const promise = new Promise<T>((resolve, reject) => {
-      this.waiters.set(key, { resolve: resolve as (value: unknown) => void, reject });
-    });
-    // A race loser may fail after nobody listens any more: that must not crash the process.
-    promise.catch(noop);
-    if (this.undelivered.has(key)) {
-      if (this.nextDelivery()?.opKey === key) void this.pump();
+    const promise = this.replay.wait<T>(key);
+    if (this.replay.deliveries.has(key)) {
+      if (this.replay.deliveries.next()?.opKey === key) void this.pump();
       return promise;
     }
     const launch = () => {
       if (!this.ended) run();
     };
     remember(launch);
-    if (this.replayRemaining > 0 && !this.history.has(key)) {
+    if (this.replayRemaining > 0 && !this.replay.journal.has(key)) {
       this.deferred.push(launch);
       this.scheduleCheck();
     } else {
@@ -357,7 +229,7 @@ export class Execution implements OpExecution {
 
   /** Queues a live outcome for delivery in journal order (its commit may be in flight: docs/decisions/0004). */
   private deliver(key: string, seq: number, outcome: Outcome): void {
-    this.queueDelivery({ seq, opKey: key, outcome });
+    this.replay.deliveries.push({ seq, opKey: key, outcome });
     void this.pump();
   }
 
@@ -377,43 +249,15 @@ export class Execution implements OpExecution {
     this.deliver(key, 0, outcome);
   }
 
-  private queueDelivery(delivery: Delivery): void {
-    this.deliveries.push(delivery);
-    this.undelivered.add(delivery.opKey);
-  }
-
-  private nextDelivery(): Delivery | undefined {
-    return this.deliveries[this.head];
-  }
-
-  private takeDelivery(): Delivery {
-    const delivery = this.deliveries[this.head]!;
-    this.deliveries[this.head] = undefined as never;
-    this.head += 1;
-    if (this.head > 1024 && this.head * 2 > this.deliveries.length) {
-      this.deliveries.splice(0, this.head);
-      this.head = 0;
-    }
-    this.undelivered.delete(delivery.opKey);
-    return delivery;
-  }
-
   private async pump(): Promise<void> {
     if (this.pumping || this.ended) return;
     this.pumping = true;
     try {
       while (!this.ended && !this.draining) {
-        const peek = this.nextDelivery();
-        if (!peek || !this.issued.has(peek.opKey)) break;
-        const next = this.takeDelivery();
-        const waiter = this.waiters.get(next.opKey);
-        this.waiters.delete(next.opKey);
+        const next = this.replay.deliverNext();
+        if (!next) break;
         this.blocked.delete(next.opKey);
         if (this.replayRemaining > 0) this.replayRemaining -= 1;
-        if (waiter) {
-          if (next.outcome.ok) waiter.resolve(next.outcome.value);
-          else waiter.reject(next.outcome.error);
-        }
         // Let workflow code run to its next await before the next outcome, as it did live.
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.replayRemaining === 0 && this.deferred.length > 0) {
@@ -443,15 +287,13 @@ export class Execution implements OpExecution {
       void this.release();
       return;
     }
-    const next = this.nextDelivery();
+    const next = this.replay.deliveries.next();
     if (next) {
-      if (this.issued.has(next.opKey)) {
+      if (this.replay.issued.has(next.opKey)) {
         void this.pump();
         return;
       }
-      const entry = this.history.get(next.opKey)?.at(-1);
-      const instead = this.deferredDescription();
-      this.failNonDeterminism(new NonDeterminismError(next.opKey, `${entry?.kind ?? "an outcome"} at seq ${next.seq}`, instead));
+      this.failNonDeterminism(this.replay.unreached(next));
       return;
     }
     if (this.saga.halted) {
@@ -460,11 +302,6 @@ export class Execution implements OpExecution {
       return;
     }
     if (this.blocked.size > 0) void this.suspend();
-  }
-
-  private deferredDescription(): string {
-    const fresh = [...this.issued].filter((key) => !this.history.has(key));
-    return fresh.length > 0 ? `issues ${fresh.map((k) => `"${k}"`).join(", ")} instead and never reaches it` : "never issues that op";
   }
 
   /** Marks an op as waiting on something outside the worker; {@link recheckWaits} relaunches it. */
@@ -545,11 +382,9 @@ export class Execution implements OpExecution {
     this.settled = true;
     // Outcomes of ops still in flight (a race's loser) are fine; journaled ops the code never reached are not,
     // unless the code stopped with a Cairn error of its own (e.g. a refused manifest): that says more.
-    const stoppedOnPurpose = !result.ok && isCairnError(result.error);
-    const missing = stoppedOnPurpose ? undefined : [...this.history.keys()].find((key) => !this.issued.has(key));
-    if (missing !== undefined) {
-      const entry = this.history.get(missing)?.at(-1);
-      await this.failWithoutCompensating(new NonDeterminismError(missing, `${entry?.kind ?? "an op"}`, "finishes without issuing it"));
+    const missing = this.replay.unissuedAtEnd(!result.ok && isCairnError(result.error));
+    if (missing) {
+      await this.failWithoutCompensating(missing);
       return;
     }
     if (this.saga.halted || this.saga.used) {
@@ -678,10 +513,8 @@ export class Execution implements OpExecution {
       const seq = result.firstSeq + i;
       if (this.openLoops.size > 0) this.noteForeign(entry.opKey, seq);
       // An op of a loop iteration that has ended is forgotten: its late-committing outcome is not kept.
-      if (!this.issued.has(entry.opKey)) return;
-      let list = this.history.get(entry.opKey);
-      if (!list) this.history.set(entry.opKey, (list = []));
-      list.push({ seq, kind: entry.kind, data: entry.data });
+      if (!this.replay.issued.has(entry.opKey)) return;
+      this.replay.journal.noteWritten(entry as NewEntry & { opKey: string }, seq);
     });
     return result.lastSeq;
   }
@@ -789,7 +622,7 @@ export class Execution implements OpExecution {
     if (until !== undefined && !Number.isFinite(untilMs)) throw new ValidationError(`ctx.sleepUntil("${name}") needs a valid Date or epoch ms.`);
     const key = this.issue(scope, name, "sleep");
     return this.awaitOp<void>(key, async () => {
-      const started = this.history.get(key)?.[0]?.data as EntryData["sleep.started"] | undefined;
+      const started = this.replay.journal.first(key)?.data as EntryData["sleep.started"] | undefined;
       let wakeAt = started?.wakeAt;
       if (wakeAt === undefined) {
         wakeAt = untilMs ?? this.host.clock() + (ms ?? 0);
@@ -810,7 +643,7 @@ export class Execution implements OpExecution {
     const match = checkMatch(options.match, `ctx.waitForEvent("${type}")`);
     const key = this.issue(scope, options.name ?? type, "event");
     return this.awaitOp<T>(key, async () => {
-      const waiting = this.history.get(key)?.[0]?.data as EntryData["event.waiting"] | undefined;
+      const waiting = this.replay.journal.first(key)?.data as EntryData["event.waiting"] | undefined;
       let timeoutAt = waiting ? waiting.timeoutAt : null;
       if (!waiting) {
         timeoutAt = timeoutMs === undefined ? null : this.host.clock() + timeoutMs;
@@ -851,7 +684,7 @@ export class Execution implements OpExecution {
     }
     const key = this.issue(scope, options.name ?? workflow.name, "child");
     return this.awaitOp<O>(key, async () => {
-      const started = this.history.get(key)?.[0]?.data as EntryData["child.started"] | undefined;
+      const started = this.replay.journal.first(key)?.data as EntryData["child.started"] | undefined;
       const childRunId = started?.childRunId ?? options.runId ?? `${this.runId}/${key}`;
       if (!started) {
         const encoded = encode(input);
@@ -881,7 +714,7 @@ export class Execution implements OpExecution {
         } else {
           const error = decode<SerializedError>(child.error) ?? { name: "Error", message: child.status };
           const entry = newEntry("child.failed", key, { error, status: child.status });
-          this.commitOutcome(key, [entry], this.outcomeOf(key, { seq: 0, kind: "child.failed", data: entry.data }));
+          this.commitOutcome(key, [entry], this.replay.outcomeOf(key, { seq: 0, kind: "child.failed", data: entry.data }));
         }
       } else {
         this.block({ kind: "child", opKey: key, childRunId: child?.runId ?? childRunId });
@@ -911,7 +744,7 @@ export class Execution implements OpExecution {
       throw new ValidationError(`ctx.acquire("${String(name)}") needs { acquire, release } functions.`);
     }
     const acquired = this.step<T>(scope, `acquire:${String(name)}`, resource.acquire, { effect: "idempotent", retry: resource.retry }, resource);
-    const key = scope.prefix + makeOpKey(`acquire:${String(name)}`, (scope.counters.get(`acquire:${String(name)}`) ?? 1) - 1);
+    const key = lastOpKey(scope, `acquire:${String(name)}`);
     return acquired.then((value) => ({ value, key, release: () => this.releaseResource(key) }));
   }
 
@@ -1020,7 +853,7 @@ export class Execution implements OpExecution {
   /** Steps with a compensate whose last journaled entry is an intent: cut off mid-flight (by a cancel's fence), in intent order. */
   private interruptedCompensable(): string[] {
     const found: { key: string; seq: number }[] = [];
-    for (const [key, entries] of this.history) {
+    for (const [key, entries] of this.replay.journal) {
       const last = entries.at(-1);
       if (last?.kind === "step.started" && (last.data as EntryData["step.started"]).compensable) found.push({ key, seq: last.seq });
     }
@@ -1030,7 +863,7 @@ export class Execution implements OpExecution {
   private emit(scope: Scope, topic: string, payload: unknown, options?: EmitOptions): Promise<EmittedMessage> {
     const checked = checkEmit(topic, payload, options, this.host.maxPayloadBytes);
     const key = this.issue(scope, checked.name, "emit");
-    const mismatch = emitMismatch(key, this.history.get(key)?.[0], checked.topic);
+    const mismatch = emitMismatch(key, this.replay.journal.first(key), checked.topic);
     if (mismatch) {
       this.failNonDeterminism(mismatch);
       throw mismatch;
@@ -1092,8 +925,8 @@ export class Execution implements OpExecution {
       noop,
       () =>
         void this.runLoop(key, initial, body, snapshotEvery).catch((error: unknown) => {
-          const waiter = this.waiters.get(key);
-          this.waiters.delete(key);
+          const waiter = this.replay.waiters.get(key);
+          this.replay.waiters.delete(key);
           waiter?.reject(error);
         }),
     );
@@ -1105,12 +938,12 @@ export class Execution implements OpExecution {
     body: (state: S, iteration: LoopIteration) => Promise<S | LoopDone<R>> | S | LoopDone<R>,
     snapshotEvery: number,
   ): Promise<void> {
-    const journaled = this.history.get(key) ?? [];
+    const journaled = this.replay.journal.entries(key);
     const startedSeq = journaled.find((entry) => entry.kind === "loop.started")?.seq ?? (await this.write([newEntry("loop.started", key, { snapshotEvery })]));
     const snapshot = journaled.findLast((entry) => entry.kind === "loop.snapshot")?.data as EntryData["loop.snapshot"] | undefined;
     const open: OpenLoop = { key, prefix: `${key}/`, from: startedSeq + 1, keep: new Set(snapshot?.keep), foreignInFlight: 0, onForeignCommitted: null };
     // Entries of other ops written since the loop started, read on this resume: later checkpoints keep them too.
-    for (const [other, entries] of this.history) {
+    for (const [other, entries] of this.replay.journal) {
       if (other === key || other.startsWith(open.prefix)) continue;
       for (const entry of entries) if (entry.seq >= open.from) open.keep.add(entry.seq);
     }
@@ -1119,7 +952,7 @@ export class Execution implements OpExecution {
     let state = (snapshot ? snapshot.state : initial) as S;
     try {
       for (;;) {
-        const scope: Scope = { prefix: `${key}/${iteration}/`, counters: new Map(), keys: [] };
+        const scope = iterationScope(key, iteration);
         const index = iteration;
         const next = await body(state, { ctx: this.makeContext(scope), index, done: <V>(result: V) => new LoopDone(result) });
         if (this.ended || this.settled) return;
@@ -1171,27 +1004,10 @@ export class Execution implements OpExecution {
 
   /** Checks an iteration against the journal, then forgets its ops so a long loop holds no history. */
   private endIteration(key: string, index: number, scope: Scope): void {
-    const keys = scope.keys ?? [];
-    const pending = keys.find((k) => this.waiters.has(k));
-    if (pending !== undefined) {
-      throw new ValidationError(`Iteration ${index} of loop "${key}" returned while "${pending}" was still pending: await every op the body starts.`);
-    }
-    const journaled = this.journaledByScope.get(scope.prefix);
-    if (journaled) {
-      this.journaledByScope.delete(scope.prefix);
-      const missing = journaled.find((k) => !this.issued.has(k));
-      if (missing !== undefined) {
-        const entry = this.history.get(missing)?.at(-1);
-        const error = new NonDeterminismError(missing, `${entry?.kind ?? "an op"}`, `ends iteration ${index} without issuing it`);
-        this.failNonDeterminism(error);
-        throw error;
-      }
-    }
-    for (const k of keys) {
-      this.history.delete(k);
-      this.issued.delete(k);
-      this.launches.delete(k);
-      this.invalidatedFailures.delete(k);
+    const error = this.replay.endIteration(key, index, scope, (k) => this.launches.delete(k));
+    if (error) {
+      this.failNonDeterminism(error);
+      throw error;
     }
   }
 
@@ -1215,7 +1031,7 @@ export class Execution implements OpExecution {
 
   private value(scope: Scope, name: string, make: () => unknown): unknown {
     const key = this.issue(scope, name, "value");
-    const recorded = this.history.get(key)?.[0]?.data as EntryData["value.recorded"] | undefined;
+    const recorded = this.replay.journal.first(key)?.data as EntryData["value.recorded"] | undefined;
     if (recorded) return recorded.value;
     const value = make();
     this.write([newEntry("value.recorded", key, { value })]).catch(noop);
@@ -1226,7 +1042,7 @@ export class Execution implements OpExecution {
 
   /** What the journal holds for a step key. */
   stepHistory(key: string): StepHistory {
-    return { entries: this.history.get(key) ?? [], retried: this.invalidatedFailures.has(key) };
+    return { entries: this.replay.journal.entries(key), retried: this.replay.journal.wasRetried(key) };
   }
 
   get hostRef(): ExecutionHost {
