@@ -1,27 +1,20 @@
-import { randomUUID } from "node:crypto";
 import { LeaseLostError, isCairnError, type NonDeterminismError } from "../core/errors.js";
 import type { JournalEntry, NewEntry, OpKind, WaitDescriptor } from "../core/journal.js";
 import type { RunRecord } from "../core/run.js";
 import { resumeView } from "../core/resume.js";
 import { decode, serializeError } from "../core/serialize.js";
-import { eventName, type EventDefinition } from "./define-event.js";
 import { takeMatching } from "./event-match.js";
 import type { ExecutionHost } from "./execution-host.js";
 import { drained, isDraining, isSettled, type Phase } from "./execution-phase.js";
 import type { Outcome, StepHistory } from "./execution-types.js";
-import { acquire } from "./ops/acquire.js";
-import { askHuman } from "./ops/ask-human.js";
-import { child } from "./ops/child.js";
-import { emit, handle, publish, value } from "./ops/journal-once.js";
+import { workflowContext, type ContextParts } from "./ops/context.js";
 import { Loops } from "./ops/loop.js";
-import { sleep } from "./ops/sleep.js";
-import { searchJournal, step } from "./ops/step.js";
-import { waitForEvent } from "./ops/wait-for-event.js";
 import { rootScope, type Scope } from "./replay/op-keys.js";
 import { ReplayCore } from "./replay/replay-core.js";
+import { Waits } from "./waits.js";
 import { RunEnd, type EndingExecution, type ExecutionEnd } from "./run-end.js";
 import { isSagaKind, Saga } from "./saga.js";
-import type { WaitOptions, Workflow, WorkflowContext, WorkflowLogger } from "./workflow.js";
+import type { Workflow, WorkflowContext } from "./workflow.js";
 
 export type { ExecutionEnd } from "./run-end.js";
 
@@ -48,13 +41,11 @@ export class Execution implements EndingExecution {
   phase: Phase = "running";
 
   private readonly root: Scope = rootScope();
-  private readonly loops = new Loops(this, (key) => this.launches.delete(key));
+  private readonly waits: Waits;
+  private readonly loops = new Loops(this, (key) => this.waits.forget(key));
   private readonly ending = new RunEnd(this);
   /** New ops issued while journaled outcomes are still due: launched once replay catches up. */
   private readonly deferred: (() => void)[] = [];
-  private readonly blocked = new Map<string, WaitDescriptor>();
-  private readonly launches = new Map<string, () => void>();
-  private wakeTimer: NodeJS.Timeout | null = null;
   private readonly reservedInbox = new Set<number>();
   private readonly abortController = new AbortController();
   private replayRemaining = 0;
@@ -64,6 +55,7 @@ export class Execution implements EndingExecution {
   private checkScheduled = false;
   private finish!: (end: ExecutionEnd) => void;
   private readonly ctx: WorkflowContext;
+  private readonly contextParts: ContextParts;
 
   constructor(
     private readonly host: ExecutionHost,
@@ -73,7 +65,19 @@ export class Execution implements EndingExecution {
     this.runId = run.runId;
     this.epoch = run.leaseEpoch;
     this.replay = new ReplayCore(run.runId);
+    this.waits = new Waits(
+      () => this.host.clock(),
+      () => this.recheckWaits(),
+    );
     this.done = new Promise((resolve) => (this.finish = resolve));
+    this.contextParts = {
+      exec: this,
+      workflow,
+      loops: this.loops,
+      ending: this.ending,
+      replaying: () => this.replayRemaining > 0,
+      root: () => this.ctx,
+    };
     this.ctx = this.makeContext(this.root);
   }
 
@@ -112,7 +116,7 @@ export class Execution implements EndingExecution {
   abandon(reason?: unknown): void {
     if (this.phase === "ended") return;
     this.phase = "ended";
-    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.waits.stop();
     this.abortController.abort(reason ?? new LeaseLostError(this.runId, this.epoch));
     this.finish("abandoned");
   }
@@ -137,7 +141,7 @@ export class Execution implements EndingExecution {
   awaitOp<T>(key: string, start: () => Promise<void>): Promise<T> {
     return this.registerOp<T>(
       key,
-      (launch) => this.launches.set(key, launch),
+      (launch) => this.waits.remember(key, launch),
       () => {
         // A run being cancelled or compensated replays up to here, then unwinds instead of going on.
         if (this.saga.halted) {
@@ -224,7 +228,7 @@ export class Execution implements EndingExecution {
       while (!this.isEnded && !this.isDraining) {
         const next = this.replay.deliverNext();
         if (!next) break;
-        this.blocked.delete(next.opKey);
+        this.waits.unblock(next.opKey);
         if (this.replayRemaining > 0) this.replayRemaining -= 1;
         // Let workflow code run to its next await before the next outcome, as it did live.
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -269,34 +273,17 @@ export class Execution implements EndingExecution {
       this.ending.unwind();
       return;
     }
-    if (this.blocked.size > 0) void this.ending.suspend();
+    if (this.waits.any) void this.ending.suspend();
   }
 
   /** Marks an op as waiting on something outside the worker; {@link recheckWaits} relaunches it. */
   block(descriptor: WaitDescriptor): void {
-    this.blocked.set(descriptor.opKey, descriptor);
-    const at = "wakeAt" in descriptor ? descriptor.wakeAt : "timeoutAt" in descriptor ? descriptor.timeoutAt : null;
-    if (at !== null) this.armWakeTimer(at);
+    this.waits.block(descriptor);
   }
 
   /** The waits of the ops blocked now. */
   blockedWaits(): WaitDescriptor[] {
-    return [...this.blocked.values()];
-  }
-
-  /** While the run is live, a timer that falls due is noticed without waiting for suspension. */
-  private armWakeTimer(at: number): void {
-    const delay = at - this.host.clock();
-    if (delay > 2_147_000_000) return;
-    if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    this.wakeTimer = setTimeout(
-      () => {
-        this.wakeTimer = null;
-        this.recheckWaits();
-      },
-      Math.max(0, delay) + 1,
-    );
-    this.wakeTimer.unref();
+    return this.waits.list();
   }
 
   /**
@@ -304,18 +291,12 @@ export class Execution implements EndingExecution {
    * relaunch blocked ops so they look again. Ops whose wait is still open block again.
    */
   recheckWaits(): void {
-    if (this.phase !== "running") return;
-    for (const [key, descriptor] of [...this.blocked]) {
-      this.blocked.delete(key);
-      const launch = this.launches.get(descriptor.opKey);
-      if (launch) launch();
-    }
+    if (this.phase === "running") this.waits.relaunch();
   }
 
   /** True when some op waits for something other than time. */
   get waitsOnOthers(): boolean {
-    for (const descriptor of this.blocked.values()) if (descriptor.kind !== "timer" && descriptor.kind !== "retry") return true;
-    return false;
+    return this.waits.onOthers;
   }
 
   /** The oldest unconsumed inbox event of this type that no other wait in this execution has taken. */
@@ -358,7 +339,7 @@ export class Execution implements EndingExecution {
   end(end: ExecutionEnd): void {
     if (this.phase === "ended") return;
     this.phase = "ended";
-    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.waits.stop();
     this.finish(end);
   }
 
@@ -409,37 +390,7 @@ export class Execution implements EndingExecution {
 
   /** The workflow context of a scope (the workflow's, or a loop iteration's): each op from engine/ops/. */
   makeContext(scope: Scope): WorkflowContext {
-    const self = this;
-    const log = (level: "debug" | "info" | "warn" | "error") => (message: string, fields?: Record<string, unknown>) => {
-      if (self.replayRemaining === 0) self.host.logger.log(level, message, { runId: self.runId, workflow: self.workflow.name, ...fields });
-    };
-    const logger: WorkflowLogger = { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
-    return {
-      runId: this.runId,
-      workflow: this.workflow.name,
-      version: this.workflow.version,
-      get replaying() {
-        return self.replayRemaining > 0;
-      },
-      log: logger,
-      step: (name, fn, options) => step(this, scope, name, fn, options),
-      sleep: (name, duration) => sleep(this, scope, name, duration, undefined),
-      sleepUntil: (name, until) => sleep(this, scope, name, undefined, until),
-      waitForEvent: (type: string | EventDefinition, options?: WaitOptions) => waitForEvent(this, scope, eventName(type), options),
-      child: (workflow, input, options) => child(this, scope, workflow, input, options),
-      loop: (name, initial, body, options) => this.loops.loop(scope, name, initial, body, options),
-      askHuman: (request) => askHuman(this, scope, request),
-      emit: (topic, payload, options) => emit(this, scope, topic, payload, options),
-      searchJournal: (query, options) => searchJournal(this, scope, query, options),
-      compensate: (reason) => this.ending.requestCompensation(reason),
-      acquire: (name, resource) => acquire(this, scope, name, resource),
-      publish: (name, value) => publish(this, scope, name, value),
-      handle: (name, fn) => handle(this, scope, this.ctx, name, fn),
-      continueAsNew: (input) => this.ending.continueAsNew(input),
-      now: (name = "now") => new Date(value(this, scope, name, () => this.host.clock()) as number),
-      random: (name = "random") => value(this, scope, name, () => Math.random()) as number,
-      uuid: (name = "uuid") => value(this, scope, name, () => randomUUID()) as string,
-    };
+    return workflowContext(this.contextParts, scope);
   }
 
   // ── accessors for the op runners ─────────────────────────────────────────
