@@ -75,6 +75,65 @@ describe("committed journals replay against the current code", () => {
   });
 });
 
+describe("committed journals resume on a real worker", () => {
+  /** A scenario's runs (the parent and its children) as they stood just before their run.completed. */
+  const scenarios = [...new Set(files.map((file) => file.slice(0, file.indexOf("--"))))];
+
+  it.each(scenarios)(
+    "%s: a worker replays every run to its end and runs nothing live",
+    async (scenario) => {
+      const exported = files.filter((file) => file.startsWith(`${scenario}--`)).map(load);
+      const engine = await testEngine("sqlite", { workflows });
+      for (const { run, journal } of exported) {
+        expect(journal.at(-1)!.kind).toBe("run.completed");
+        const cut = journal.slice(0, -1).map(({ runId: _, ...entry }) => entry);
+        await engine.importRun({
+          format: "cairn.run-export",
+          version: 1,
+          exportedAt: new Date(0).toISOString(),
+          run: {
+            ...run,
+            status: "pending",
+            output: null,
+            error: null,
+            finishedAt: null,
+            leaseOwner: null,
+            leaseExpiresAt: null,
+            wakeAt: null,
+            waitingFor: null,
+            lastSeq: cut.length,
+          },
+          journal: cut,
+          inbox: [],
+          humanRequests: [],
+        });
+      }
+      const worker = engine.startWorker({ pollInterval: 5 });
+      try {
+        for (const { run, journal } of exported) {
+          const ended = await waitFor(
+            async () => {
+              const { status } = await engine.getRun(run.runId);
+              return status !== "pending" && status !== "running" ? status : undefined;
+            },
+            { what: `${run.runId} ended`, timeoutMs: 30_000 },
+          );
+          expect(ended).toBe("completed");
+          const resumed = await engine.store.readJournal(run.runId);
+          const added = resumed.slice(journal.length - 1);
+          // Every op's outcome came from the journal: the worker wrote only the run's own entries.
+          expect(added.filter((entry) => entry.opKey !== null)).toEqual([]);
+          expect(added.at(-1)!.kind).toBe("run.completed");
+          expect(decode(added.at(-1)!.payload)).toEqual(decode(journal.at(-1)!.payload));
+        }
+      } finally {
+        await worker.stop();
+      }
+    },
+    60_000,
+  );
+});
+
 describe("a changed workflow is reported as a divergence", () => {
   /** The approval example with its "notify-approver" step renamed: same name, same version. */
   const renamed = defineWorkflow({

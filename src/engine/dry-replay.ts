@@ -1,13 +1,13 @@
 import type { ReplayReport } from "../core/deploys.js";
 import { serveRequests } from "./live-ops.js";
-import { NonDeterminismError, RunCancelledError, RunFailedError, StepFailedError, TimeoutError, ValidationError, isCairnError } from "../core/errors.js";
-import { isOutcome, opKey as makeOpKey, opKindOf, type EntryData, type JournalEntry, type OpKind } from "../core/journal.js";
+import { NonDeterminismError, ValidationError, isCairnError } from "../core/errors.js";
+import type { EntryData, JournalEntry, OpKind } from "../core/journal.js";
 import { resumeView } from "../core/resume.js";
 import { isTerminalEntry } from "../core/run.js";
 import { decode, type SerializedError } from "../core/serialize.js";
-import { replyOutcome } from "./ask-human.js";
 import { eventName, type EventDefinition } from "./define-event.js";
-import type { DecodedEntry, Outcome } from "./execution-types.js";
+import { iterationScope, lastOpKey, rootScope, type Scope } from "./replay/op-keys.js";
+import { ReplayCore } from "./replay/replay-core.js";
 import { LoopDone, type LoopIteration, type WaitOptions, type Workflow, type WorkflowContext, type WorkflowLogger } from "./workflow.js";
 
 /** The run a dry replay replays: its identity and encoded input. */
@@ -17,17 +17,6 @@ export interface DryReplayRun {
   version: string;
   /** Encoded input, as stored. */
   input: string;
-}
-
-interface Scope {
-  readonly prefix: string;
-  readonly counters: Map<string, number>;
-  readonly keys: string[] | null;
-}
-
-interface Waiter {
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
 }
 
 const noop = () => {};
@@ -71,16 +60,11 @@ export async function dryReplay(workflow: Workflow<any, any>, run: DryReplayRun,
 }
 
 class DryReplay {
-  private readonly history = new Map<string, DecodedEntry[]>();
-  private readonly deliveries: { seq: number; key: string; outcome: Outcome }[] = [];
-  private head = 0;
-  private readonly issued = new Set<string>();
-  private readonly waiters = new Map<string, Waiter>();
-  private readonly journaledByScope = new Map<string, string[]>();
+  /** The journal, the outcomes due and the ops issued: the same rules as a worker's execution. */
+  private readonly core: ReplayCore;
   private frontier: string | undefined;
   private divergence: NonDeterminismError | undefined;
   private settled: { ok: boolean; error?: unknown } | undefined;
-  private delivered = 0;
   private lastSeq = 0;
   /** The journal's last run end (run.completed, run.failed …), forgotten by a later run.retried. */
   private terminal: TerminalEntry | undefined;
@@ -90,35 +74,36 @@ class DryReplay {
     private readonly run: DryReplayRun,
     entries: JournalEntry[],
   ) {
-    this.index(entries);
+    this.core = new ReplayCore(run.runId);
+    this.core.load(entries, {
+      entry: (raw) => {
+        this.lastSeq = Math.max(this.lastSeq, raw.seq);
+        if (isTerminalEntry(raw.kind)) this.terminal = { seq: raw.seq, kind: raw.kind, data: decode(raw.payload) as TerminalEntry["data"] };
+        if (raw.kind === "run.retried" || raw.kind === "run.forked") this.terminal = undefined;
+      },
+    });
   }
 
   async replay(): Promise<ReplayReport> {
-    const ctx = this.context({ prefix: "", counters: new Map(), keys: null });
+    const ctx = this.context(rootScope());
     Promise.resolve()
       .then(() => this.workflow.run(ctx, decode(this.run.input)))
       .then(
         () => (this.settled = { ok: true }),
         (error: unknown) => (this.settled = { ok: false, error }),
       );
-    for (;;) {
-      let quiet = 0;
-      while (quiet < QUIET_ROUNDS && !this.divergence && !this.settled) {
-        if (this.deliverNext()) quiet = 0;
-        else quiet += 1;
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-      if (this.divergence) return this.report("diverged");
-      if (this.settled) return this.onSettled();
-      const next = this.deliveries[this.head];
-      if (!next) return this.report("frontier");
-      // The outcome entry the code never reached (the op's later entries, e.g. a compensation, are not it).
-      const entry = this.history.get(next.key)?.find((e) => e.seq === next.seq);
-      const fresh = [...this.issued].filter((key) => !this.history.has(key));
-      const instead = fresh.length > 0 ? `issues ${fresh.map((k) => `"${k}"`).join(", ")} instead and never reaches it` : "never issues that op";
-      this.divergence = new NonDeterminismError(next.key, `${entry?.kind ?? "an outcome"} at seq ${next.seq}`, instead);
-      return this.report("diverged");
+    let quiet = 0;
+    while (quiet < QUIET_ROUNDS && !this.divergence && !this.settled) {
+      if (this.core.deliverNext()) quiet = 0;
+      else quiet += 1;
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    if (this.divergence) return this.report("diverged");
+    if (this.settled) return this.onSettled();
+    const next = this.core.deliveries.next();
+    if (!next) return this.report("frontier");
+    this.divergence = this.core.unreached(next);
+    return this.report("diverged");
   }
 
   private onSettled(): ReplayReport {
@@ -131,17 +116,15 @@ class DryReplay {
     const ending = settled.ok ? "returns" : `throws ${describeError(error)}`;
     // Every journaled outcome must be reached: code that ends before one (e.g. refusing with
     // MANIFEST_CHANGED at its first step) would end a live run differently from the journal.
-    const next = this.deliveries[this.head];
+    const next = this.core.deliveries.next();
     if (next) {
-      const entry = this.history.get(next.key)?.find((e) => e.seq === next.seq);
-      this.divergence = new NonDeterminismError(next.key, `${entry?.kind ?? "an outcome"} at seq ${next.seq}`, `${ending} before reaching it`);
+      this.divergence = this.core.unreached(next, `${ending} before reaching it`);
       return this.report("diverged");
     }
     // As on a worker: journaled ops the code never reached are fine when it stopped with a Cairn error of its own.
-    const stoppedOnPurpose = !settled.ok && isCairnError(error);
-    const missing = stoppedOnPurpose ? undefined : [...this.history.keys()].find((key) => !this.issued.has(key));
-    if (missing !== undefined) {
-      this.divergence = new NonDeterminismError(missing, `${this.history.get(missing)?.at(-1)?.kind ?? "an op"}`, "finishes without issuing it");
+    const missing = this.core.unissuedAtEnd(!settled.ok && isCairnError(error));
+    if (missing) {
+      this.divergence = missing;
       return this.report("diverged");
     }
     const mismatch = this.endMismatch(settled);
@@ -177,8 +160,8 @@ class DryReplay {
       workflow: this.run.workflow,
       version: this.run.version,
       ok,
-      replayedSeq: ok ? this.lastSeq : (this.deliveries[this.head - 1]?.seq ?? 0),
-      deliveredOutcomes: this.delivered,
+      replayedSeq: ok ? this.lastSeq : this.core.deliveries.lastSeq,
+      deliveredOutcomes: this.core.deliveries.delivered,
       stoppedAt,
     };
     if (stoppedAt === "frontier" && this.frontier !== undefined) report.frontier = this.frontier;
@@ -187,126 +170,18 @@ class DryReplay {
     return report;
   }
 
-  // ── the journal ──
-
-  private index(entries: JournalEntry[]): void {
-    const outcomes: { key: string; entry: DecodedEntry }[] = [];
-    for (const raw of entries) {
-      this.lastSeq = Math.max(this.lastSeq, raw.seq);
-      if (isTerminalEntry(raw.kind)) this.terminal = { seq: raw.seq, kind: raw.kind, data: decode(raw.payload) as TerminalEntry["data"] };
-      if (raw.kind === "run.retried" || raw.kind === "run.forked") this.terminal = undefined;
-      if (raw.kind === "run.retried") {
-        for (let i = outcomes.length - 1; i >= 0; i--) if (outcomes[i]!.entry.kind === "step.failed") outcomes.splice(i, 1);
-        continue;
-      }
-      if (raw.opKey === null) continue;
-      const entry: DecodedEntry = { seq: raw.seq, kind: raw.kind, data: decode(raw.payload) };
-      let list = this.history.get(raw.opKey);
-      if (!list) {
-        this.history.set(raw.opKey, (list = []));
-        const slash = raw.opKey.lastIndexOf("/");
-        if (slash > 0) {
-          const prefix = raw.opKey.slice(0, slash + 1);
-          const keys = this.journaledByScope.get(prefix);
-          if (keys) keys.push(raw.opKey);
-          else this.journaledByScope.set(prefix, [raw.opKey]);
-        }
-      }
-      list.push(entry);
-      if (isOutcome(raw.kind, entry.data)) outcomes.push({ key: raw.opKey, entry });
-    }
-    for (const { key, entry } of outcomes) this.deliveries.push({ seq: entry.seq, key, outcome: this.outcomeOf(key, entry) });
-  }
-
-  /** The same values and errors a worker's Execution hands to workflow code for each outcome kind. */
-  private outcomeOf(key: string, entry: DecodedEntry): Outcome {
-    switch (entry.kind) {
-      case "step.completed":
-        return { ok: true, value: (entry.data as EntryData["step.completed"]).result };
-      case "step.failed": {
-        const data = entry.data as EntryData["step.failed"];
-        return { ok: false, error: new StepFailedError(key, data.error, data.attempt) };
-      }
-      case "sleep.completed":
-        return { ok: true, value: undefined };
-      case "outbox.emitted":
-        return { ok: true, value: { messageId: (entry.data as EntryData["outbox.emitted"]).messageId } };
-      case "publish.value":
-      case "request.replied":
-        return { ok: true, value: undefined };
-      case "event.received":
-        return { ok: true, value: (entry.data as EntryData["event.received"]).payload };
-      case "event.timedout": {
-        const waiting = this.history.get(key)?.[0]?.data as EntryData["event.waiting"] | undefined;
-        return { ok: false, error: new TimeoutError(key, `event "${waiting?.type ?? key}"`) };
-      }
-      case "child.completed":
-        return { ok: true, value: (entry.data as EntryData["child.completed"]).output };
-      case "loop.completed":
-        return { ok: true, value: (entry.data as EntryData["loop.completed"]).result };
-      case "human.answered":
-      case "human.timedout":
-        return replyOutcome(this.run.runId, key, entry.kind, entry.data);
-      case "child.failed": {
-        const data = entry.data as EntryData["child.failed"];
-        const started = this.history.get(key)?.[0]?.data as EntryData["child.started"] | undefined;
-        const childRunId = started?.childRunId ?? key;
-        const reason = (data.error.data as { reason?: string } | undefined)?.reason;
-        return { ok: false, error: data.status === "cancelled" ? new RunCancelledError(childRunId, reason) : new RunFailedError(childRunId, data.error) };
-      }
-      default:
-        throw new Error(`not an outcome: ${entry.kind}`);
-    }
-  }
-
-  /** Hands the next journaled outcome to its op if the code has issued it; false when it cannot. */
-  private deliverNext(): boolean {
-    const next = this.deliveries[this.head];
-    if (!next || !this.issued.has(next.key)) return false;
-    this.head += 1;
-    this.delivered += 1;
-    const waiter = this.waiters.get(next.key);
-    this.waiters.delete(next.key);
-    if (waiter) {
-      if (next.outcome.ok) waiter.resolve(next.outcome.value);
-      else waiter.reject(next.outcome.error);
-    }
-    return true;
-  }
-
-  private hasOutcome(key: string): boolean {
-    for (let i = this.head; i < this.deliveries.length; i++) if (this.deliveries[i]!.key === key) return true;
-    return false;
-  }
-
   // ── ops ──
 
   private issue(scope: Scope, name: unknown, kind: OpKind): string {
     if (this.divergence) throw this.divergence;
-    if (typeof name !== "string" || name.length === 0)
-      throw new ValidationError(`Op names must be non-empty strings (got ${JSON.stringify(name)} for a ${kind}).`);
-    const occurrence = scope.counters.get(name) ?? 0;
-    scope.counters.set(name, occurrence + 1);
-    const key = scope.prefix + makeOpKey(name, occurrence);
-    scope.keys?.push(key);
-    const first = this.history.get(key)?.[0];
-    if (first) {
-      const journaled = opKindOf(first.kind);
-      if (journaled !== kind) {
-        this.divergence = new NonDeterminismError(key, `a ${journaled} (${first.kind} at seq ${first.seq})`, `issues a ${kind} with that key`);
-        throw this.divergence;
-      }
-    }
-    this.issued.add(key);
-    return key;
+    return this.core.issue(scope, name, kind, (error) => (this.divergence = error));
   }
 
   /** The op's promise: settled by its journaled outcome in journal order, or never (the frontier). */
   private await<T>(key: string): Promise<T> {
-    const promise = new Promise<T>((resolve, reject) => this.waiters.set(key, { resolve: resolve as (value: unknown) => void, reject }));
-    promise.catch(noop);
-    if (!this.hasOutcome(key)) {
-      this.waiters.delete(key);
+    const promise = this.core.wait<T>(key);
+    if (!this.core.deliveries.has(key)) {
+      this.core.waiters.delete(key);
       this.frontier ??= key;
     }
     return promise;
@@ -324,7 +199,7 @@ class DryReplay {
       workflow: this.workflow.name,
       version: this.workflow.version,
       get replaying() {
-        return self.head < self.deliveries.length;
+        return self.core.deliveries.remaining > 0;
       },
       log,
       step: (name, fn) => {
@@ -341,8 +216,9 @@ class DryReplay {
       emit: (topic, _payload, options) => op<never>("emit")(options?.name ?? topic),
       // An acquisition is a step named `acquire:<name>`; its release writes no outcome the code waits on here.
       acquire: (name, _resource) => {
-        const key = scope.prefix + makeOpKey(`acquire:${name}`, scope.counters.get(`acquire:${name}`) ?? 0);
-        return op<never>("step")(`acquire:${name}`).then((value) => ({ value, key, release: () => Promise.resolve() }));
+        const acquired = op<never>("step")(`acquire:${name}`);
+        const key = lastOpKey(scope, `acquire:${name}`);
+        return acquired.then((value) => ({ value, key, release: () => Promise.resolve() }));
       },
       // Unwinding ends the run: nothing after it is replayed.
       compensate: () => new Promise<never>(noop),
@@ -362,9 +238,9 @@ class DryReplay {
    */
   private value(scope: Scope, name: string, placeholder: unknown): unknown {
     const key = this.issue(scope, name, "value");
-    const recorded = this.history.get(key)?.[0]?.data as EntryData["value.recorded"] | undefined;
+    const recorded = this.core.journal.first(key)?.data as EntryData["value.recorded"] | undefined;
     if (recorded) return recorded.value;
-    if (this.head >= this.deliveries.length) this.frontier ??= key;
+    if (this.core.deliveries.remaining === 0) this.frontier ??= key;
     return placeholder;
   }
 
@@ -376,23 +252,18 @@ class DryReplay {
   ): Promise<R> {
     if (typeof body !== "function") throw new ValidationError(`ctx.loop("${name}") needs a body function.`);
     const key = this.issue(scope, name, "loop");
-    if (this.hasOutcome(key)) return this.await<R>(key);
-    const snapshot = this.history.get(key)?.findLast((e) => e.kind === "loop.snapshot")?.data as EntryData["loop.snapshot"] | undefined;
+    if (this.core.deliveries.has(key)) return this.await<R>(key);
+    const snapshot = this.core.journal.entries(key).findLast((e) => e.kind === "loop.snapshot")?.data as EntryData["loop.snapshot"] | undefined;
     return (async () => {
       let iteration = snapshot?.iteration ?? 0;
       let state = (snapshot ? snapshot.state : initial) as S;
       for (;;) {
-        const inner: Scope = { prefix: `${key}/${iteration}/`, counters: new Map(), keys: [] };
+        const inner = iterationScope(key, iteration);
         const next = await body(state, { ctx: this.context(inner), index: iteration, done: <V>(result: V) => new LoopDone(result) });
-        const journaled = this.journaledByScope.get(inner.prefix) ?? [];
-        const missing = journaled.find((k) => !this.issued.has(k));
-        if (missing !== undefined) {
-          this.divergence = new NonDeterminismError(
-            missing,
-            `${this.history.get(missing)?.at(-1)?.kind ?? "an op"}`,
-            `ends iteration ${iteration} without issuing it`,
-          );
-          throw this.divergence;
+        const divergence = this.core.endIteration(key, iteration, inner);
+        if (divergence) {
+          this.divergence = divergence;
+          throw divergence;
         }
         iteration += 1;
         if (next instanceof LoopDone) {

@@ -37,5 +37,6 @@ export interface OpExecution {
   commitOutcome(key: string, entries: NewEntry[], outcome: Outcome, onDurable?: () => void): void;
   block(descriptor: WaitDescriptor): void;
   stepHistory(key: string): StepHistory;
-  takeEvent(type: string): Promise<{ id: number; eventId: string; payload: string } | undefined>;
+  /** Takes the oldest unconsumed inbox event of this type (matching `match`, if given) no other wait took. */
+  takeEvent(type: string, match?: Record<string, unknown>): Promise<{ id: number; eventId: string; payload: string } | undefined>;
 }

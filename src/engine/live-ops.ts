@@ -8,7 +8,7 @@ import type { Workflow, WorkflowContext } from "./workflow.js";
 
 /**
  * The ops that let clients talk to a live run (`ctx.publish`, `ctx.handle`) and `ctx.continueAsNew`:
- * validation and journal entries here, the few hooks in execution.ts call them. See docs/live-runs.md.
+ * validation and journal entries here, the ops in ops/journal-once.ts and run-end.ts call them. See docs/live-runs.md.
  */
 
 /** The event type a request to handler `name` is delivered as (`engine.request`). */
