@@ -2,7 +2,7 @@
 // and exports of runs with 1 MiB inputs, outputs and step results, many at once. The child's
 // memory (VmRSS from /proc) must stay bounded, every response bounded or streamed, and /health
 // must answer promptly throughout. The typed client fetches an elided value whole.
-import { readFileSync, mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { createEngine } from "../src/engine/create-engine.js";
 import { silentLogger } from "../src/engine/logger.js";
 import { CairnClient } from "../src/client/client.js";
 import { waitFor } from "../src/testing/wait-for.js";
+import { onCleanup } from "./support/engines.js";
 import { spawnServe } from "./support/serve-process.js";
 
 const MIB = 1024 * 1024;
@@ -47,6 +48,7 @@ describe.skipIf(process.platform !== "linux")("bounded memory of cairn serve wit
     { timeout: 120_000 },
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "cairn-bounded-"));
+      onCleanup(() => rmSync(dir, { recursive: true, force: true })); // about 100 MB
       const store = `sqlite:${join(dir, "cairn.db")}`;
       const filler = await createEngine({ store, logger: silentLogger, workflows: [bulky, journaly] });
       const worker = filler.startWorker({ pollInterval: 5, concurrency: 8 });
