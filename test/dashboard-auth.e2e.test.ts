@@ -129,11 +129,33 @@ if (!haveChromium && process.env.CI === "true") {
       await page.close();
     });
 
-    it("takes a token once from ?token= (then drops it from the URL) and asks again when it is revoked", async () => {
-      const page = await open(`/ui/runs?status=failed&token=${encodeURIComponent(readWrite.token)}`);
+    it("opens from a one-time ?ticket= link (a session, never the token, is kept; the link works once), drops a ?token= unused, and asks again when the token is revoked", async () => {
+      const tokenLink = await open(`/ui/runs?status=failed&token=${encodeURIComponent(readWrite.token)}`);
+      await expect.poll(() => tokenLink.getByRole("region", { name: "API token" }).count()).toBe(1);
+      expect(tokenLink.url()).toBe(`${server.url}/ui/runs?status=failed`);
+      expect(await stored(tokenLink)).toBeNull();
+      await tokenLink.close();
+
+      const asked = await fetch(`${server.url}/auth/tickets`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${readWrite.token}`, "content-type": "application/json" },
+        body: "{}",
+      });
+      expect(asked.status).toBe(201);
+      const { ticket } = (await asked.json()) as { ticket: string };
+      const link = `/ui/runs?status=failed&ticket=${encodeURIComponent(ticket)}`;
+      const page = await open(link);
       await expect.poll(() => rows(page)).toEqual(["auth-failed"]);
       expect(page.url()).toBe(`${server.url}/ui/runs?status=failed`);
-      expect(await stored(page)).toBe(readWrite.token);
+      expect(await stored(page)).toMatch(/^cairn_session_/);
+      expect(await stored(page)).not.toContain(readWrite.token);
+
+      // The link is used up: opened again (another tab), it gets the token panel.
+      const again = await open(link);
+      const refused = again.getByRole("region", { name: "API token" });
+      await expect.poll(() => refused.count()).toBe(1);
+      expect(await stored(again)).toBeNull();
+      await again.close();
 
       await engine.store.revokeToken(readWrite.id, Date.now());
       const panel = page.getByRole("region", { name: "API token" });

@@ -149,6 +149,24 @@ if (!haveChromium && process.env.CI === "true") {
       expect(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker)).toBe(42);
     });
 
+    it("shows a large journal value elided, with a button that loads it whole", async () => {
+      const big = `${"x".repeat(20_000)}-THE-END`;
+      await engine.start("paced", { steps: 1, big } as never, { runId: "elided-1" });
+      await status("elided-1", "suspended");
+      const page = await open("/ui/runs/elided-1");
+      const created = page.locator('[data-kind="run.created"]');
+      await expect.poll(() => created.count()).toBe(1);
+      // The stream sent a preview: the row says how large the value is, not the value.
+      expect(Number(await created.locator("[data-elided]").getAttribute("data-elided"))).toBeGreaterThan(20_000);
+      expect(await created.textContent()).not.toContain("THE-END");
+      await created.getByRole("button", { name: "Load whole value" }).click();
+      await expect.poll(() => created.locator("[data-elided]").count()).toBe(0);
+      expect(await created.textContent()).toContain("paced v1");
+      expect(await created.locator("pre").textContent()).toContain("-THE-END");
+      // Small entries came whole, with no button.
+      expect(await page.locator('[data-kind="event.waiting"] button').count()).toBe(0);
+    });
+
     it("answers a pending human request from the inbox and the run completes", async () => {
       await engine.start("ask", {}, { runId: "ask-1" });
       await status("ask-1", "suspended");

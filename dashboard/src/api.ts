@@ -4,18 +4,32 @@ import { useSyncExternalStore } from "react";
 const KEY = "cairn.token";
 
 /**
- * The API token, when the server runs with `--auth tokens`: pasted into the token panel, or given
- * once as `/ui/?token=cairn_…`. Kept in this tab's session storage, never in the URL afterwards.
+ * The credential of this tab, when the server runs with `--auth tokens`: a token pasted into the
+ * token panel, or a dashboard session opened from a one-time link `/ui/?ticket=cairn_ticket_…`
+ * (`POST /auth/tickets` makes the ticket; `POST /auth/session` trades it). Kept in this tab's
+ * session storage, never in the URL. A `?token=` in the URL is dropped unused: a token in a URL
+ * ends up in proxy logs and browser history, so links carry tickets only.
  */
-function takeTokenFromUrl(): void {
+async function takeTicketFromUrl(): Promise<void> {
   const url = new URL(window.location.href);
-  const given = url.searchParams.get("token");
-  if (given === null) return;
-  if (given) window.sessionStorage.setItem(KEY, given);
+  const ticket = url.searchParams.get("ticket");
+  const hadToken = url.searchParams.has("token");
+  if (ticket === null && !hadToken) return;
+  url.searchParams.delete("ticket");
   url.searchParams.delete("token");
   window.history.replaceState(null, "", url.toString());
+  if (ticket === null) return;
+  const response = await fetch(`${window.location.origin}/auth/session`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify({ ticket }),
+  });
+  if (response.ok) {
+    const session = (await response.json()) as { token: string };
+    window.sessionStorage.setItem(KEY, session.token);
+    update({ token: session.token, problem: undefined, epoch: state.epoch + 1 });
+  } else update({ problem: { status: 401, message: await messageOf(response) } });
 }
-takeTokenFromUrl();
 
 export function currentToken(): string | null {
   return window.sessionStorage.getItem(KEY);
@@ -44,6 +58,9 @@ function update(next: Partial<AuthState>): void {
   state = { ...state, ...next };
   for (const listener of listeners) listener();
 }
+
+/** Settles once a ticket in the URL (if any) was traded for a session: calls wait for it. */
+const ready = takeTicketFromUrl().catch(() => undefined);
 
 /** The tab's auth state, re-rendered when it changes. */
 export function useAuth(): AuthState {
@@ -86,6 +103,7 @@ function withToken(init: RequestInit | undefined, token: string | null): Request
 
 /** Every call carries the tab's current token; a 401, or a 403 on a read, is reported to {@link useAuth}. */
 const authFetch: typeof fetch = async (input, init) => {
+  await ready;
   const token = currentToken();
   const response = await fetch(input, withToken(init, token));
   const method = (init?.method ?? "GET").toUpperCase();

@@ -46,6 +46,11 @@ export interface StreamOptions {
   after?: number;
   /** Stops the stream; the iteration then ends without an error. */
   signal?: AbortSignal;
+  /**
+   * Entries over 8 KiB come with `data: null` and `elided` (their size), as on journal pages; fetch
+   * one whole with {@link CairnClient.wholeValue}. For views that show many entries (the dashboard).
+   */
+  preview?: boolean;
   /** First delay before reconnecting after a dropped connection; doubles up to `maxReconnectDelayMs`. Default 250 ms. */
   reconnectDelayMs?: number;
   /** Default 5000 ms. */
@@ -183,6 +188,48 @@ export class CairnClient {
     return this.request("GET", `/runs/${enc(runId)}/journal`, { query });
   }
 
+  /** `GET /runs/:id/journal/:seq`: one entry, whole (a journal page elides entries over 8 KiB: `elided` gives their size). */
+  journalEntry(runId: string, seq: number): Promise<ApiJournalEntry> {
+    return this.request("GET", `/runs/${enc(runId)}/journal/${seq}`);
+  }
+
+  /**
+   * The whole value of a field that a listing elided (`elided` set, the value null): a run's
+   * `"input"` or `"output"` (from `GET /runs/:id`), or a journal entry's `data` (`{ seq }`, from
+   * `GET /runs/:id/journal/:seq`). Values are as the API shows them: secrets stay redacted.
+   * @example
+   * const page = await cairn.listRuns();
+   * for (const run of page.runs) if (run.elided?.input) console.log(await cairn.wholeValue(run.runId, "input"));
+   */
+  async wholeValue(runId: string, field: "input" | "output" | { seq: number }): Promise<unknown> {
+    if (typeof field === "object") return (await this.journalEntry(runId, field.seq)).data;
+    const run = await this.getRun(runId);
+    return field === "input" ? run.input : run.output;
+  }
+
+  /**
+   * `POST /auth/tickets` (servers with `--auth tokens`): a one-time ticket that stands in for this
+   * client's token on one GET request within 60 s, as `?ticket=`, where a header cannot be sent
+   * (a browser's EventSource, a link). The token itself never goes in a URL.
+   */
+  createTicket(): Promise<{ ticket: string; expiresAt: string }> {
+    return this.request("POST", "/auth/tickets", { body: {} });
+  }
+
+  /**
+   * The URL of a run's live stream for an `EventSource` (which cannot send headers). When this
+   * client sends an `Authorization` header, the URL carries a fresh one-time `?ticket=` instead of
+   * the token: open it within 60 s, once (ask again to reconnect). {@link entries} needs none of this.
+   * @example
+   * const source = new EventSource(await cairn.streamUrl("thread-42"));
+   * source.addEventListener("entry", (e) => console.log(JSON.parse(e.data)));
+   */
+  async streamUrl(runId: string, options: { after?: number } = {}): Promise<string> {
+    const authorized = Object.keys(this.options.headers ?? {}).some((name) => name.toLowerCase() === "authorization");
+    const ticket = authorized ? (await this.createTicket()).ticket : undefined;
+    return this.url(`/runs/${enc(runId)}/stream`, { after: options.after, ticket });
+  }
+
   /** `POST /runs/:id/events`: idempotent by eventId. */
   sendEvent(runId: string, event: SendEventBody): Promise<{ eventId: string; duplicate: boolean }> {
     return this.request("POST", `/runs/${enc(runId)}/events`, { body: event });
@@ -274,7 +321,7 @@ export class CairnClient {
       if (options.signal?.aborted) return { lastSeq };
       let reason: unknown;
       try {
-        const response = await this.fetchFn(this.url(`/runs/${enc(runId)}/stream`), {
+        const response = await this.fetchFn(this.url(`/runs/${enc(runId)}/stream`, { preview: options.preview ? "true" : undefined }), {
           headers: { ...this.options.headers, accept: "text/event-stream", "last-event-id": String(lastSeq) },
           ...(options.signal ? { signal: options.signal } : {}),
         });

@@ -148,6 +148,12 @@ export const journalQuery = z
 export const streamQuery = z
   .object({
     after: wholeNumber(0, Number.MAX_SAFE_INTEGER).optional().describe("Start after this seq. The Last-Event-ID header, when sent, wins."),
+    preview: z
+      .enum(["true", "false"])
+      .optional()
+      .describe(
+        "true: entries over 8 KiB are sent with `data: null` and `elided` (their size), as on journal pages; fetch one whole from /runs/:id/journal/:seq.",
+      ),
   })
   .strict();
 
@@ -214,6 +220,10 @@ export const createTokenBody = z
       .min(1, "give at least one scope")
       .describe("read: GETs; write: start, events, cancel, retry, answer; admin: tokens and audit."),
     namespace: namespaceSchema.optional().describe("Restricts the token to runs whose id starts with `<namespace>/`."),
+    expiresIn: z
+      .union([z.number().int().positive(), z.string().regex(/^\s*\d+(\.\d+)?\s*(ms|s|m|h|d)\s*$/, 'use a duration with its unit, such as "30d" or "12h"')])
+      .optional()
+      .describe('How long the token works, in ms or as "30d", "12h"; past it requests get 401 TOKEN_EXPIRED. Omit for a token that never expires.'),
   })
   .strict();
 
@@ -425,11 +435,30 @@ export const apiTokenSchema = z.object({
   namespace: z.string().nullable(),
   createdAt: timestamp,
   revokedAt: timestamp.nullable(),
+  expiresAt: timestamp.nullable().describe("When the token stops working; null for never."),
 });
 
 export const createTokenResponse = z.object({
   token: z.string().describe("The token text, shown only in this response: `cairn_<id>_<secret>`."),
   record: apiTokenSchema,
+});
+
+/** `POST /auth/tickets`: no parameters. */
+export const ticketBody = z.object({}).strict();
+
+/** A one-time ticket for one GET request (`?ticket=`). */
+export const ticketResponse = z.object({
+  ticket: z.string().describe("`cairn_ticket_…`: pass it as `?ticket=` on one GET request (an EventSource stream, a link), within 60 s."),
+  expiresAt: timestamp.describe("When the ticket stops working if unused."),
+});
+
+/** `POST /auth/session`: trade a ticket for a dashboard session. */
+export const sessionBody = z.object({ ticket: z.string().min(1).max(200).describe("A ticket from `POST /auth/tickets`; it is used up.") }).strict();
+
+/** A dashboard session: a bearer credential that acts as the ticket's token. */
+export const sessionResponse = z.object({
+  token: z.string().describe("`cairn_session_…`: send it as `Authorization: Bearer …`; it ends with the token, after 12 h, or when the server restarts."),
+  expiresAt: timestamp,
 });
 
 export const tokenListSchema = z.object({ tokens: z.array(apiTokenSchema) });

@@ -46,6 +46,7 @@ export type ErrorCode =
   | "ROUTE_NOT_FOUND"
   | "STORE_UNAVAILABLE"
   | "UNAUTHORIZED"
+  | "TOKEN_EXPIRED"
   | "FORBIDDEN"
   | "TOKEN_NOT_FOUND"
   | "INVALID_SCHEDULE"
@@ -385,6 +386,19 @@ export class RunCancelledError extends CairnError {
 export class UnauthorizedError extends CairnError {
   constructor(message = "This server needs an API token: send `Authorization: Bearer cairn_…` (create one with `cairn token create`).") {
     super("UNAUTHORIZED", message);
+  }
+}
+
+/** A request's API token is past its expiry (`cairn token create --expires-in`). HTTP 401. */
+export class TokenExpiredError extends CairnError {
+  constructor(
+    readonly tokenName: string,
+    readonly expiredAt: number,
+  ) {
+    super(
+      "TOKEN_EXPIRED",
+      `The API token "${tokenName}" expired at ${new Date(expiredAt).toISOString()}. Create a new one with \`cairn token create --name <who> --scope <scopes> --expires-in <duration>\`.`,
+    );
   }
 }
 

@@ -639,6 +639,8 @@ export interface TokenRecord {
   namespace: string | null;
   createdAt: number;
   revokedAt: number | null;
+  /** When the token stops working (ms since the epoch), or null for never. */
+  expiresAt: number | null;
 }
 
 /** An entry to append to the audit log. */

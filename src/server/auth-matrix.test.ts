@@ -73,6 +73,9 @@ const RULES: Record<string, Rule> = {
   "post /tokens": { scope: "admin", namespaced: "refused", request: (t) => ({ path: "/tokens", body: { name: `made-by-${t.caller}`, scopes: ["read"] } }) },
   "get /tokens": { scope: "admin", namespaced: "refused", request: () => ({ path: "/tokens" }) },
   "post /tokens/:id/revoke": { scope: "admin", namespaced: "refused", request: () => ({ path: "/tokens/0123456789abcdef/revoke" }), unknownId: true },
+  "post /auth/tickets": { scope: "read", namespaced: "allowed", request: () => ({ path: "/auth/tickets", body: {} }) },
+  // Public (it checks the ticket in its body); an empty body is a 400, not a 401.
+  "post /auth/session": { scope: "public", namespaced: "allowed", request: () => ({ path: "/auth/session", body: {} }) },
   "get /audit": { scope: "admin", namespaced: "refused", request: () => ({ path: "/audit" }) },
   "post /events": { scope: "write", namespaced: "refused", request: (t) => ({ path: "/events", body: { type: "nobody.listens", eventId: `e-${t.caller}` } }) },
   "post /webhooks/:name": {
@@ -152,7 +155,7 @@ async function setup() {
 async function forgeToken(engine: Engine, name: string, scopes: TokenScope[], namespace: string): Promise<string> {
   const id = "f0f0f0f0f0f0f0f0";
   const secret = "S".repeat(43);
-  await engine.store.createToken({ id, name, hash: hashSecret(secret), scopes, namespace, createdAt: Date.now(), revokedAt: null });
+  await engine.store.createToken({ id, name, hash: hashSecret(secret), scopes, namespace, createdAt: Date.now(), revokedAt: null, expiresAt: null });
   return `cairn_${id}_${secret}`;
 }
 

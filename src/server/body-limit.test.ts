@@ -23,6 +23,8 @@ const PATHS: Record<string, string> = {
   "/tokens/:id/revoke": "/tokens/0123456789abcdef/revoke",
   "/webhooks/:name": "/webhooks/hook",
   "/outbox/:id/retry": `/outbox/${encodeURIComponent("r1:x#0")}/retry`,
+  "/auth/tickets": "/auth/tickets",
+  "/auth/session": "/auth/session",
 };
 
 /** A JSON body just over the limit: valid JSON, so only its size can be refused. */

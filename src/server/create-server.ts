@@ -17,6 +17,8 @@ import { registerWebhookRoute } from "./routes/webhooks.js";
 import { registerEventRoutes } from "./routes/events.js";
 import { EventInvalidError } from "../core/errors.js";
 import { registerTokenAuth } from "./auth/middleware.js";
+import { TicketBook } from "./auth/tickets.js";
+import { registerAuthRoutes } from "./routes/auth.js";
 import { hostNameOf, LOOPBACK_HOST_NAMES, normalizeOrigin, registerRequestGuard, type RequestGuardOptions } from "./request-guard.js";
 
 /** The Hono app of {@link createServer}, with a way to end its open streams. */
@@ -47,7 +49,11 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
   };
   const app = new Hono() as CairnApp;
   registerRequestGuard(app, guardOptions(options));
-  if (resolved.auth === "tokens") registerTokenAuth(app, engine.store);
+  if (resolved.auth === "tokens") {
+    const tickets = new TicketBook();
+    registerTokenAuth(app, engine.store, tickets);
+    registerAuthRoutes(app, engine, resolved, tickets);
+  }
   registerRunRoutes(app, engine, resolved);
   registerLiveRoutes(app, engine, resolved);
   registerRetentionRoutes(app, engine, resolved);

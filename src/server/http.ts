@@ -68,9 +68,13 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, what: stri
   throw new RequestError("INVALID_INPUT", `Invalid ${what}: ${describeIssues(parsed.error)}.`, 400);
 }
 
-/** The query string as an object of single values (the last one wins for repeated keys). */
+/**
+ * The query string as an object of single values (the last one wins for repeated keys), without
+ * `ticket`: that one is the auth middleware's (a one-time ticket standing in for a token).
+ */
 export function queryOf(c: Context): Record<string, string> {
-  return c.req.query();
+  const { ticket: _, ...query } = c.req.query();
+  return query;
 }
 
 /**
@@ -79,6 +83,61 @@ export function queryOf(c: Context): Record<string, string> {
  */
 export function json(c: Context, value: unknown, status: 200 | 201 | 202 = 200): Response {
   return c.body(toJson(value), status, { "content-type": "application/json; charset=utf-8" });
+}
+
+/**
+ * A JSON response written in pieces as the client reads them (pulled, so a slow reader holds back
+ * the writer): a large answer is never built as one string. `parts` yields JSON text fragments
+ * that together make one JSON document (see {@link jsonObjectParts}).
+ */
+export function streamedJson(c: Context, parts: Iterable<string> | AsyncIterable<string>, status: 200 | 201 = 200): Response {
+  const iterator = Symbol.asyncIterator in parts ? parts[Symbol.asyncIterator]() : toAsync(parts[Symbol.iterator]());
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      // A turn of the event loop per chunk: a large answer never keeps the process from others.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      // About 64 KiB per chunk: small fragments are batched, large ones go as they are.
+      let batch = "";
+      while (batch.length < 64 * 1024) {
+        const next = await iterator.next();
+        if (next.done) {
+          if (batch) controller.enqueue(encoder.encode(batch));
+          controller.close();
+          return;
+        }
+        batch += next.value;
+      }
+      controller.enqueue(encoder.encode(batch));
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+  return c.body(body, status, { "content-type": "application/json; charset=utf-8" });
+}
+
+/**
+ * The JSON text of an object, in fragments: `arrays` name fields whose items are written one by
+ * one (each item's text made only when the reader gets to it); other fields are written whole.
+ */
+export function* jsonObjectParts(value: Record<string, unknown>, arrays: readonly string[]): Generator<string> {
+  let first = true;
+  for (const [key, field] of Object.entries(value)) {
+    if (field === undefined) continue;
+    yield `${first ? "{" : ","}${JSON.stringify(key)}:`;
+    first = false;
+    if (arrays.includes(key) && Array.isArray(field)) {
+      yield "[";
+      for (let i = 0; i < field.length; i++) yield `${i > 0 ? "," : ""}${toJson(field[i]) ?? "null"}`;
+      yield "]";
+    } else yield toJson(field) ?? "null";
+  }
+  yield first ? "{}" : "}";
+}
+
+async function* toAsync<T>(iterator: Iterator<T>): AsyncGenerator<T> {
+  for (let next = iterator.next(); !next.done; next = iterator.next()) yield next.value;
 }
 
 /** JSON text of a value for the wire (see {@link json}). */

@@ -5,6 +5,7 @@ import { z } from "zod";
 import * as api from "../core/api-schemas.js";
 import { outboxMessageParam } from "./routes/outbox.js";
 import { exportRunQuery, importRunQuery, runExportSchema } from "../core/run-export.js";
+import { isPublicPath } from "./auth/middleware.js";
 
 /** One route as the OpenAPI description tells it. Paths use Hono's `:param` form. */
 interface RouteDoc {
@@ -21,8 +22,10 @@ interface RouteDoc {
 
 const ERROR_TEXT: Record<number, string> = {
   400: "Invalid input: bad JSON, or a body, query or path that fails its schema (code INVALID_INPUT).",
-  401: "No API token, or a malformed, unknown or revoked one (UNAUTHORIZED); for webhooks, a bad X-Cairn-Signature.",
-  403: "The API token lacks the scope this route needs (FORBIDDEN).",
+  401: "With `--auth tokens`: no API token, or a malformed, unknown or revoked one, a used or stale ?ticket=, or a ?token= in the URL (UNAUTHORIZED); a token past its expiry (TOKEN_EXPIRED). For webhooks, a bad Cairn-Signature.",
+  403: "The API token lacks the scope this route needs (FORBIDDEN); or a write sent by a web page of another origin (CROSS_ORIGIN_REFUSED).",
+  415: "A request body not sent as `Content-Type: application/json` (UNSUPPORTED_MEDIA_TYPE).",
+  421: "The Host header names a host the server does not answer for: DNS rebinding is refused (HOST_NOT_ALLOWED). Add it with `cairn serve --allowed-host`.",
   404: "Unknown run, human request or route (RUN_NOT_FOUND, HUMAN_REQUEST_NOT_FOUND, ROUTE_NOT_FOUND).",
   409: "Conflict: a different run with this id, a finished run, a run that has not failed, an answered request.",
   413: "The request body is over the server's limit (PAYLOAD_TOO_LARGE).",
@@ -271,6 +274,28 @@ export const ROUTES: RouteDoc[] = [
     errors: [400, 401, 403, 404, 503],
   },
   {
+    method: "post",
+    path: "/auth/tickets",
+    summary: "A one-time ticket for one GET request (token auth)",
+    description:
+      "Only with `--auth tokens`. Send the token in the Authorization header; get a ticket (`cairn_ticket_…`) that stands in for it as `?ticket=` on one GET request within 60 s: " +
+      "an EventSource stream, a download link, or the dashboard opened as /ui/?ticket=…. The token itself never goes in a URL (proxies log URLs). A ticket acts with its token's scopes and ends with it.",
+    body: api.ticketBody,
+    ok: [{ status: 201, description: "The ticket.", schema: api.ticketResponse }],
+    errors: [400, 413, 503],
+  },
+  {
+    method: "post",
+    path: "/auth/session",
+    summary: "Trade a ticket for a dashboard session (token auth)",
+    description:
+      "Only with `--auth tokens`; needs no token (the ticket is the credential, used up here). The session (`cairn_session_…`) is sent as `Authorization: Bearer …` and acts as the ticket's token for 12 h, " +
+      "until that token is revoked or expires, or the server restarts.",
+    body: api.sessionBody,
+    ok: [{ status: 201, description: "The session.", schema: api.sessionResponse }],
+    errors: [400, 401, 413, 503],
+  },
+  {
     method: "get",
     path: "/audit",
     summary: "The audit log, newest first (admin)",
@@ -405,7 +430,7 @@ export function openApiDocument(): Record<string, unknown> {
         content: { [ok.contentType ?? "application/json"]: ok.schema ? { schema: jsonSchema(ok.schema, "output") } : {} },
       };
     }
-    for (const status of route.errors) {
+    for (const status of guardStatuses(route)) {
       responses[String(status)] = { description: ERROR_TEXT[status], content: { "application/json": { schema: errorSchema } } };
     }
     const operation: Record<string, unknown> = {
@@ -429,6 +454,7 @@ export function openApiDocument(): Record<string, unknown> {
       ],
       ...(route.body ? { requestBody: requestBody(route.body) } : {}),
       responses,
+      security: isPublicPath(route.path) ? [] : route.method === "get" ? [{ bearer: [] }, { ticket: [] }] : [{ bearer: [] }],
     };
     (paths[openApiPath(route.path)] ??= {})[route.method] = operation;
   }
@@ -440,5 +466,40 @@ export function openApiDocument(): Record<string, unknown> {
       description: "Start, inspect, stream and control durable runs. Errors are `{ error: { code, message } }`; codes are documented in docs/errors/<code>.md.",
     },
     paths,
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "With `cairn serve --auth tokens`: an API token (`cairn token create`), or a dashboard session from POST /auth/session.",
+        },
+        ticket: {
+          type: "apiKey",
+          in: "query",
+          name: "ticket",
+          description: "A one-time ticket from POST /auth/tickets, for one GET request within 60 s (EventSource, links). `?token=` is refused.",
+        },
+      },
+    },
   };
+}
+
+/**
+ * A route's error statuses, with those every request may get from the guards in front of it:
+ * 421 for a foreign Host (every route); 401 and 403 under token auth (every route but the public
+ * ones); 403 for a cross-origin write and 415 for a body that is not JSON (writes, but webhooks,
+ * which check a signature over raw bytes instead).
+ */
+export function guardStatuses(route: Pick<RouteDoc, "method" | "path" | "errors">): number[] {
+  const statuses = new Set(route.errors);
+  statuses.add(421);
+  if (!isPublicPath(route.path)) {
+    statuses.add(401);
+    statuses.add(403);
+  }
+  if (route.method === "post" && !route.path.startsWith("/webhooks/")) {
+    statuses.add(403);
+    statuses.add(415);
+  }
+  return [...statuses].sort((a, b) => a - b);
 }

@@ -1,5 +1,6 @@
 import type { ApiJournalEntry } from "cairn/client";
-import { Fragment } from "react";
+import { Fragment, useState } from "react";
+import { api } from "../api";
 import { clock, duration, modelCallOf, usd } from "../format";
 import { JsonView } from "./json-view";
 
@@ -63,10 +64,44 @@ export function EntryRow({
       </span>
       <span className="op mono">{entry.opKey ? <BreakAfterDots text={entry.opKey} at="/" /> : ""}</span>
       <span className="what">
-        <EntryDetail entry={entry} runId={runId} />
+        {entry.elided !== undefined && runId !== undefined ? <ElidedEntry entry={entry} runId={runId} /> : <EntryDetail entry={entry} runId={runId} />}
         {took !== undefined && <span className="muted"> · {duration(took)}</span>}
       </span>
     </li>
+  );
+}
+
+/** Bytes as people read them: 12.3 KiB, 1.0 MiB. */
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/**
+ * An entry the stream sent as a preview (its data was too large to send with every entry): its size
+ * and a button that loads it whole from `GET /runs/:id/journal/:seq`, then shows it as any entry.
+ */
+function ElidedEntry({ entry, runId }: { entry: ApiJournalEntry; runId: string }) {
+  const [whole, setWhole] = useState<ApiJournalEntry>();
+  const [state, setState] = useState<"idle" | "loading" | string>("idle");
+  if (whole) return <EntryDetail entry={whole} runId={runId} />;
+  return (
+    <span className="elided" data-elided={entry.elided}>
+      <span className="muted">value of {size(entry.elided ?? 0)} not loaded </span>
+      <button
+        type="button"
+        className="link-button"
+        disabled={state === "loading"}
+        onClick={() => {
+          setState("loading");
+          api.journalEntry(runId, entry.seq).then(setWhole, (error: Error) => setState(error.message));
+        }}
+      >
+        {state === "loading" ? "Loading…" : "Load whole value"}
+      </button>
+      {state !== "idle" && state !== "loading" && <span className="error"> {state}</span>}
+    </span>
   );
 }
 

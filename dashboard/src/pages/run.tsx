@@ -183,6 +183,8 @@ function useLiveJournal(runId: string, run: ApiRun | undefined) {
     api
       .stream(runId, {
         after: lastSeq.current,
+        // Large entries come as previews with a button that loads them: a journal of big values stays light in the tab.
+        preview: true,
         signal: abort.signal,
         onReconnect: () => setLive(false),
         onDelta: (delta) => {

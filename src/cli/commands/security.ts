@@ -5,7 +5,7 @@ import { TokenNotFoundError } from "../../core/errors.js";
 import type { TokenScope } from "../../core/store.js";
 import { issueToken, tokenView } from "../../server/auth/tokens.js";
 import { auditView } from "../../server/routes/security.js";
-import { idArg, intArg } from "../args.js";
+import { idArg, intArg, unitDurationArg } from "../args.js";
 import { recordAudit } from "../audit.js";
 import { jsonOption, note, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 
@@ -15,6 +15,7 @@ interface CreateOptions extends StoreOptions, JsonOptions {
   name: string;
   scope: TokenScope[];
   namespace?: string;
+  expiresIn?: number;
 }
 
 interface AuditOptions extends StoreOptions, JsonOptions {
@@ -46,7 +47,8 @@ export function registerSecurityCommands(program: Command): void {
     .description("create an API token; it is printed once, on stdout, and only its hash is stored")
     .requiredOption("--name <name>", "a label; the audit log names the token by it", idArg("name"))
     .option("--scope <scopes>", "read (GETs), write (start, events, cancel, retry, answer), admin (tokens, audit); comma-separated", scopesArg, ["read"])
-    .option("--namespace <ns>", "restrict the token to runs whose id starts with <ns>/", namespaceArg);
+    .option("--namespace <ns>", "restrict the token to runs whose id starts with <ns>/", namespaceArg)
+    .option("--expires-in <duration>", "the token stops working after this long, e.g. 30d or 12h (default: never)", unitDurationArg);
   storeOption(jsonOption(create)).action(createToken);
   const list = token.command("list").description("list API tokens (never their secrets)");
   storeOption(jsonOption(list)).action(listTokens);
@@ -68,12 +70,26 @@ async function createToken(options: CreateOptions): Promise<void> {
     options,
     [],
     async (engine) => {
-      const { token, record } = await issueToken(engine.store, { name: options.name, scopes: options.scope, namespace: options.namespace ?? null }, Date.now());
-      await recordAudit(engine.store, "token.create", record.id, { name: record.name, scopes: record.scopes, namespace: record.namespace });
+      const { token, record } = await issueToken(
+        engine.store,
+        {
+          name: options.name,
+          scopes: options.scope,
+          namespace: options.namespace ?? null,
+          ...(options.expiresIn === undefined ? {} : { expiresIn: options.expiresIn }),
+        },
+        Date.now(),
+      );
+      await recordAudit(engine.store, "token.create", record.id, {
+        name: record.name,
+        scopes: record.scopes,
+        namespace: record.namespace,
+        expiresAt: record.expiresAt,
+      });
       if (options.json) return printJson({ token, record: tokenView(record) });
       print(token);
       note(
-        `Created token ${record.id} "${record.name}" (${record.scopes.join(", ")}${record.namespace ? `, namespace ${record.namespace}/` : ""}).`,
+        `Created token ${record.id} "${record.name}" (${record.scopes.join(", ")}${record.namespace ? `, namespace ${record.namespace}/` : ""}${record.expiresAt === null ? "" : `, expires ${new Date(record.expiresAt).toISOString()}`}).`,
         "The line above is the only copy of the token: keep it in a secret store. Send it as `Authorization: Bearer <token>`.",
       );
     },
@@ -88,9 +104,14 @@ async function listTokens(options: StoreOptions & JsonOptions): Promise<void> {
     if (tokens.length === 0) return print("No API tokens. Create one with: npx cairn token create --name <who> --scope read");
     for (const t of tokens)
       print(
-        `${t.id}  ${t.name.padEnd(16)}  ${t.scopes.join(",").padEnd(16)}  ${(t.namespace ?? "*").padEnd(12)}  created ${t.createdAt.toISOString()}${t.revokedAt ? `  REVOKED ${t.revokedAt.toISOString()}` : ""}`,
+        `${t.id}  ${t.name.padEnd(16)}  ${t.scopes.join(",").padEnd(16)}  ${(t.namespace ?? "*").padEnd(12)}  created ${t.createdAt.toISOString()}  ${expiryText(t.expiresAt)}${t.revokedAt ? `  REVOKED ${t.revokedAt.toISOString()}` : ""}`,
       );
   });
+}
+
+function expiryText(expiresAt: Date | null): string {
+  if (expiresAt === null) return "never expires";
+  return `${expiresAt.getTime() <= Date.now() ? "EXPIRED" : "expires"} ${expiresAt.toISOString()}`;
 }
 
 async function revokeToken(id: string, options: StoreOptions & JsonOptions): Promise<void> {

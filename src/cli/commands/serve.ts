@@ -87,7 +87,10 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
       `cairn serve listening on ${server.url} (store ${engine.store.url}, workflows ${describeWorkflows(workflows)}${worker ? `, worker ${worker.workerId}` : ", no worker"}, auth ${options.auth})`,
       `  ${dashboardLine(server.url, options.dashboard, dashboardDir)}`,
       ...(options.auth === "tokens" && dashboardDir
-        ? [`  with --auth tokens, open it once as ${server.url}${DASHBOARD_PATH}/?token=<token> (${CLI} token create --name me --scope read,write)`]
+        ? [
+            `  with --auth tokens, paste a token into its panel (${CLI} token create --name me --scope read,write), or open a one-time link`,
+            `  ${server.url}${DASHBOARD_PATH}/?ticket=<ticket> with a ticket from POST ${server.url}/auth/tickets (never put the token itself in a URL)`,
+          ]
         : []),
       `  API description: ${server.url}/openapi.json · health: ${server.url}/health`,
     );

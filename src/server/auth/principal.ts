@@ -9,10 +9,12 @@ export interface Principal {
   scopes: ReadonlySet<TokenScope>;
   /** Runs outside `<namespace>/` are invisible to this caller. */
   namespace: string | null;
+  /** The id of the API token behind the request; null when the server has no auth. */
+  tokenId: string | null;
 }
 
 /** When the server runs without auth: every scope, every run. */
-export const ANONYMOUS: Principal = { actor: "anonymous", scopes: new Set(["read", "write", "admin"]), namespace: null };
+export const ANONYMOUS: Principal = { actor: "anonymous", scopes: new Set(["read", "write", "admin"]), namespace: null, tokenId: null };
 
 const principals = new WeakMap<Request, Principal>();
 

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { ValidationError } from "../../core/errors.js";
+import { TokenExpiredError, ValidationError } from "../../core/errors.js";
+import { toMs, type Duration } from "../../core/duration.js";
 import { NO_CONTROL_CHARACTERS } from "../../core/schemas.js";
 import type { Store, TokenRecord, TokenScope } from "../../core/store.js";
 
@@ -11,6 +12,8 @@ export interface NewToken {
   name: string;
   scopes: TokenScope[];
   namespace?: string | null;
+  /** How long the token works from `now`: ms, or a duration such as `"30d"`. Omitted: it never expires. */
+  expiresIn?: Duration | number;
 }
 
 /** Hex SHA-256 of a token's secret part: all the store keeps. */
@@ -28,34 +31,46 @@ export async function issueToken(store: Store, request: NewToken, now: number): 
   const namespace = request.namespace ?? null;
   if (!NO_CONTROL_CHARACTERS.test(request.name) || request.name.length === 0 || request.name.length > 128)
     throw new ValidationError("A token name must be 1-128 characters without control characters (ESC, BEL, DEL…): it is shown in lists and the audit log.");
+  const expiresAt = request.expiresIn === undefined ? null : now + toMs(request.expiresIn);
+  if (expiresAt !== null && !(expiresAt > now && Number.isSafeInteger(expiresAt)))
+    throw new ValidationError(`A token's expiry must be a positive duration such as "30d" or "12h", got ${JSON.stringify(request.expiresIn)}.`);
   if (scopes.length === 0) throw new ValidationError("A token needs at least one scope: read, write or admin.");
   if (namespace !== null && scopes.includes("admin"))
     throw new ValidationError("A namespaced token cannot have the admin scope: an admin can create tokens for any namespace. Drop --namespace or admin.");
   // The audit log names actors by token name: two live tokens with one name could not be told apart.
-  const taken = (await store.listTokens()).find((token) => token.revokedAt === null && token.name === request.name);
+  const taken = (await store.listTokens()).find((token) => token.revokedAt === null && !isExpired(token, now) && token.name === request.name);
   if (taken)
     throw new ValidationError(
       `A live token is already named "${request.name}" (id ${taken.id}). Pick another name, or revoke that one first (cairn token revoke ${taken.id}).`,
     );
   const id = randomBytes(8).toString("hex");
   const secret = randomBytes(32).toString("base64url");
-  const record: TokenRecord = { id, name: request.name, hash: hashSecret(secret), scopes, namespace, createdAt: now, revokedAt: null };
+  const record: TokenRecord = { id, name: request.name, hash: hashSecret(secret), scopes, namespace, createdAt: now, revokedAt: null, expiresAt };
   await store.createToken(record);
   return { token: `cairn_${id}_${secret}`, record };
 }
 
 /**
  * The live token this text stands for, or undefined when it is malformed, unknown or revoked.
- * Looked up by its public id; the secret's hash is compared in constant time.
+ * Looked up by its public id; the secret's hash is compared in constant time. A token past its
+ * expiry throws {@link TokenExpiredError} (only once the secret matched: an expiry is no
+ * one else's business).
  */
-export async function verifyToken(store: Store, text: string): Promise<TokenRecord | undefined> {
+export async function verifyToken(store: Store, text: string, now = Date.now()): Promise<TokenRecord | undefined> {
   const match = TOKEN_TEXT.exec(text);
   if (!match) return undefined;
   const record = await store.getToken(match[1]!);
   if (!record || record.revokedAt !== null) return undefined;
   const expected = Buffer.from(record.hash, "hex");
   const actual = Buffer.from(hashSecret(match[2]!), "hex");
-  return expected.length === actual.length && timingSafeEqual(expected, actual) ? record : undefined;
+  if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;
+  if (isExpired(record, now)) throw new TokenExpiredError(record.name, record.expiresAt!);
+  return record;
+}
+
+/** True when the token has an expiry and it has passed. */
+export function isExpired(record: TokenRecord, now: number): boolean {
+  return record.expiresAt !== null && record.expiresAt <= now;
 }
 
 /** A token as shown by the API and the CLI: never its hash. */
@@ -67,5 +82,6 @@ export function tokenView(record: TokenRecord) {
     namespace: record.namespace,
     createdAt: new Date(record.createdAt),
     revokedAt: record.revokedAt === null ? null : new Date(record.revokedAt),
+    expiresAt: record.expiresAt === null ? null : new Date(record.expiresAt),
   };
 }

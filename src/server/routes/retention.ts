@@ -5,7 +5,7 @@ import { exportRunQuery, importRunQuery, runExportSchema } from "../../core/run-
 import type { Engine } from "../../engine/engine.js";
 import { audit } from "../auth/audit.js";
 import { canSee, principalOf, requireVisible } from "../auth/principal.js";
-import { json, parse, queryOf, readJson } from "../http.js";
+import { json, jsonObjectParts, parse, queryOf, readJson, streamedJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
 
 /** Registers `GET /runs/:id/export` and `POST /runs/import` (admin scope with token auth; audited). */
@@ -16,7 +16,8 @@ export function registerRetentionRoutes(app: Hono, engine: Engine, options: Reso
     const query = parse(exportRunQuery, queryOf(c), "query");
     const data = await engine.exportRun(id, { force: query.force === "true" });
     await audit(c, engine.store, "run.export", id, { status: data.run.status });
-    return json(c, data);
+    // Streamed entry by entry: an export of a long run is never one string in the server's memory.
+    return streamedJson(c, jsonObjectParts(data, ["journal", "inbox", "humanRequests"]));
   });
 
   app.post("/runs/import", async (c) => {

@@ -12,7 +12,7 @@ import {
   stuckRunsQuery,
 } from "../../core/api-schemas.js";
 import type { Engine } from "../../engine/engine.js";
-import { json, parse, queryOf, readJson } from "../http.js";
+import { json, jsonObjectParts, parse, queryOf, readJson, streamedJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
 import { audit } from "../auth/audit.js";
 import { canSee, principalOf, requireVisible } from "../auth/principal.js";
@@ -59,7 +59,8 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     // A namespaced token sees only its namespace: filtered in the store's query, so pages stay full.
     // Previews, and a page bounded in bytes as well as rows: fetch a run (GET /runs/:id) for its whole input and output.
     const bounded = { ...query, previewBytes: PREVIEW_BYTES, maxBytes: PAGE_BYTES };
-    return json(c, await engine.listRuns(namespace === null ? bounded : { ...bounded, runIdPrefix: `${namespace}/` }));
+    const page = await engine.listRuns(namespace === null ? bounded : { ...bounded, runIdPrefix: `${namespace}/` });
+    return streamedJson(c, jsonObjectParts({ ...page }, ["runs"]));
   });
 
   // Not under /runs/: every /runs/<id> is a run, even one named "stuck".
@@ -88,7 +89,8 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     // Bounded in bytes as well as rows; an elided entry is fetched whole from GET /runs/:id/journal/:seq.
     const entries = capEntries(read, PAGE_BYTES);
     const last = entries[entries.length - 1];
-    return json(c, { entries, ...((entries.length === limit || entries.length < read.length) && last ? { nextAfter: last.seq } : {}) });
+    const page = { entries, ...((entries.length === limit || entries.length < read.length) && last ? { nextAfter: last.seq } : {}) };
+    return streamedJson(c, jsonObjectParts(page, ["entries"]));
   });
 
   app.get("/runs/:id/costs", async (c) => {

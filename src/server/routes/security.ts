@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import { auditQuery, createTokenBody, tokenIdParam } from "../../core/api-schemas.js";
 import { TokenNotFoundError } from "../../core/errors.js";
 import type { AuditEntry } from "../../core/store.js";
+import type { Duration } from "../../core/duration.js";
 import type { Engine } from "../../engine/engine.js";
 import { audit } from "../auth/audit.js";
 import { issueToken, tokenView } from "../auth/tokens.js";
@@ -12,8 +13,13 @@ import type { ResolvedServerOptions } from "../options.js";
 export function registerSecurityRoutes(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
   app.post("/tokens", async (c) => {
     const body = parse(createTokenBody, await readJson(c, options.bodyLimitBytes), "body");
-    const { token, record } = await issueToken(engine.store, body, Date.now());
-    await audit(c, engine.store, "token.create", record.id, { name: record.name, scopes: record.scopes, namespace: record.namespace });
+    const { token, record } = await issueToken(engine.store, { ...body, expiresIn: body.expiresIn as Duration | number | undefined }, Date.now());
+    await audit(c, engine.store, "token.create", record.id, {
+      name: record.name,
+      scopes: record.scopes,
+      namespace: record.namespace,
+      expiresAt: record.expiresAt,
+    });
     // The only time the token text leaves the server.
     return json(c, { token, record: tokenView(record) }, 201);
   });

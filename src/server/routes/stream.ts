@@ -2,7 +2,8 @@ import type { Context, Hono } from "hono";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
 import { runIdParam, streamQuery } from "../../core/api-schemas.js";
 import { isTerminal } from "../../core/run.js";
-import type { Engine } from "../../engine/engine.js";
+import type { Engine, JournalEntryView } from "../../engine/engine.js";
+import { PREVIEW_BYTES } from "../../core/payloads.js";
 import { RequestError, toHttpError } from "../errors.js";
 import { parse, queryOf, toJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
@@ -43,7 +44,7 @@ export function registerStreamRoute(app: Hono, engine: Engine, options: Resolved
     const query = parse(streamQuery, queryOf(c), "query");
     const after = lastEventId(c) ?? query.after ?? 0;
     await engine.getRun(id); // 404 as JSON before the stream opens
-    return streamSSE(c, (stream) => follow(stream, engine, id, after, options, wakers));
+    return streamSSE(c, (stream) => follow(stream, engine, id, after, options, wakers, query.preview === "true"));
   });
 }
 
@@ -193,6 +194,13 @@ class StreamWakers {
   }
 }
 
+/** One entry, whole; a stream sends it whole after a preview read said it is large. */
+async function wholeEntry(engine: Engine, runId: string, seq: number): Promise<JournalEntryView> {
+  const [entry] = await engine.journal(runId, { afterSeq: seq - 1, limit: 1 });
+  if (!entry || entry.seq !== seq) throw new Error(`Journal entry ${seq} of run ${runId} disappeared while it was streamed.`);
+  return entry;
+}
+
 async function follow(
   stream: SSEStreamingApi,
   engine: Engine,
@@ -200,6 +208,7 @@ async function follow(
   after: number,
   options: ResolvedServerOptions,
   wakers: StreamWakers,
+  preview: boolean,
 ): Promise<void> {
   let lastSeq = after;
   let wake: (() => void) | undefined;
@@ -244,12 +253,16 @@ async function follow(
       const run = await engine.getRun(runId);
       let sent = 0;
       for (;;) {
-        const entries = await engine.journal(runId, { afterSeq: lastSeq, limit: PAGE });
-        for (const entry of entries) {
+        // Read as previews, so a page of large entries is not all in memory at once: an entry over
+        // PREVIEW_BYTES is then read whole on its own just before it is sent (or sent elided, when
+        // the client asked for previews).
+        const entries = await engine.journal(runId, { afterSeq: lastSeq, limit: PAGE, previewBytes: PREVIEW_BYTES });
+        for (const previewed of entries) {
           if (aborted) return;
+          const entry = previewed.elided === undefined || preview ? previewed : await wholeEntry(engine, runId, previewed.seq);
           await stream.writeSSE({ event: "entry", id: String(entry.seq), data: toJson(entry) });
           lastSeq = entry.seq;
-          if (entry.opKey !== null && (entry.kind === "step.completed" || (entry.kind === "step.failed" && (entry.data as { final?: boolean }).final)))
+          if (entry.opKey !== null && (entry.kind === "step.completed" || (entry.kind === "step.failed" && (entry.data as { final?: boolean } | null)?.final)))
             finished.add(entry.opKey);
           sent++;
         }

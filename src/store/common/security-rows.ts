@@ -2,12 +2,12 @@ import type { AuditEntry, ListAuditQuery, TokenRecord, TokenScope } from "../../
 import { pageLimit } from "./list-query.js";
 
 /**
- * Rows and queries of the `tokens` and `audit_log` tables (migration 0004), shared by the SQLite and
+ * Rows and queries of the `tokens` and `audit_log` tables (migrations 0004, and expiry in a later one), shared by the SQLite and
  * PostgreSQL stores: columns are selected by their snake_case names and mapped here, so only the
  * placeholders differ between the two.
  */
 
-export const TOKEN_COLUMNS = "id, name, hash, scopes, namespace, created_at, revoked_at";
+export const TOKEN_COLUMNS = "id, name, hash, scopes, namespace, created_at, revoked_at, expires_at";
 export const AUDIT_COLUMNS = "id, at, actor, action, target, detail";
 
 export interface TokenRow {
@@ -18,6 +18,7 @@ export interface TokenRow {
   namespace: string | null;
   created_at: number;
   revoked_at: number | null;
+  expires_at: number | null;
 }
 
 export interface AuditRow {
@@ -38,12 +39,13 @@ export function toToken(row: TokenRow): TokenRecord {
     namespace: row.namespace,
     createdAt: Number(row.created_at),
     revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+    expiresAt: row.expires_at === null ? null : Number(row.expires_at),
   };
 }
 
 /** Insert parameters in column order of {@link TOKEN_COLUMNS}. */
 export function tokenParams(token: TokenRecord): unknown[] {
-  return [token.id, token.name, token.hash, JSON.stringify(token.scopes), token.namespace, token.createdAt, token.revokedAt];
+  return [token.id, token.name, token.hash, JSON.stringify(token.scopes), token.namespace, token.createdAt, token.revokedAt, token.expiresAt];
 }
 
 export function toAudit(row: AuditRow): AuditEntry {

@@ -10,6 +10,7 @@ const token = (id: string, extra: Partial<TokenRecord> = {}): TokenRecord => ({
   namespace: null,
   createdAt: T0,
   revokedAt: null,
+  expiresAt: null,
   ...extra,
 });
 
@@ -33,6 +34,14 @@ export function securitySpec(store: () => Store): void {
       expect(await store().revokeToken("ghost", T0 + 20)).toBe(false);
       expect((await store().getToken("t1"))!.revokedAt).toBe(T0 + 10);
       expect((await store().listTokens())[0]!.revokedAt).toBe(T0 + 10);
+    });
+
+    it("keeps a token's expiry (null for never)", async () => {
+      await store().createToken(token("t1", { expiresAt: T0 + 30 * 86_400_000 }));
+      await store().createToken(token("t2", { createdAt: T0 + 1 }));
+      expect((await store().getToken("t1"))!.expiresAt).toBe(T0 + 30 * 86_400_000);
+      expect((await store().getToken("t2"))!.expiresAt).toBeNull();
+      expect((await store().listTokens()).map((t) => t.expiresAt)).toEqual([null, T0 + 30 * 86_400_000]);
     });
   });
 

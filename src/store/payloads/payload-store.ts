@@ -23,6 +23,8 @@ import { byteLength, encode, StoredText } from "../../core/serialize.js";
 import type { CopiedEntry, HumanRequest, InboxEvent, NewInboxEvent, NewRun, PayloadBlob, RunImport, RunWrite, Store } from "../../core/store.js";
 import { peekKeyId } from "./aes-gcm-codec.js";
 
+/** Journal entries {@link Store.readRunRows} resolves between two turns of the event loop. */
+const RESOLVE_SLICE = 8;
 /** How payloads are stored: see docs/operations/payloads.md. */
 export interface PayloadOptions {
   /**
@@ -211,9 +213,19 @@ class PayloadStore implements Partial<Store> {
   readRunRows = async (runId: string) => {
     const rows = await this.inner.readRunRows(runId);
     if (!rows) return undefined;
+    // A long journal of large payloads (an export) is resolved a few entries at a time, with a turn
+    // of the event loop between: the process keeps answering other requests meanwhile.
+    const resolveJournal = async () => {
+      const journal: JournalEntry[] = [];
+      for (let i = 0; i < rows.journal.length; i += RESOLVE_SLICE) {
+        if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        journal.push(...(await this.resolveEntries(rows.journal.slice(i, i + RESOLVE_SLICE))));
+      }
+      return journal;
+    };
     const [run, journal, inbox, humanRequests] = await Promise.all([
       this.resolveRun(rows.run),
-      this.resolveEntries(rows.journal),
+      resolveJournal(),
       this.resolveInbox(rows.inbox as InboxEvent[]),
       this.resolveHumans(rows.humanRequests),
     ]);

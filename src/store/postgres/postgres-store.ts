@@ -817,7 +817,7 @@ export class PostgresStore implements Store {
 
   /** See {@link Store.createToken}. */
   async createToken(token: TokenRecord): Promise<void> {
-    await this.query(`INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, tokenParams(token));
+    await this.query(`INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, tokenParams(token));
   }
 
   /** See {@link Store.listTokens}. */

@@ -511,7 +511,7 @@ export class SqliteStore implements Store {
 
   /** See {@link Store.createToken}. */
   async createToken(token: TokenRecord): Promise<void> {
-    this.q.prepared(`INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`).run(...tokenParams(token));
+    this.q.prepared(`INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(...tokenParams(token));
   }
 
   /** See {@link Store.listTokens}. */
