@@ -9,6 +9,8 @@ import { ScriptedModel } from "../src/agent/model/scripted.js";
 import { defineTool } from "../src/agent/tool.js";
 import type { RunCosts } from "../src/agent/run-costs.js";
 import { waitFor } from "../src/testing/wait-for.js";
+import { CairnClient } from "../src/client/client.js";
+import { runCostsSchema } from "../src/core/api-schemas.js";
 import { testEngine } from "./support/engines.js";
 import { testServer } from "./support/server.js";
 
@@ -60,9 +62,9 @@ describe("run costs", () => {
 
     await engine.respondToHuman(approval!.requestId, { action: "answer", option: "approve", by: "ops" });
     await engine.result("costly", { timeoutMs: 10_000 });
-    const response = await fetch(`${server.url}/runs/costly/costs`);
-    expect(response.status).toBe(200);
-    const costs = (await response.json()) as RunCosts;
+    const costs = await new CairnClient({ baseUrl: server.url }).runCosts("costly");
+    // The answer is what the OpenAPI schema says it is.
+    expect(runCostsSchema.parse(costs)).toEqual(costs);
 
     expect(costs.toolCalls).toEqual({ lookup: 3, deploy: 1 });
     expect(costs.human).toMatchObject({ requests: 1, pending: 0 });

@@ -2,6 +2,7 @@ import type {
   AnswerBody,
   ApiHumanRequest,
   ApiJournalEntry,
+  ApiRunCosts,
   ApiJournalPage,
   ApiRun,
   ApiRunPage,
@@ -186,6 +187,11 @@ export class CairnClient {
   /** `GET /runs/:id/journal`: one page of entries after `after`. */
   journal(runId: string, query: { after?: number; limit?: number } = {}): Promise<ApiJournalPage> {
     return this.request("GET", `/runs/${enc(runId)}/journal`, { query });
+  }
+
+  /** `GET /runs/:id/costs`: worker and step time, journal bytes, tool calls by tool, the time people took, and model spend. */
+  runCosts(runId: string): Promise<ApiRunCosts> {
+    return this.request("GET", `/runs/${enc(runId)}/costs`);
   }
 
   /** `GET /runs/:id/journal/:seq`: one entry, whole (a journal page elides entries over 8 KiB: `elided` gives their size). */

@@ -10,6 +10,7 @@ export type {
   ApiErrorBody,
   ApiHumanRequest,
   ApiJournalEntry,
+  ApiRunCosts,
   ApiJournalPage,
   ApiRun,
   ApiRunPage,

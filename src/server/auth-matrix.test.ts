@@ -43,6 +43,7 @@ const RULES: Record<string, Rule> = {
   "get /runs/:id": { scope: "read", namespaced: "own-runs", request: (t) => ({ path: `/runs/${run(t)}` }) },
   "get /runs/:id/journal": { scope: "read", namespaced: "own-runs", request: (t) => ({ path: `/runs/${run(t)}/journal` }) },
   "get /runs/:id/journal/:seq": { scope: "read", namespaced: "own-runs", request: (t) => ({ path: `/runs/${run(t)}/journal/1` }) },
+  "get /runs/:id/costs": { scope: "read", namespaced: "own-runs", request: (t) => ({ path: `/runs/${run(t)}/costs` }) },
   "get /runs/:id/stream": { scope: "read", namespaced: "own-runs", request: (t) => ({ path: `/runs/${run(t)}/stream` }) },
   "post /runs/:id/events": {
     scope: "write",

@@ -107,6 +107,14 @@ export const ROUTES: RouteDoc[] = [
   },
   {
     method: "get",
+    path: "/runs/:id/costs",
+    summary: "What a run cost: worker and step time, journal bytes, tool calls by tool, time people took, model spend",
+    params: api.runIdParam,
+    ok: [{ status: 200, description: "The run's costs, folded from its journal (also while it runs).", schema: api.runCostsSchema }],
+    errors: [400, 404, 503],
+  },
+  {
+    method: "get",
     path: "/runs/:id/stream",
     summary: "A run's journal as Server-Sent Events, live, resumable",
     description:
