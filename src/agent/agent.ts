@@ -59,6 +59,17 @@ export interface AgentDefinition {
   version?: string;
   /** The model, or a function that makes it in the worker (e.g. from environment keys). */
   model: Model | (() => Model);
+  /**
+   * Models to try, in order, when a model call fails for good with a provider outage: a 5xx, 429,
+   * 408 or 409 answer or a network failure, after the whole `retry` policy (each model gets all of
+   * it). A rejected request (400, 401, 403, 404, 422) is not retried on another model. The journal
+   * records which model answered (a replay or resume uses that answer and sends nothing), the call
+   * is priced by the model that answered, and `cairn show` marks the turn as a fallback. Summary
+   * calls fall back to the same list. Each may be a function, like `model`.
+   * @example
+   * fallbacks: [anthropicModel({ model: "claude-haiku-4-5" }), () => openaiModel({ model: "gpt-5-mini" })]
+   */
+  fallbacks?: (Model | (() => Model))[];
   system?: string;
   tools?: Tool[];
   budget?: AgentBudget;
@@ -150,6 +161,10 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
   const specs = [...tools.values()].map((tool) => tool.spec).concat(memoryOptions ? memoryToolSpecs(memoryOptions) : []);
   let model: Model | null = typeof definition.model === "function" ? null : definition.model;
   const getModel = () => (model ??= (definition.model as () => Model)());
+  if (definition.fallbacks !== undefined && (!Array.isArray(definition.fallbacks) || definition.fallbacks.some((f) => typeof f !== "function" && !f?.generate)))
+    throw new ValidationError(`Agent "${name}": fallbacks must be a list of models (or functions that make them).`);
+  let fallbackModels: Model[] | null = null;
+  const getFallbacks = () => (fallbackModels ??= (definition.fallbacks ?? []).map((f) => (typeof f === "function" ? f() : f)));
   const costOptions: CostOptions = definition.prices ? { prices: definition.prices } : {};
   const maxTokens = definition.maxTokens ?? 4096;
   const unconfirmed = resolveUnconfirmed(name, definition.unconfirmedCalls);
@@ -166,7 +181,7 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
       const changes = diffManifests(recorded, manifest);
       if (changes.length > 0 && !definition.migrate?.(changes, recorded, manifest)) throw new ManifestChangedError(ctx.runId, changes);
       // A cost limit needs every model priced; without one, unpriced calls are reported as of unknown cost.
-      const priced = [getModel().modelId, ...(context.summaryModel ? [context.summaryModel.modelId] : [])];
+      const priced = [getModel().modelId, ...getFallbacks().map((f) => f.modelId), ...(context.summaryModel ? [context.summaryModel.modelId] : [])];
       requirePrices(name, runBudget.maxCostMicros !== null || runBudget.tiersMicros.length > 0, priced, costOptions);
       const initial: AgentState = {
         messages: initialMessages(name, input),
@@ -185,8 +200,15 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
           const current = getModel();
           const started = startedAt;
           // Keep the prompt within the window: older turns become a journaled summary.
-          state = await compactIfNeeded(turnCtx, current, context, { system: definition.system, tools: specs, maxTokens }, state, costOptions, (next) =>
-            checkBeforeCall(runBudget, state.totals, next, turnCtx.now("summary-clock").getTime() - started),
+          state = await compactIfNeeded(
+            turnCtx,
+            current,
+            context,
+            { system: definition.system, tools: specs, maxTokens },
+            state,
+            costOptions,
+            (next) => checkBeforeCall(runBudget, state.totals, next, turnCtx.now("summary-clock").getTime() - started),
+            { budget: runBudget, unconfirmed, fallbacks: getFallbacks() },
           );
           const request: Omit<ModelRequest, "signal"> = { messages: state.messages, maxTokens };
           if (definition.system !== undefined) request.system = definition.system;
@@ -203,13 +225,14 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
             model: current,
             request,
             estimatedCost,
+            fallbacks: getFallbacks().map((fallback) => ({ model: fallback, estimatedCost: knownEstimate(fallback.modelId, request, costOptions) })),
             costOptions,
             retry: definition.retry ?? { maxAttempts: 4, initialDelay: "2s" },
             budget: runBudget,
             totals: state.totals,
             unconfirmed,
             seal: (response) => markSecretCalls(response, tools),
-            flow: modelFlowOf(definition.modelFlow, input, current.modelId),
+            flow: (model) => modelFlowOf(definition.modelFlow, input, model.modelId),
           });
           let totals = addCall(state.totals, call.usage, call.costMicros, call.possiblyBilledMicros ?? 0);
           const messages: Message[] = [...state.messages, { role: "assistant", content: call.content }];

@@ -35,6 +35,8 @@ export function transcriptLines(item: TranscriptItem): string[] {
     }
     case "summary":
       return [`${label("summary")} ${truncate(oneLine(item.text), 400)}`];
+    case "fallback":
+      return [`${label("fallback")} ${item.from} failed (${truncate(oneLine(item.error), 200)}); ${item.to} answered`];
   }
 }
 
