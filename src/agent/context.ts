@@ -8,7 +8,7 @@ import { estimateTokens } from "./model/estimate.js";
 import { knownEstimate } from "./spend.js";
 import { textOf } from "./model/messages.js";
 import type { Model, ModelRequest } from "./model/model.js";
-import type { Message, ToolSpec } from "./model/schemas.js";
+import type { Message, ToolSpec, UserBlock } from "./model/schemas.js";
 
 /** How an agent keeps its prompt within the model's window. */
 export interface ContextOptions {
@@ -79,11 +79,18 @@ export function cutIndex(messages: Message[], keepRecent: number): number {
   return -1;
 }
 
+/** A user block as summary text: images and files are named, not sent again (the summary model may not read them). */
+function describeUserBlock(block: UserBlock): string {
+  if (block.type === "text") return block.text;
+  const where = block.source.type === "url" ? ` ${block.source.url}` : block.source.type === "file_id" ? ` ${block.source.fileId}` : "";
+  return block.type === "image" ? `[image${where}]` : `[file ${block.filename ?? ""}${where}]`.replace("file ]", "file]");
+}
+
 /** The summarized messages as plain text: tool calls and results included, thinking left out. */
 export function renderForSummary(messages: Message[]): string {
   return messages
     .map((message) => {
-      if (message.role === "user") return `USER: ${textOf(message.content)}`;
+      if (message.role === "user") return `USER: ${typeof message.content === "string" ? message.content : message.content.map(describeUserBlock).join("\n")}`;
       if (message.role === "tool") return message.content.map((r) => `TOOL RESULT ${r.toolUseId}${r.isError ? " (error)" : ""}: ${r.content}`).join("\n");
       return message.content
         .map((block) => {

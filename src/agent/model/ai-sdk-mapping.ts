@@ -5,7 +5,7 @@
 import type { LanguageModelV2CallOptions, LanguageModelV2Content, LanguageModelV2Message, LanguageModelV2Usage, LanguageModelV3Usage } from "@ai-sdk/provider";
 import { count, makeResponse } from "./messages.js";
 import type { ModelRequest, ModelResponse } from "./model.js";
-import type { ContentBlock, JsonValue, Message, ProviderData, StopReason, Usage } from "./schemas.js";
+import type { ContentBlock, JsonValue, Message, ProviderData, StopReason, Usage, UserBlock } from "./schemas.js";
 
 // The generate result of every supported version, reduced to the fields the adapter reads.
 // V2 has a flat usage and a string finish reason; V3 and V4 nest both.
@@ -36,10 +36,7 @@ export function toAiSdkPrompt(messages: Message[], system?: string): LanguageMod
   const toolNames = new Map<string, string>();
   for (const message of messages) {
     if (message.role === "user") {
-      const parts =
-        typeof message.content === "string"
-          ? [{ type: "text" as const, text: message.content }]
-          : message.content.map((b) => ({ type: "text" as const, text: b.text }));
+      const parts = typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content.map(toAiSdkUserPart);
       prompt.push({ role: "user", content: parts });
     } else if (message.role === "tool") {
       prompt.push({
@@ -73,6 +70,24 @@ export function toAiSdkPrompt(messages: Message[], system?: string): LanguageMod
     }
   }
   return prompt;
+}
+
+type UserPart = Extract<LanguageModelV2Message, { role: "user" }>["content"][number];
+
+/**
+ * A user block as an AI SDK prompt part: text, or a `file` part (images with an `image/*` media type).
+ * A URL goes as a `URL` (the provider fetches it or passes it on); a provider file id goes as the
+ * part's data, which the provider package recognises by its prefix (`file-…` for OpenAI).
+ */
+function toAiSdkUserPart(block: UserBlock): UserPart {
+  if (block.type === "text") return { type: "text", text: block.text };
+  const source = block.source;
+  const named = block.type === "file" && block.filename ? { filename: block.filename } : {};
+  const fallbackType = block.type === "image" ? "image/*" : "application/pdf";
+  if (source.type === "base64") return { type: "file", ...named, mediaType: source.mediaType, data: source.data };
+  if (source.type === "url")
+    return { type: "file", ...named, mediaType: ("mediaType" in source && source.mediaType) || fallbackType, data: new URL(source.url) };
+  return { type: "file", ...named, mediaType: source.mediaType ?? fallbackType, data: source.fileId };
 }
 
 /** Builds the `doGenerate` call options for a neutral request. */

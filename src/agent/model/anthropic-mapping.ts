@@ -5,7 +5,8 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { count, makeResponse } from "./messages.js";
 import type { ModelRequest, ModelResponse } from "./model.js";
-import type { ContentBlock, Message, StopReason, ToolChoice, Usage } from "./schemas.js";
+import { ModelInputUnsupportedError } from "./errors.js";
+import type { ContentBlock, Message, StopReason, ToolChoice, Usage, UserBlock } from "./schemas.js";
 
 type MessageParam = Anthropic.Messages.MessageParam;
 type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
@@ -25,7 +26,7 @@ export function toAnthropicMessages(messages: Message[]): MessageParam[] {
   for (const message of messages) {
     if (message.role === "user") {
       const blocks: ContentBlockParam[] =
-        typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content.map((b) => ({ type: "text", text: b.text }));
+        typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content.map(toAnthropicUserBlock);
       const last = out[out.length - 1];
       if (last?.role === "user") pushUser(blocks);
       else out.push({ role: "user", content: typeof message.content === "string" ? message.content : blocks });
@@ -44,6 +45,35 @@ export function toAnthropicMessages(messages: Message[]): MessageParam[] {
     }
   }
   return out;
+}
+
+/** Document media types the Messages API reads. */
+const DOCUMENT_TYPES = new Set(["application/pdf", "text/plain"]);
+
+/** A user block as a Messages content block: `text`, `image` or `document` (PDF or plain text). */
+function toAnthropicUserBlock(block: UserBlock): ContentBlockParam {
+  if (block.type === "text") return { type: "text", text: block.text };
+  if (block.type === "image") {
+    const source = block.source;
+    if (source.type === "base64") return { type: "image", source: { type: "base64", media_type: source.mediaType, data: source.data } };
+    if (source.type === "url") return { type: "image", source: { type: "url", url: source.url } };
+    return { type: "image", source: { type: "file", file_id: source.fileId } };
+  }
+  const source = block.source;
+  const title = block.filename ? { title: block.filename } : {};
+  const media = source.type === "file_id" ? undefined : source.mediaType;
+  if (media !== undefined && !DOCUMENT_TYPES.has(media))
+    throw new ModelInputUnsupportedError(
+      "anthropic",
+      `a file of type "${media}"${block.filename ? ` (${block.filename})` : ""}: Anthropic reads PDF (application/pdf) and plain text (text/plain) documents. Convert it, or send it to a model that reads it.`,
+    );
+  if (source.type === "base64") {
+    if (source.mediaType === "text/plain")
+      return { type: "document", ...title, source: { type: "text", media_type: "text/plain", data: Buffer.from(source.data, "base64").toString("utf8") } };
+    return { type: "document", ...title, source: { type: "base64", media_type: "application/pdf", data: source.data } };
+  }
+  if (source.type === "url") return { type: "document", ...title, source: { type: "url", url: source.url } };
+  return { type: "document", ...title, source: { type: "file", file_id: source.fileId } };
 }
 
 function toAnthropicBlock(block: ContentBlock): ContentBlockParam {

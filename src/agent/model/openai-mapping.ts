@@ -5,7 +5,7 @@
 import type OpenAI from "openai";
 import { count, makeResponse } from "./messages.js";
 import type { ModelRequest, ModelResponse } from "./model.js";
-import type { ContentBlock, JsonValue, Message, StopReason, ToolChoice } from "./schemas.js";
+import type { ContentBlock, JsonValue, Message, StopReason, ToolChoice, UserBlock } from "./schemas.js";
 
 type CreateParams = OpenAI.Responses.ResponseCreateParamsNonStreaming;
 type InputItem = OpenAI.Responses.ResponseInputItem;
@@ -33,10 +33,7 @@ export function toOpenAIInput(messages: Message[]): InputItem[] {
   const items: InputItem[] = [];
   for (const message of messages) {
     if (message.role === "user") {
-      items.push({
-        role: "user",
-        content: typeof message.content === "string" ? message.content : message.content.map((b) => ({ type: "input_text" as const, text: b.text })),
-      });
+      items.push({ role: "user", content: typeof message.content === "string" ? message.content : message.content.map(toOpenAIUserPart) });
     } else if (message.role === "tool") {
       for (const r of message.content)
         items.push({ type: "function_call_output", call_id: r.toolUseId, output: r.isError ? `Error: ${r.content}` : r.content });
@@ -80,6 +77,23 @@ export function toOpenAIInput(messages: Message[]): InputItem[] {
     }
   }
   return items;
+}
+
+/** A user block as a Responses input part: `input_text`, `input_image` or `input_file`. */
+function toOpenAIUserPart(block: UserBlock): OpenAI.Responses.ResponseInputContent {
+  if (block.type === "text") return { type: "input_text", text: block.text };
+  if (block.type === "image") {
+    const source = block.source;
+    const detail = block.detail ?? "auto";
+    if (source.type === "base64") return { type: "input_image", detail, image_url: `data:${source.mediaType};base64,${source.data}` };
+    if (source.type === "url") return { type: "input_image", detail, image_url: source.url };
+    return { type: "input_image", detail, file_id: source.fileId };
+  }
+  const source = block.source;
+  const named = block.filename ? { filename: block.filename } : {};
+  if (source.type === "base64") return { type: "input_file", filename: block.filename ?? "file", file_data: `data:${source.mediaType};base64,${source.data}` };
+  if (source.type === "url") return { type: "input_file", ...named, file_url: source.url };
+  return { type: "input_file", ...named, file_id: source.fileId };
 }
 
 function toOpenAIToolChoice(choice: ToolChoice): CreateParams["tool_choice"] {

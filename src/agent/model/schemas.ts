@@ -78,8 +78,72 @@ export const ToolResultSchema = z.object({
 /** See {@link ToolResultSchema}. */
 export type ToolResult = z.infer<typeof ToolResultSchema>;
 
-/** A user turn: a string or text blocks. */
-export const UserMessageSchema = z.object({ role: z.literal("user"), content: z.union([z.string(), z.array(TextBlockSchema).min(1)]) });
+/** Image media types every adapter can send. */
+export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+
+const base64 = z
+  .string()
+  .min(1, "is empty")
+  .regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be plain base64 (no data: prefix, no line breaks)");
+const mediaType = z.string().regex(/^[a-z]+\/[a-z0-9.+-]+$/i, 'must be a media type such as "application/pdf"');
+const url = z
+  .string()
+  .url("must be an absolute URL")
+  .refine((text) => /^https?:/i.test(text), "must be an http(s) URL (send local bytes as base64)");
+const fileId = z.object({
+  type: z.literal("file_id"),
+  /** The id the provider's file API gave the upload (`file-…` at OpenAI, `file_…` at Anthropic). */
+  fileId: z.string().min(1),
+  mediaType: mediaType.optional(),
+});
+
+/**
+ * An image in a user turn: base64 bytes with their media type, a URL the provider fetches, or the id
+ * of a file uploaded to the provider's file API. Mapped to OpenAI `input_image`, Anthropic `image`
+ * and an AI SDK `file` part with an `image/*` media type.
+ */
+export const ImageBlockSchema = z.object({
+  type: z.literal("image"),
+  source: z.discriminatedUnion("type", [
+    z.object({
+      type: z.literal("base64"),
+      mediaType: z.enum(IMAGE_MEDIA_TYPES, { error: `must be one of ${IMAGE_MEDIA_TYPES.join(", ")}` }),
+      data: base64,
+    }),
+    z.object({ type: z.literal("url"), url }),
+    fileId,
+  ]),
+  /** OpenAI's `detail` (`low`, `high`, `auto`); other providers ignore it. */
+  detail: z.enum(["low", "high", "auto"]).optional(),
+});
+/** See {@link ImageBlockSchema}. */
+export type ImageBlock = z.infer<typeof ImageBlockSchema>;
+
+/**
+ * A file (document) in a user turn, e.g. a PDF: base64 bytes with their media type, a URL, or a
+ * provider file id. Mapped to OpenAI `input_file`, Anthropic `document` (PDF and plain text only) and
+ * an AI SDK `file` part. A provider that cannot take the media type is refused before sending.
+ */
+export const FileBlockSchema = z.object({
+  type: z.literal("file"),
+  source: z.discriminatedUnion("type", [
+    z.object({ type: z.literal("base64"), mediaType, data: base64 }),
+    z.object({ type: z.literal("url"), url, mediaType: mediaType.optional() }),
+    fileId,
+  ]),
+  /** The file's name, sent where the provider takes one. */
+  filename: z.string().min(1).max(255).optional(),
+});
+/** See {@link FileBlockSchema}. */
+export type FileBlock = z.infer<typeof FileBlockSchema>;
+
+/** What a user turn may hold: text, images and files. */
+export const UserBlockSchema = z.discriminatedUnion("type", [TextBlockSchema, ImageBlockSchema, FileBlockSchema]);
+/** See {@link UserBlockSchema}. */
+export type UserBlock = z.infer<typeof UserBlockSchema>;
+
+/** A user turn: a string, or text, image and file blocks. */
+export const UserMessageSchema = z.object({ role: z.literal("user"), content: z.union([z.string(), z.array(UserBlockSchema).min(1)]) });
 /** A model turn, with every block it returned (thinking blocks included, signatures intact). */
 export const AssistantMessageSchema = z.object({ role: z.literal("assistant"), content: z.array(ContentBlockSchema) });
 /** The results of the tool calls of the preceding assistant turn. */
