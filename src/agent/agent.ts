@@ -27,7 +27,7 @@ import { callModel, type ModelCall, type UnconfirmedCallsOptions } from "./model
 import { knownEstimate, requirePrices } from "./spend.js";
 import { textOf } from "./model/messages.js";
 import type { Model, ModelRequest } from "./model/model.js";
-import type { JsonValue, Message, StopReason, ToolResult, ToolUseBlock } from "./model/schemas.js";
+import { ProviderToolsSchema, type JsonValue, type Message, type ProviderTools, type StopReason, type ToolResult, type ToolUseBlock } from "./model/schemas.js";
 import { argumentsHash, defineTool, describeIssues, formatOutput, type Tool } from "./tool.js";
 
 /** What an agent run starts with: a prompt, or a whole conversation, and optionally tighter limits. */
@@ -72,6 +72,15 @@ export interface AgentDefinition {
   fallbacks?: (Model | (() => Model))[];
   system?: string;
   tools?: Tool[];
+  /**
+   * Provider-hosted tools (web search, file search, code interpreter…), by adapter, passed to the
+   * provider as given; the provider runs them. Their calls and results come back as `hosted_tool`
+   * blocks: journaled with the model step, shown by `cairn show`, and sent back verbatim on the next
+   * turn. Each adapter sends only its own list, so fallbacks on other providers are not confused.
+   * @example
+   * providerTools: { openai: [{ type: "web_search" }], anthropic: [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }] }
+   */
+  providerTools?: ProviderTools;
   budget?: AgentBudget;
   context?: ContextOptions;
   /** Structured working memory (memory_set/get/list tools) and search over the run's history (search_history). */
@@ -158,6 +167,11 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
     for (const builtin of MEMORY_TOOLS)
       if (tools.has(builtin)) throw new ValidationError(`Agent "${name}": "${builtin}" is a built-in memory tool; rename your tool.`);
   }
+  const providerTools = definition.providerTools === undefined ? undefined : ProviderToolsSchema.safeParse(definition.providerTools);
+  if (providerTools && !providerTools.success)
+    throw new ValidationError(
+      `Agent "${name}": providerTools must be { openai?: object[], anthropic?: object[], "ai-sdk"?: object[] } (${describeIssues(providerTools.error)}).`,
+    );
   const specs = [...tools.values()].map((tool) => tool.spec).concat(memoryOptions ? memoryToolSpecs(memoryOptions) : []);
   let model: Model | null = typeof definition.model === "function" ? null : definition.model;
   const getModel = () => (model ??= (definition.model as () => Model)());
@@ -214,6 +228,7 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
           if (definition.system !== undefined) request.system = definition.system;
           if (specs.length > 0) request.tools = specs;
           if (definition.temperature !== undefined) request.temperature = definition.temperature;
+          if (providerTools?.data) request.providerTools = providerTools.data;
 
           const estimate = estimateTokens(request);
           const estimatedCost = knownEstimate(current.modelId, request, costOptions);

@@ -96,6 +96,8 @@ export function renderForSummary(messages: Message[]): string {
         .map((block) => {
           if (block.type === "text") return `ASSISTANT: ${block.text}`;
           if (block.type === "tool_use") return `ASSISTANT CALLED ${block.name} (${block.id}) WITH ${JSON.stringify(block.input)}`;
+          if (block.type === "hosted_tool")
+            return `PROVIDER RAN ${block.name}${block.input === undefined ? "" : ` WITH ${JSON.stringify(block.input)}`}${block.output === undefined ? "" : ` → ${JSON.stringify(block.output).slice(0, 2000)}`}`;
           return "";
         })
         .filter(Boolean)

@@ -8,6 +8,8 @@ export type TranscriptItem =
   | { kind: "user"; text: string }
   | { kind: "assistant"; text: string }
   | { kind: "tool-call"; callId: string; name: string; arguments: unknown }
+  /** A provider-hosted tool (web search, code interpreter…) the provider ran itself: its call, result, or both. */
+  | { kind: "hosted-tool"; name: string; id?: string; phase: string; input?: unknown; output?: unknown }
   | { kind: "tool-result"; callId: string; name: string; idempotencyKey?: string; result?: unknown; error?: string; via?: string }
   | { kind: "approval"; tool: string; callId: string; answer?: HumanAnswer }
   | { kind: "question"; requestId: string; question: string; context?: unknown; answer?: HumanAnswer }
@@ -172,6 +174,15 @@ function addModelCall(items: TranscriptItem[], spend: AgentSpend, key: string, r
   for (const block of content) {
     if (block.type === "text" && block.text.trim() !== "") items.push({ kind: "assistant", text: block.text });
     if (block.type === "tool_use") items.push({ kind: "tool-call", callId: block.id, name: block.name, arguments: block.input });
+    if (block.type === "hosted_tool")
+      items.push({
+        kind: "hosted-tool",
+        name: block.name,
+        phase: block.phase,
+        ...(block.id === undefined ? {} : { id: block.id }),
+        ...(block.input === undefined ? {} : { input: block.input }),
+        ...(block.output === undefined ? {} : { output: block.output }),
+      });
   }
 }
 

@@ -3,7 +3,7 @@
  * Internal to the adapter (not exported from `cairn/agent`, so its declarations need no SDK).
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { count, makeResponse } from "./messages.js";
+import { count, makeResponse, toJson } from "./messages.js";
 import type { ModelRequest, ModelResponse } from "./model.js";
 import { ModelInputUnsupportedError } from "./errors.js";
 import type { ContentBlock, Message, StopReason, ToolChoice, Usage, UserBlock } from "./schemas.js";
@@ -40,7 +40,10 @@ export function toAnthropicMessages(messages: Message[]): MessageParam[] {
       );
     } else {
       // A thinking block without a signature came from another provider: Anthropic would reject it.
-      const blocks = message.content.filter((b) => b.type !== "thinking" || b.signature).map(toAnthropicBlock);
+      // A hosted tool block from another provider is left out too.
+      const blocks = message.content
+        .filter((b) => (b.type !== "thinking" || b.signature) && (b.type !== "hosted_tool" || anthropicItem(b) !== undefined))
+        .map(toAnthropicBlock);
       out.push({ role: "assistant", content: blocks });
     }
   }
@@ -86,7 +89,33 @@ function toAnthropicBlock(block: ContentBlock): ContentBlockParam {
       return { type: "thinking", thinking: block.thinking, signature: block.signature! };
     case "redacted_thinking":
       return { type: "redacted_thinking", data: block.data };
+    case "hosted_tool":
+      return anthropicItem(block)!;
   }
+}
+
+/** The verbatim server tool block a `hosted_tool` block carries, when it came from Anthropic. */
+function anthropicItem(block: ContentBlock): ContentBlockParam | undefined {
+  const data = block.provider?.["anthropic"];
+  const item = data !== null && typeof data === "object" && !Array.isArray(data) ? data["block"] : undefined;
+  return item !== null && typeof item === "object" && !Array.isArray(item) ? (item as unknown as ContentBlockParam) : undefined;
+}
+
+/** A server tool block (`server_tool_use`, `web_search_tool_result`, …) as a `hosted_tool` block, kept verbatim. */
+function hostedBlock(block: Record<string, unknown>): ContentBlock {
+  const type = String(block["type"]);
+  const result = type.endsWith("_result");
+  const out: ContentBlock = {
+    type: "hosted_tool",
+    name: typeof block["name"] === "string" ? block["name"] : type.replace(/_tool_result$/, "").replace(/_result$/, ""),
+    phase: result ? "result" : "call",
+    provider: { anthropic: { block: toJson(block) } },
+  };
+  const id = block["id"] ?? block["tool_use_id"];
+  if (typeof id === "string") out.id = id;
+  if (!result && block["input"] !== undefined) out.input = toJson(block["input"]);
+  if (result && block["content"] !== undefined) out.output = toJson(block["content"]);
+  return out;
 }
 
 function toAnthropicToolChoice(choice: ToolChoice): Anthropic.Messages.ToolChoice {
@@ -118,6 +147,8 @@ export function toAnthropicParams(
       input_schema: { type: "object", ...t.inputSchema } as Anthropic.Messages.Tool.InputSchema,
     }));
   }
+  const hosted = request.providerTools?.anthropic;
+  if (hosted?.length) params.tools = [...(params.tools ?? []), ...(hosted as unknown as Anthropic.Messages.ToolUnion[])];
   if (request.toolChoice !== undefined) params.tool_choice = toAnthropicToolChoice(request.toolChoice);
   if (request.responseFormat) params.output_config = { ...params.output_config, format: { type: "json_schema", schema: request.responseFormat.schema } };
   return params;
@@ -133,18 +164,17 @@ const STOP_REASONS: Record<string, StopReason> = {
 };
 
 /**
- * Maps an Anthropic `Message` to a neutral response. Blocks Cairn does not model (server tools) are left
- * out of `content` but kept in `raw`: the whole message with `keepRaw`, else `{ unmapped: [blocks] }` (or `{}`).
+ * Maps an Anthropic `Message` to a neutral response. Server tool blocks become `hosted_tool` blocks;
+ * with `keepRaw` the whole message is kept in `raw`.
  */
 export function fromAnthropicMessage(message: AnthropicMessage, keepRaw = true): ModelResponse {
   const content: ContentBlock[] = [];
-  const unmapped: unknown[] = [];
   for (const block of message.content) {
     if (block.type === "text") content.push({ type: "text", text: block.text });
     else if (block.type === "tool_use") content.push({ type: "tool_use", id: block.id, name: block.name, input: (block.input ?? {}) as never });
     else if (block.type === "thinking") content.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
     else if (block.type === "redacted_thinking") content.push({ type: "redacted_thinking", data: block.data });
-    else unmapped.push(block);
+    else content.push(hostedBlock(block as unknown as Record<string, unknown>));
   }
   const u = message.usage;
   const usage: Usage = {
@@ -162,6 +192,6 @@ export function fromAnthropicMessage(message: AnthropicMessage, keepRaw = true):
     usage,
     model: message.model,
     id: message.id,
-    raw: keepRaw ? message : unmapped.length > 0 ? { unmapped } : {},
+    raw: keepRaw ? message : {},
   });
 }

@@ -63,9 +63,36 @@ export const RedactedThinkingBlockSchema = z.object({
 /** See {@link RedactedThinkingBlockSchema}. */
 export type RedactedThinkingBlock = z.infer<typeof RedactedThinkingBlockSchema>;
 
+/**
+ * A call of a provider-hosted tool (OpenAI `web_search_call`, `file_search_call`,
+ * `code_interpreter_call`; Anthropic `server_tool_use` and its `*_tool_result`; an AI SDK
+ * provider-executed tool call or result), which the provider ran itself. `name` is the tool,
+ * `phase` says whether the block is the call, its result, or both in one (OpenAI items); `input` and
+ * `output` are what the provider reported, for views. `provider` holds the provider's item verbatim:
+ * it is sent back unchanged on the next turn, so the conversation stays valid for that provider
+ * (other providers leave it out).
+ */
+export const HostedToolBlockSchema = z.object({
+  type: z.literal("hosted_tool"),
+  name: z.string(),
+  id: z.string().optional(),
+  phase: z.enum(["call", "result", "call+result"]),
+  input: JsonValueSchema.optional(),
+  output: JsonValueSchema.optional(),
+  provider: ProviderDataSchema,
+});
+/** See {@link HostedToolBlockSchema}. */
+export type HostedToolBlock = z.infer<typeof HostedToolBlockSchema>;
+
 /** Any block a model may return. */
-export const ContentBlockSchema = z.discriminatedUnion("type", [TextBlockSchema, ToolUseBlockSchema, ThinkingBlockSchema, RedactedThinkingBlockSchema]);
-/** Any block a model may return: text, tool_use, thinking or redacted_thinking. */
+export const ContentBlockSchema = z.discriminatedUnion("type", [
+  TextBlockSchema,
+  ToolUseBlockSchema,
+  ThinkingBlockSchema,
+  RedactedThinkingBlockSchema,
+  HostedToolBlockSchema,
+]);
+/** Any block a model may return: text, tool_use, thinking, redacted_thinking or hosted_tool. */
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
 /** The outcome of one tool call, sent back to the model. `toolUseId` is the {@link ToolUseBlock.id}. */
@@ -215,6 +242,20 @@ export const ResponseFormatSchema = z.object({
 /** See {@link ResponseFormatSchema}. */
 export type ResponseFormat = z.infer<typeof ResponseFormatSchema>;
 
+/**
+ * Provider-hosted tools to offer the model, by adapter (`openai`, `anthropic`, `ai-sdk`), each passed
+ * through as given: e.g. `{ openai: [{ type: "web_search" }], anthropic: [{ type: "web_search_20250305",
+ * name: "web_search", max_uses: 3 }] }`. An adapter sends only its own list, so one request can serve a
+ * primary and a fallback on different providers.
+ */
+export const ProviderToolsSchema = z.object({
+  openai: z.array(z.record(z.string(), JsonValueSchema)).optional(),
+  anthropic: z.array(z.record(z.string(), JsonValueSchema)).optional(),
+  "ai-sdk": z.array(z.record(z.string(), JsonValueSchema)).optional(),
+});
+/** See {@link ProviderToolsSchema}. */
+export type ProviderTools = z.infer<typeof ProviderToolsSchema>;
+
 export const ModelRequestSchema = z.object({
   messages: z.array(MessageSchema),
   system: z.string().optional(),
@@ -223,6 +264,7 @@ export const ModelRequestSchema = z.object({
   maxTokens: z.number().int().positive().optional(),
   temperature: z.number().min(0).max(2).optional(),
   responseFormat: ResponseFormatSchema.optional(),
+  providerTools: ProviderToolsSchema.optional(),
 });
 
 /** What a model returned, as journaled. */
