@@ -4,47 +4,13 @@
  * every send without a journaled response as possibly billed, charge it against its budget, and stop
  * re-sending after the configured number of such sends.
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createEngine } from "../src/engine/create-engine.js";
-import type { Engine } from "../src/engine/engine.js";
-import { silentLogger } from "../src/engine/logger.js";
 import { decode } from "../src/core/serialize.js";
 import { waitFor } from "../src/testing/wait-for.js";
-import { onCleanup, tempDir } from "./support/engines.js";
 import { runCli } from "./support/cli.js";
-import { requireBuild, spawnWorker } from "./support/processes.js";
-// @ts-expect-error plain JS fixture
-import { workflows } from "./fixtures/agent-workflows.mjs";
-
-const FIXTURE = resolve("test/fixtures/agent-workflows.mjs");
-
-async function setUp(workflow: string, runId: string) {
-  requireBuild();
-  const dir = tempDir();
-  const store = `sqlite:${join(dir, "cairn.db")}`;
-  const ledger = join(dir, "ledger.txt");
-  writeFileSync(ledger, "");
-  const engine: Engine = await createEngine({ store, workflows, logger: silentLogger });
-  onCleanup(() => engine.close());
-  await engine.start(workflow, { prompt: "go" }, { runId });
-  const env = { CAIRN_TEST_STORE: store, CAIRN_TEST_WORKFLOWS: FIXTURE, CAIRN_TEST_LEDGER: ledger, CAIRN_TEST_LEASE_MS: "300" };
-  const sends = () =>
-    readFileSync(ledger, "utf8")
-      .split("\n")
-      .filter((line) => line === "model hanging").length;
-  /** A worker that is SIGKILLed as soon as the next model request is in flight. */
-  const killMidCall = async () => {
-    const before = sends();
-    const worker = spawnWorker(env);
-    await worker.ready;
-    await waitFor(() => sends() > before, { timeoutMs: 20_000, what: "a model request in flight" });
-    worker.child.kill("SIGKILL");
-    await worker.exited;
-  };
-  return { engine, env, sends, killMidCall };
-}
+import { spawnWorker } from "./support/processes.js";
+import { setUp } from "./support/hanging-model.js";
 
 describe("possibly-billed model calls under SIGKILL", () => {
   it("stops re-sending after 3 sends without a response and asks a person, with what they may have cost", async () => {

@@ -27,7 +27,7 @@ import { callModel, type ModelCall, type UnconfirmedCallsOptions } from "./model
 import { knownEstimate, requirePrices } from "./spend.js";
 import { textOf } from "./model/messages.js";
 import type { Model, ModelRequest } from "./model/model.js";
-import type { JsonValue, Message, StopReason, ToolResult, ToolUseBlock } from "./model/schemas.js";
+import { ProviderToolsSchema, type JsonValue, type Message, type ProviderTools, type StopReason, type ToolResult, type ToolUseBlock } from "./model/schemas.js";
 import { argumentsHash, defineTool, describeIssues, formatOutput, type Tool } from "./tool.js";
 
 /** What an agent run starts with: a prompt, or a whole conversation, and optionally tighter limits. */
@@ -59,8 +59,28 @@ export interface AgentDefinition {
   version?: string;
   /** The model, or a function that makes it in the worker (e.g. from environment keys). */
   model: Model | (() => Model);
+  /**
+   * Models to try, in order, when a model call fails for good with a provider outage: a 5xx, 429,
+   * 408 or 409 answer or a network failure, after the whole `retry` policy (each model gets all of
+   * it). A rejected request (400, 401, 403, 404, 422) is not retried on another model. The journal
+   * records which model answered (a replay or resume uses that answer and sends nothing), the call
+   * is priced by the model that answered, and `cairn show` marks the turn as a fallback. Summary
+   * calls fall back to the same list. Each may be a function, like `model`.
+   * @example
+   * fallbacks: [anthropicModel({ model: "claude-haiku-4-5" }), () => openaiModel({ model: "gpt-5-mini" })]
+   */
+  fallbacks?: (Model | (() => Model))[];
   system?: string;
   tools?: Tool[];
+  /**
+   * Provider-hosted tools (web search, file search, code interpreter…), by adapter, passed to the
+   * provider as given; the provider runs them. Their calls and results come back as `hosted_tool`
+   * blocks: journaled with the model step, shown by `cairn show`, and sent back verbatim on the next
+   * turn. Each adapter sends only its own list, so fallbacks on other providers are not confused.
+   * @example
+   * providerTools: { openai: [{ type: "web_search" }], anthropic: [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }] }
+   */
+  providerTools?: ProviderTools;
   budget?: AgentBudget;
   context?: ContextOptions;
   /** Structured working memory (memory_set/get/list tools) and search over the run's history (search_history). */
@@ -147,9 +167,18 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
     for (const builtin of MEMORY_TOOLS)
       if (tools.has(builtin)) throw new ValidationError(`Agent "${name}": "${builtin}" is a built-in memory tool; rename your tool.`);
   }
+  const providerTools = definition.providerTools === undefined ? undefined : ProviderToolsSchema.safeParse(definition.providerTools);
+  if (providerTools && !providerTools.success)
+    throw new ValidationError(
+      `Agent "${name}": providerTools must be { openai?: object[], anthropic?: object[], "ai-sdk"?: object[] } (${describeIssues(providerTools.error)}).`,
+    );
   const specs = [...tools.values()].map((tool) => tool.spec).concat(memoryOptions ? memoryToolSpecs(memoryOptions) : []);
   let model: Model | null = typeof definition.model === "function" ? null : definition.model;
   const getModel = () => (model ??= (definition.model as () => Model)());
+  if (definition.fallbacks !== undefined && (!Array.isArray(definition.fallbacks) || definition.fallbacks.some((f) => typeof f !== "function" && !f?.generate)))
+    throw new ValidationError(`Agent "${name}": fallbacks must be a list of models (or functions that make them).`);
+  let fallbackModels: Model[] | null = null;
+  const getFallbacks = () => (fallbackModels ??= (definition.fallbacks ?? []).map((f) => (typeof f === "function" ? f() : f)));
   const costOptions: CostOptions = definition.prices ? { prices: definition.prices } : {};
   const maxTokens = definition.maxTokens ?? 4096;
   const unconfirmed = resolveUnconfirmed(name, definition.unconfirmedCalls);
@@ -166,7 +195,7 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
       const changes = diffManifests(recorded, manifest);
       if (changes.length > 0 && !definition.migrate?.(changes, recorded, manifest)) throw new ManifestChangedError(ctx.runId, changes);
       // A cost limit needs every model priced; without one, unpriced calls are reported as of unknown cost.
-      const priced = [getModel().modelId, ...(context.summaryModel ? [context.summaryModel.modelId] : [])];
+      const priced = [getModel().modelId, ...getFallbacks().map((f) => f.modelId), ...(context.summaryModel ? [context.summaryModel.modelId] : [])];
       requirePrices(name, runBudget.maxCostMicros !== null || runBudget.tiersMicros.length > 0, priced, costOptions);
       const initial: AgentState = {
         messages: initialMessages(name, input),
@@ -185,13 +214,21 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
           const current = getModel();
           const started = startedAt;
           // Keep the prompt within the window: older turns become a journaled summary.
-          state = await compactIfNeeded(turnCtx, current, context, { system: definition.system, tools: specs, maxTokens }, state, costOptions, (next) =>
-            checkBeforeCall(runBudget, state.totals, next, turnCtx.now("summary-clock").getTime() - started),
+          state = await compactIfNeeded(
+            turnCtx,
+            current,
+            context,
+            { system: definition.system, tools: specs, maxTokens },
+            state,
+            costOptions,
+            (next) => checkBeforeCall(runBudget, state.totals, next, turnCtx.now("summary-clock").getTime() - started),
+            { budget: runBudget, unconfirmed, fallbacks: getFallbacks() },
           );
           const request: Omit<ModelRequest, "signal"> = { messages: state.messages, maxTokens };
           if (definition.system !== undefined) request.system = definition.system;
           if (specs.length > 0) request.tools = specs;
           if (definition.temperature !== undefined) request.temperature = definition.temperature;
+          if (providerTools?.data) request.providerTools = providerTools.data;
 
           const estimate = estimateTokens(request);
           const estimatedCost = knownEstimate(current.modelId, request, costOptions);
@@ -203,13 +240,14 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
             model: current,
             request,
             estimatedCost,
+            fallbacks: getFallbacks().map((fallback) => ({ model: fallback, estimatedCost: knownEstimate(fallback.modelId, request, costOptions) })),
             costOptions,
             retry: definition.retry ?? { maxAttempts: 4, initialDelay: "2s" },
             budget: runBudget,
             totals: state.totals,
             unconfirmed,
             seal: (response) => markSecretCalls(response, tools),
-            flow: modelFlowOf(definition.modelFlow, input, current.modelId),
+            flow: (model) => modelFlowOf(definition.modelFlow, input, model.modelId),
           });
           let totals = addCall(state.totals, call.usage, call.costMicros, call.possiblyBilledMicros ?? 0);
           const messages: Message[] = [...state.messages, { role: "assistant", content: call.content }];

@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
 import { ValidationError } from "../core/errors.js";
 import type { WorkflowContext } from "../engine/workflow.js";
-import { addCall, type AgentTotals } from "./budget.js";
+import { addCall, type AgentTotals, type ResolvedBudget } from "./budget.js";
+import { callModel, type ModelCandidate, type UnconfirmedCallsOptions } from "./model-call.js";
 import type { CostOptions } from "./model/cost.js";
 import { estimateTokens } from "./model/estimate.js";
-import { knownCost, knownEstimate } from "./spend.js";
+import { knownEstimate } from "./spend.js";
 import { textOf } from "./model/messages.js";
-import type { Model, ModelRequest, ModelResponse } from "./model/model.js";
-import type { Message, ToolSpec } from "./model/schemas.js";
+import type { Model, ModelRequest } from "./model/model.js";
+import type { Message, ToolSpec, UserBlock } from "./model/schemas.js";
 
 /** How an agent keeps its prompt within the model's window. */
 export interface ContextOptions {
@@ -78,16 +79,25 @@ export function cutIndex(messages: Message[], keepRecent: number): number {
   return -1;
 }
 
+/** A user block as summary text: images and files are named, not sent again (the summary model may not read them). */
+function describeUserBlock(block: UserBlock): string {
+  if (block.type === "text") return block.text;
+  const where = block.source.type === "url" ? ` ${block.source.url}` : block.source.type === "file_id" ? ` ${block.source.fileId}` : "";
+  return block.type === "image" ? `[image${where}]` : `[file ${block.filename ?? ""}${where}]`.replace("file ]", "file]");
+}
+
 /** The summarized messages as plain text: tool calls and results included, thinking left out. */
 export function renderForSummary(messages: Message[]): string {
   return messages
     .map((message) => {
-      if (message.role === "user") return `USER: ${textOf(message.content)}`;
+      if (message.role === "user") return `USER: ${typeof message.content === "string" ? message.content : message.content.map(describeUserBlock).join("\n")}`;
       if (message.role === "tool") return message.content.map((r) => `TOOL RESULT ${r.toolUseId}${r.isError ? " (error)" : ""}: ${r.content}`).join("\n");
       return message.content
         .map((block) => {
           if (block.type === "text") return `ASSISTANT: ${block.text}`;
           if (block.type === "tool_use") return `ASSISTANT CALLED ${block.name} (${block.id}) WITH ${JSON.stringify(block.input)}`;
+          if (block.type === "hosted_tool")
+            return `PROVIDER RAN ${block.name}${block.input === undefined ? "" : ` WITH ${JSON.stringify(block.input)}`}${block.output === undefined ? "" : ` → ${JSON.stringify(block.output).slice(0, 2000)}`}`;
           return "";
         })
         .filter(Boolean)
@@ -96,12 +106,22 @@ export function renderForSummary(messages: Message[]): string {
     .join("\n\n");
 }
 
+/** How the summary call is sent: the same accounting as every model call of the agent. */
+export interface SummaryCallOptions {
+  budget: ResolvedBudget;
+  unconfirmed: Required<UnconfirmedCallsOptions>;
+  /** Models tried when the summary model fails with a provider outage (the agent's fallbacks when it has no summary model of its own). */
+  fallbacks: Model[];
+}
+
 /**
  * Progressive summarization: when the estimated prompt passes `summarizeAt` of the window, the
  * older messages (an earlier summary included) are summarized by a model call — a journaled step
  * whose intent records the provenance (which messages, which model, which prompt) — and replaced by
  * one user message; the recent turns stay verbatim. The transcript stays valid for every provider.
- * `beforeCall` applies the budget to the summary call.
+ * `beforeCall` applies the budget to the summary call; `calls` gives it the agent's resend cap and
+ * possibly-billed accounting (a summary sent again and again without a journaled response stops
+ * being re-sent, like any model call) and its fallbacks.
  */
 export async function compactIfNeeded<S extends CompactableState>(
   ctx: WorkflowContext,
@@ -111,6 +131,7 @@ export async function compactIfNeeded<S extends CompactableState>(
   state: S,
   costOptions: CostOptions,
   beforeCall: (next: { costMicros: number; inputTokens: number; maxOutputTokens: number }) => void,
+  calls: SummaryCallOptions,
 ): Promise<S> {
   const prompt: Omit<ModelRequest, "signal"> = { messages: state.messages, tools: request.tools, maxTokens: request.maxTokens };
   if (request.system !== undefined) prompt.system = request.system;
@@ -134,19 +155,29 @@ export async function compactIfNeeded<S extends CompactableState>(
     model: model.modelId,
     promptHash: `sha256:${createHash("sha256").update(options.summaryPrompt).digest("hex")}`,
   };
-  const call = await ctx.step<ModelResponse & { costMicros: number | null }>(
-    "summarize",
-    async ({ signal }) => {
-      const response = await model.generate({ ...summaryRequest, signal });
-      return { ...response, costMicros: knownCost(model.modelId, response.usage, costOptions) };
-    },
-    { retry: { maxAttempts: 4, initialDelay: "2s" }, intent: provenance, searchText: (response) => textOf(response.content) },
-  );
+  const fallbacks: ModelCandidate[] = calls.fallbacks.map((fallback) => ({
+    model: fallback,
+    estimatedCost: knownEstimate(fallback.modelId, summaryRequest, costOptions),
+  }));
+  const call = await callModel(ctx, {
+    name: "summarize",
+    model,
+    request: summaryRequest,
+    estimatedCost,
+    fallbacks,
+    costOptions,
+    retry: { maxAttempts: 4, initialDelay: "2s" },
+    budget: calls.budget,
+    totals: state.totals,
+    unconfirmed: calls.unconfirmed,
+    seal: (response) => response,
+    intent: provenance,
+  });
   const summary: Message = { role: "user", content: `[Summary ${provenance.summary} of the earlier conversation]\n${textOf(call.content)}` };
   return {
     ...state,
     messages: [summary, ...state.messages.slice(cut)],
-    totals: addCall(state.totals, call.usage, call.costMicros),
+    totals: addCall(state.totals, call.usage, call.costMicros, call.possiblyBilledMicros ?? 0),
     summaries: provenance.summary,
   };
 }

@@ -67,5 +67,5 @@ export {
 } from "./plan-graph.js";
 export { planTool, type PlanToolOptions } from "./plan-tool.js";
 export { planViews, type PlanView } from "./plan-view.js";
-export type { UnconfirmedCallsOptions } from "./model-call.js";
+export type { UnconfirmedCallsOptions, ModelCall, FailedModel } from "./model-call.js";
 export type { StepFlowOptions } from "../core/step-flow.js";

@@ -8,10 +8,14 @@ export type TranscriptItem =
   | { kind: "user"; text: string }
   | { kind: "assistant"; text: string }
   | { kind: "tool-call"; callId: string; name: string; arguments: unknown }
+  /** A provider-hosted tool (web search, code interpreter…) the provider ran itself: its call, result, or both. */
+  | { kind: "hosted-tool"; name: string; id?: string; phase: string; input?: unknown; output?: unknown }
   | { kind: "tool-result"; callId: string; name: string; idempotencyKey?: string; result?: unknown; error?: string; via?: string }
   | { kind: "approval"; tool: string; callId: string; answer?: HumanAnswer }
   | { kind: "question"; requestId: string; question: string; context?: unknown; answer?: HumanAnswer }
-  | { kind: "summary"; text: string };
+  | { kind: "summary"; text: string }
+  /** A fallback model answered after `from` failed for good with a provider outage (`error`). */
+  | { kind: "fallback"; from: string; to: string; error: string };
 
 /** What an agent run has spent so far: a fold of its journal, also while it runs. */
 export interface AgentSpend {
@@ -143,7 +147,15 @@ export function agentRunView(entries: readonly JournalEntryView[]): AgentRunView
 }
 
 function addModelCall(items: TranscriptItem[], spend: AgentSpend, key: string, result: unknown): void {
-  const call = result as { content?: ContentBlock[]; usage?: Usage; costMicros?: number | null; possiblyBilledMicros?: number; halted?: string } | null;
+  const call = result as {
+    content?: ContentBlock[];
+    usage?: Usage;
+    costMicros?: number | null;
+    possiblyBilledMicros?: number;
+    halted?: string;
+    answeredBy?: string;
+    fallbackFrom?: { model: string; error: string }[];
+  } | null;
   if (!call || typeof call !== "object") return;
   if (call.possiblyBilledMicros) spend.possiblyBilledMicros += call.possiblyBilledMicros;
   if (call.halted) return; // the step refused to send again; a question or an error follows
@@ -151,6 +163,9 @@ function addModelCall(items: TranscriptItem[], spend: AgentSpend, key: string, r
   if (call.usage) for (const field of Object.keys(spend.usage) as (keyof Usage)[]) spend.usage[field] += numberOr(call.usage[field], 0);
   if (typeof call.costMicros === "number") spend.costMicros += call.costMicros;
   else spend.unpricedCalls += 1;
+  if (Array.isArray(call.fallbackFrom))
+    for (const failed of call.fallbackFrom)
+      items.push({ kind: "fallback", from: String(failed.model), to: String(call.answeredBy ?? "?"), error: String(failed.error) });
   const content = Array.isArray(call.content) ? call.content : [];
   if (/(?:^|\/)summarize#\d+$/.test(key)) {
     items.push({ kind: "summary", text: textOfBlocks(content) });
@@ -159,6 +174,15 @@ function addModelCall(items: TranscriptItem[], spend: AgentSpend, key: string, r
   for (const block of content) {
     if (block.type === "text" && block.text.trim() !== "") items.push({ kind: "assistant", text: block.text });
     if (block.type === "tool_use") items.push({ kind: "tool-call", callId: block.id, name: block.name, arguments: block.input });
+    if (block.type === "hosted_tool")
+      items.push({
+        kind: "hosted-tool",
+        name: block.name,
+        phase: block.phase,
+        ...(block.id === undefined ? {} : { id: block.id }),
+        ...(block.input === undefined ? {} : { input: block.input }),
+        ...(block.output === undefined ? {} : { output: block.output }),
+      });
   }
 }
 

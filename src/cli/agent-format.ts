@@ -35,6 +35,14 @@ export function transcriptLines(item: TranscriptItem): string[] {
     }
     case "summary":
       return [`${label("summary")} ${truncate(oneLine(item.text), 400)}`];
+    case "hosted-tool": {
+      const parts = [`${label("hosted")} ${item.name}`];
+      if (item.input !== undefined) parts.push(preview(item.input, 200));
+      if (item.output !== undefined) parts.push(`→ ${preview(item.output, 200)}`);
+      return [`${parts.join(" ")}  (${item.phase === "result" ? "result" : "ran by the provider"}${item.id ? `, ${item.id}` : ""})`];
+    }
+    case "fallback":
+      return [`${label("fallback")} ${item.from} failed (${truncate(oneLine(item.error), 200)}); ${item.to} answered`];
   }
 }
 

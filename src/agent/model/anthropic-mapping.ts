@@ -3,9 +3,10 @@
  * Internal to the adapter (not exported from `cairn/agent`, so its declarations need no SDK).
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { count, makeResponse } from "./messages.js";
+import { count, makeResponse, toJson } from "./messages.js";
 import type { ModelRequest, ModelResponse } from "./model.js";
-import type { ContentBlock, Message, StopReason, ToolChoice, Usage } from "./schemas.js";
+import { ModelInputUnsupportedError } from "./errors.js";
+import type { ContentBlock, Message, StopReason, ToolChoice, Usage, UserBlock } from "./schemas.js";
 
 type MessageParam = Anthropic.Messages.MessageParam;
 type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
@@ -25,7 +26,7 @@ export function toAnthropicMessages(messages: Message[]): MessageParam[] {
   for (const message of messages) {
     if (message.role === "user") {
       const blocks: ContentBlockParam[] =
-        typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content.map((b) => ({ type: "text", text: b.text }));
+        typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content.map(toAnthropicUserBlock);
       const last = out[out.length - 1];
       if (last?.role === "user") pushUser(blocks);
       else out.push({ role: "user", content: typeof message.content === "string" ? message.content : blocks });
@@ -39,11 +40,43 @@ export function toAnthropicMessages(messages: Message[]): MessageParam[] {
       );
     } else {
       // A thinking block without a signature came from another provider: Anthropic would reject it.
-      const blocks = message.content.filter((b) => b.type !== "thinking" || b.signature).map(toAnthropicBlock);
+      // A hosted tool block from another provider is left out too.
+      const blocks = message.content
+        .filter((b) => (b.type !== "thinking" || b.signature) && (b.type !== "hosted_tool" || anthropicItem(b) !== undefined))
+        .map(toAnthropicBlock);
       out.push({ role: "assistant", content: blocks });
     }
   }
   return out;
+}
+
+/** Document media types the Messages API reads. */
+const DOCUMENT_TYPES = new Set(["application/pdf", "text/plain"]);
+
+/** A user block as a Messages content block: `text`, `image` or `document` (PDF or plain text). */
+function toAnthropicUserBlock(block: UserBlock): ContentBlockParam {
+  if (block.type === "text") return { type: "text", text: block.text };
+  if (block.type === "image") {
+    const source = block.source;
+    if (source.type === "base64") return { type: "image", source: { type: "base64", media_type: source.mediaType, data: source.data } };
+    if (source.type === "url") return { type: "image", source: { type: "url", url: source.url } };
+    return { type: "image", source: { type: "file", file_id: source.fileId } };
+  }
+  const source = block.source;
+  const title = block.filename ? { title: block.filename } : {};
+  const media = source.type === "file_id" ? undefined : source.mediaType;
+  if (media !== undefined && !DOCUMENT_TYPES.has(media))
+    throw new ModelInputUnsupportedError(
+      "anthropic",
+      `a file of type "${media}"${block.filename ? ` (${block.filename})` : ""}: Anthropic reads PDF (application/pdf) and plain text (text/plain) documents. Convert it, or send it to a model that reads it.`,
+    );
+  if (source.type === "base64") {
+    if (source.mediaType === "text/plain")
+      return { type: "document", ...title, source: { type: "text", media_type: "text/plain", data: Buffer.from(source.data, "base64").toString("utf8") } };
+    return { type: "document", ...title, source: { type: "base64", media_type: "application/pdf", data: source.data } };
+  }
+  if (source.type === "url") return { type: "document", ...title, source: { type: "url", url: source.url } };
+  return { type: "document", ...title, source: { type: "file", file_id: source.fileId } };
 }
 
 function toAnthropicBlock(block: ContentBlock): ContentBlockParam {
@@ -56,7 +89,33 @@ function toAnthropicBlock(block: ContentBlock): ContentBlockParam {
       return { type: "thinking", thinking: block.thinking, signature: block.signature! };
     case "redacted_thinking":
       return { type: "redacted_thinking", data: block.data };
+    case "hosted_tool":
+      return anthropicItem(block)!;
   }
+}
+
+/** The verbatim server tool block a `hosted_tool` block carries, when it came from Anthropic. */
+function anthropicItem(block: ContentBlock): ContentBlockParam | undefined {
+  const data = block.provider?.["anthropic"];
+  const item = data !== null && typeof data === "object" && !Array.isArray(data) ? data["block"] : undefined;
+  return item !== null && typeof item === "object" && !Array.isArray(item) ? (item as unknown as ContentBlockParam) : undefined;
+}
+
+/** A server tool block (`server_tool_use`, `web_search_tool_result`, …) as a `hosted_tool` block, kept verbatim. */
+function hostedBlock(block: Record<string, unknown>): ContentBlock {
+  const type = String(block["type"]);
+  const result = type.endsWith("_result");
+  const out: ContentBlock = {
+    type: "hosted_tool",
+    name: typeof block["name"] === "string" ? block["name"] : type.replace(/_tool_result$/, "").replace(/_result$/, ""),
+    phase: result ? "result" : "call",
+    provider: { anthropic: { block: toJson(block) } },
+  };
+  const id = block["id"] ?? block["tool_use_id"];
+  if (typeof id === "string") out.id = id;
+  if (!result && block["input"] !== undefined) out.input = toJson(block["input"]);
+  if (result && block["content"] !== undefined) out.output = toJson(block["content"]);
+  return out;
 }
 
 function toAnthropicToolChoice(choice: ToolChoice): Anthropic.Messages.ToolChoice {
@@ -88,6 +147,8 @@ export function toAnthropicParams(
       input_schema: { type: "object", ...t.inputSchema } as Anthropic.Messages.Tool.InputSchema,
     }));
   }
+  const hosted = request.providerTools?.anthropic;
+  if (hosted?.length) params.tools = [...(params.tools ?? []), ...(hosted as unknown as Anthropic.Messages.ToolUnion[])];
   if (request.toolChoice !== undefined) params.tool_choice = toAnthropicToolChoice(request.toolChoice);
   if (request.responseFormat) params.output_config = { ...params.output_config, format: { type: "json_schema", schema: request.responseFormat.schema } };
   return params;
@@ -103,18 +164,17 @@ const STOP_REASONS: Record<string, StopReason> = {
 };
 
 /**
- * Maps an Anthropic `Message` to a neutral response. Blocks Cairn does not model (server tools) are left
- * out of `content` but kept in `raw`: the whole message with `keepRaw`, else `{ unmapped: [blocks] }` (or `{}`).
+ * Maps an Anthropic `Message` to a neutral response. Server tool blocks become `hosted_tool` blocks;
+ * with `keepRaw` the whole message is kept in `raw`.
  */
 export function fromAnthropicMessage(message: AnthropicMessage, keepRaw = true): ModelResponse {
   const content: ContentBlock[] = [];
-  const unmapped: unknown[] = [];
   for (const block of message.content) {
     if (block.type === "text") content.push({ type: "text", text: block.text });
     else if (block.type === "tool_use") content.push({ type: "tool_use", id: block.id, name: block.name, input: (block.input ?? {}) as never });
     else if (block.type === "thinking") content.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
     else if (block.type === "redacted_thinking") content.push({ type: "redacted_thinking", data: block.data });
-    else unmapped.push(block);
+    else content.push(hostedBlock(block as unknown as Record<string, unknown>));
   }
   const u = message.usage;
   const usage: Usage = {
@@ -132,6 +192,6 @@ export function fromAnthropicMessage(message: AnthropicMessage, keepRaw = true):
     usage,
     model: message.model,
     id: message.id,
-    raw: keepRaw ? message : unmapped.length > 0 ? { unmapped } : {},
+    raw: keepRaw ? message : {},
   });
 }

@@ -22,7 +22,7 @@ export async function readAnthropicStream(events: AsyncIterable<Event>, emit: (d
         break;
       case "content_block_start":
         blocks[event.index] = { ...event.content_block } as Block;
-        if (event.content_block.type === "tool_use") json.set(event.index, "");
+        if (event.content_block.type === "tool_use" || event.content_block.type === "server_tool_use") json.set(event.index, "");
         break;
       case "content_block_delta": {
         const block = blocks[event.index] as Block & { text?: string; thinking?: string; signature?: string; id?: string; name?: string };
@@ -38,14 +38,14 @@ export async function readAnthropicStream(events: AsyncIterable<Event>, emit: (d
           block.signature = delta.signature;
         } else if (delta.type === "input_json_delta") {
           json.set(event.index, (json.get(event.index) ?? "") + delta.partial_json);
-          emit({ kind: "tool-input", id: block.id ?? "", name: block.name ?? "", text: delta.partial_json });
+          if (block.type === "tool_use") emit({ kind: "tool-input", id: block.id ?? "", name: block.name ?? "", text: delta.partial_json });
         }
         break;
       }
       case "content_block_stop": {
         const block = blocks[event.index];
         const text = json.get(event.index);
-        if (block?.type === "tool_use" && text !== undefined) block.input = parseJson(text);
+        if ((block?.type === "tool_use" || block?.type === "server_tool_use") && text !== undefined) block.input = parseJson(text) as never;
         break;
       }
       case "message_delta":

@@ -58,3 +58,17 @@ export class ModelSdkMissingError extends CairnError {
     );
   }
 }
+
+/**
+ * A request holds a part the provider cannot take (e.g. a Word document for Anthropic, which reads
+ * PDF and plain text). Terminal: sending it again cannot help; convert the input or use another model.
+ */
+export class ModelInputUnsupportedError extends CairnError {
+  readonly nonRetryable = true;
+  constructor(
+    readonly provider: string,
+    detail: string,
+  ) {
+    super("MODEL_INPUT_UNSUPPORTED", `${provider} cannot take this input: ${detail}`);
+  }
+}

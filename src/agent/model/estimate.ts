@@ -4,7 +4,7 @@
  */
 import { costOf, type CostOptions } from "./cost.js";
 import type { ModelRequest } from "./model.js";
-import type { ContentBlock, Message, ToolSpec } from "./schemas.js";
+import type { ContentBlock, Message, ToolSpec, UserBlock } from "./schemas.js";
 
 /** Per-item overheads, in tokens: the role and framing tokens providers add around each item. */
 const MESSAGE_OVERHEAD = 4;
@@ -28,8 +28,13 @@ export function estimateTextTokens(text: string): number {
   return Math.ceil(ascii / 4) + other;
 }
 
+/** What one image is estimated at. */
+const IMAGE_TOKENS = 1_600;
+/** What a file known only by URL or id is estimated at (a few pages). */
+const FILE_TOKENS = 8_000;
+
 /** Tokens of a list of content blocks, per kind: text, tool call (name + JSON arguments), thinking, redacted thinking. */
-export function estimateContentTokens(content: ContentBlock[] | string): number {
+export function estimateContentTokens(content: readonly (ContentBlock | UserBlock)[] | string): number {
   if (typeof content === "string") return estimateTextTokens(content);
   let total = 0;
   for (const block of content) {
@@ -45,6 +50,15 @@ export function estimateContentTokens(content: ContentBlock[] | string): number 
         break;
       case "redacted_thinking":
         total += estimateTextTokens(block.data);
+        break;
+      case "image":
+        // Providers bill an image by its pixels, which Cairn does not decode; 1,600 is the most
+        // Anthropic bills one (about 1.15 megapixels, larger images are scaled down) and near OpenAI's high detail.
+        total += IMAGE_TOKENS;
+        break;
+      case "file":
+        // A document's text and page images; from its size when the bytes are here, else a page-sized guess.
+        total += block.source.type === "base64" ? Math.max(IMAGE_TOKENS, Math.ceil((block.source.data.length * 3) / 4 / 3)) : FILE_TOKENS;
         break;
     }
   }

@@ -14,5 +14,5 @@ export { modelFromEnv, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL } from "./f
 export { PRICE_TABLE, type ModelPrice, type PriceTable } from "./prices.js";
 export { costOf, priceFor, priceKeys, formatMicroUsd, ModelPriceOverrideSchema, type ModelPriceOverride, type CostOptions } from "./cost.js";
 export { estimateTokens, estimateTextTokens, estimateContentTokens, estimateCost, DEFAULT_MAX_OUTPUT_TOKENS, type TokenEstimate } from "./estimate.js";
-export { ScriptExhaustedError, ScriptMismatchError, UnknownModelPriceError, ModelSdkMissingError } from "./errors.js";
+export { ScriptExhaustedError, ScriptMismatchError, UnknownModelPriceError, ModelSdkMissingError, ModelInputUnsupportedError } from "./errors.js";
 export { generateObject, ModelOutputInvalidError, type GenerateObjectOptions, type GenerateObjectResult } from "./structured.js";

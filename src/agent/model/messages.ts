@@ -3,7 +3,17 @@
  */
 import { ValidationError } from "../../core/errors.js";
 import type { ModelRequest, ModelResponse } from "./model.js";
-import { ModelRequestSchema, type ContentBlock, type JsonValue, type Message, type StopReason, type ToolUseBlock, type Usage } from "./schemas.js";
+import {
+  ModelRequestSchema,
+  type ContentBlock,
+  type JsonValue,
+  type Message,
+  type TextBlock,
+  type UserBlock,
+  type StopReason,
+  type ToolUseBlock,
+  type Usage,
+} from "./schemas.js";
 
 /** A usage with every count at zero. */
 export function emptyUsage(): Usage {
@@ -26,11 +36,11 @@ export function toolCallsOf(content: ContentBlock[]): ToolUseBlock[] {
   return content.filter((block): block is ToolUseBlock => block.type === "tool_use");
 }
 
-/** The text blocks of `content`, joined with newlines. */
-export function textOf(content: ContentBlock[] | string): string {
+/** The text blocks of `content`, joined with newlines (images and files are left out). */
+export function textOf(content: readonly (ContentBlock | UserBlock)[] | string): string {
   if (typeof content === "string") return content;
   return content
-    .filter((block) => block.type === "text")
+    .filter((block): block is TextBlock => block.type === "text")
     .map((block) => block.text)
     .join("\n");
 }
@@ -77,9 +87,34 @@ export function checkRequest(request: ModelRequest): ModelRequest {
   const parsed = ModelRequestSchema.safeParse({ ...request, signal: undefined });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ValidationError(`Invalid model request at ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}.`);
+    const { path, message } = issue ? deepestIssue(issue) : { path: [], message: "invalid" };
+    throw new ValidationError(`Invalid model request at ${path.join(".") || "(root)"}: ${message}.`);
   }
   return request;
+}
+
+interface IssueLike {
+  path: PropertyKey[];
+  message: string;
+  code?: string;
+  errors?: IssueLike[][];
+}
+
+/**
+ * The most specific problem behind a union's "Invalid input": the branch that got furthest into the
+ * value (a user turn's blocks rather than "not a string"), so the error names the bad field.
+ */
+function deepestIssue(issue: IssueLike, prefix: PropertyKey[] = []): { path: PropertyKey[]; message: string } {
+  const path = [...prefix, ...issue.path];
+  if (issue.code !== "invalid_union" || !issue.errors?.length) return { path, message: issue.message };
+  let best: { path: PropertyKey[]; message: string } | undefined;
+  for (const branch of issue.errors) {
+    const first = branch[0];
+    if (!first) continue;
+    const candidate = deepestIssue(first, path);
+    if (!best || candidate.path.length > best.path.length) best = candidate;
+  }
+  return best ?? { path, message: issue.message };
 }
 
 /** One thing wrong with a transcript, as found by {@link transcriptProblems}. */

@@ -14,6 +14,7 @@ import type {
   ToolUseBlock,
   Usage,
   ModelResponseSchema,
+  ProviderTools,
 } from "./schemas.js";
 
 /**
@@ -47,6 +48,11 @@ export interface ModelRequest {
    * `output_config.format`, AI SDK `responseFormat`). See `generateObject` for validation and retries.
    */
   responseFormat?: ResponseFormat;
+  /**
+   * Provider-hosted tools (web search, file search, code interpreter…), by adapter, passed through as
+   * given. The provider runs them; their calls and results come back as `hosted_tool` blocks.
+   */
+  providerTools?: ProviderTools;
   /** Aborts the HTTP request. Not journaled. */
   signal?: AbortSignal;
   /**

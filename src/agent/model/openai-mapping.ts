@@ -3,9 +3,9 @@
  * Internal to the adapter (not exported from `cairn/agent`, so its declarations need no SDK).
  */
 import type OpenAI from "openai";
-import { count, makeResponse } from "./messages.js";
+import { count, makeResponse, toJson } from "./messages.js";
 import type { ModelRequest, ModelResponse } from "./model.js";
-import type { ContentBlock, JsonValue, Message, StopReason, ToolChoice } from "./schemas.js";
+import type { ContentBlock, JsonValue, Message, StopReason, ToolChoice, UserBlock } from "./schemas.js";
 
 type CreateParams = OpenAI.Responses.ResponseCreateParamsNonStreaming;
 type InputItem = OpenAI.Responses.ResponseInputItem;
@@ -33,10 +33,7 @@ export function toOpenAIInput(messages: Message[]): InputItem[] {
   const items: InputItem[] = [];
   for (const message of messages) {
     if (message.role === "user") {
-      items.push({
-        role: "user",
-        content: typeof message.content === "string" ? message.content : message.content.map((b) => ({ type: "input_text" as const, text: b.text })),
-      });
+      items.push({ role: "user", content: typeof message.content === "string" ? message.content : message.content.map(toOpenAIUserPart) });
     } else if (message.role === "tool") {
       for (const r of message.content)
         items.push({ type: "function_call_output", call_id: r.toolUseId, output: r.isError ? `Error: ${r.content}` : r.content });
@@ -67,6 +64,10 @@ export function toOpenAIInput(messages: Message[]): InputItem[] {
           };
           if (data.itemId) call.id = data.itemId;
           items.push(call);
+        } else if (block.type === "hosted_tool") {
+          // A hosted tool's item goes back verbatim; one from another provider is left out.
+          const item = block.provider["openai"];
+          if (item !== null && typeof item === "object" && !Array.isArray(item) && item["item"]) items.push(item["item"] as unknown as InputItem);
         } else if (block.type === "thinking" && data.itemId) {
           const reasoning: OpenAI.Responses.ResponseReasoningItem = {
             type: "reasoning",
@@ -80,6 +81,23 @@ export function toOpenAIInput(messages: Message[]): InputItem[] {
     }
   }
   return items;
+}
+
+/** A user block as a Responses input part: `input_text`, `input_image` or `input_file`. */
+function toOpenAIUserPart(block: UserBlock): OpenAI.Responses.ResponseInputContent {
+  if (block.type === "text") return { type: "input_text", text: block.text };
+  if (block.type === "image") {
+    const source = block.source;
+    const detail = block.detail ?? "auto";
+    if (source.type === "base64") return { type: "input_image", detail, image_url: `data:${source.mediaType};base64,${source.data}` };
+    if (source.type === "url") return { type: "input_image", detail, image_url: source.url };
+    return { type: "input_image", detail, file_id: source.fileId };
+  }
+  const source = block.source;
+  const named = block.filename ? { filename: block.filename } : {};
+  if (source.type === "base64") return { type: "input_file", filename: block.filename ?? "file", file_data: `data:${source.mediaType};base64,${source.data}` };
+  if (source.type === "url") return { type: "input_file", ...named, file_url: source.url };
+  return { type: "input_file", ...named, file_id: source.fileId };
 }
 
 function toOpenAIToolChoice(choice: ToolChoice): CreateParams["tool_choice"] {
@@ -101,6 +119,8 @@ export function toOpenAIParams(request: ModelRequest, options: { model: string; 
       strict: false,
     }));
   }
+  const hosted = request.providerTools?.openai;
+  if (hosted?.length) params.tools = [...(params.tools ?? []), ...(hosted as unknown as OpenAI.Responses.Tool[])];
   if (request.toolChoice !== undefined) params.tool_choice = toOpenAIToolChoice(request.toolChoice);
   const format = request.responseFormat;
   if (format) {
@@ -127,16 +147,35 @@ function parseArguments(text: string): JsonValue {
 }
 
 /**
- * Maps a Responses API `Response` to a neutral response. Items Cairn does not model (built-in tools)
- * stay in `raw` only: the whole response with `keepRaw`, else `{ unmapped: [items] }` (or `{}`).
+ * A hosted tool's output item (`web_search_call`, `file_search_call`, `code_interpreter_call`, …) as a
+ * `hosted_tool` block: call and result in one, the item kept verbatim to be sent back.
+ */
+function hostedBlock(item: Record<string, unknown>): ContentBlock {
+  const input = item["action"] ?? item["queries"] ?? item["code"] ?? item["arguments"];
+  const output = item["results"] ?? item["outputs"] ?? item["output"] ?? item["result"];
+  const block: ContentBlock = {
+    type: "hosted_tool",
+    name: String(item["name"] ?? String(item["type"]).replace(/_call$/, "")),
+    phase: "call+result",
+    provider: { openai: { item: toJson(item) } },
+  };
+  if (typeof item["id"] === "string") block.id = item["id"];
+  if (input !== undefined && input !== null) block.input = toJson(input);
+  if (output !== undefined && output !== null) block.output = toJson(output);
+  return block;
+}
+
+/**
+ * Maps a Responses API `Response` to a neutral response. Items of provider-hosted tools become
+ * `hosted_tool` blocks; with `keepRaw` the whole response is kept in `raw`.
  */
 export function fromOpenAIResponse(response: OpenAIResponse, keepRaw = true): ModelResponse {
   const content: ContentBlock[] = [];
-  const unmapped: unknown[] = [];
   let refused = false;
   for (const item of response.output) {
-    if (item.type !== "message" && item.type !== "function_call" && item.type !== "reasoning") unmapped.push(item);
-    if (item.type === "message") {
+    if (item.type !== "message" && item.type !== "function_call" && item.type !== "reasoning")
+      content.push(hostedBlock(item as unknown as Record<string, unknown>));
+    else if (item.type === "message") {
       for (const part of item.content) {
         if (part.type === "output_text") content.push({ type: "text", text: part.text, provider: { openai: { itemId: item.id } } });
         else if (part.type === "refusal") {
@@ -177,6 +216,6 @@ export function fromOpenAIResponse(response: OpenAIResponse, keepRaw = true): Mo
     },
     model: response.model,
     id: response.id,
-    raw: keepRaw ? response : unmapped.length > 0 ? { unmapped } : {},
+    raw: keepRaw ? response : {},
   });
 }

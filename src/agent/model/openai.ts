@@ -41,7 +41,7 @@ export interface OpenAIModelOptions {
   stream?: boolean;
   /**
    * Keep the provider's whole response in `raw` (and so in the journal). Default false: `raw` holds
-   * only what Cairn does not map (e.g. provider-hosted tool items), because the whole response echoes
+   * nothing (provider-hosted tool items are mapped to `hosted_tool` blocks), because the whole response echoes
    * the request (instructions, tools) and would make up most of each journaled model call.
    */
   keepRaw?: boolean;

@@ -63,9 +63,36 @@ export const RedactedThinkingBlockSchema = z.object({
 /** See {@link RedactedThinkingBlockSchema}. */
 export type RedactedThinkingBlock = z.infer<typeof RedactedThinkingBlockSchema>;
 
+/**
+ * A call of a provider-hosted tool (OpenAI `web_search_call`, `file_search_call`,
+ * `code_interpreter_call`; Anthropic `server_tool_use` and its `*_tool_result`; an AI SDK
+ * provider-executed tool call or result), which the provider ran itself. `name` is the tool,
+ * `phase` says whether the block is the call, its result, or both in one (OpenAI items); `input` and
+ * `output` are what the provider reported, for views. `provider` holds the provider's item verbatim:
+ * it is sent back unchanged on the next turn, so the conversation stays valid for that provider
+ * (other providers leave it out).
+ */
+export const HostedToolBlockSchema = z.object({
+  type: z.literal("hosted_tool"),
+  name: z.string(),
+  id: z.string().optional(),
+  phase: z.enum(["call", "result", "call+result"]),
+  input: JsonValueSchema.optional(),
+  output: JsonValueSchema.optional(),
+  provider: ProviderDataSchema,
+});
+/** See {@link HostedToolBlockSchema}. */
+export type HostedToolBlock = z.infer<typeof HostedToolBlockSchema>;
+
 /** Any block a model may return. */
-export const ContentBlockSchema = z.discriminatedUnion("type", [TextBlockSchema, ToolUseBlockSchema, ThinkingBlockSchema, RedactedThinkingBlockSchema]);
-/** Any block a model may return: text, tool_use, thinking or redacted_thinking. */
+export const ContentBlockSchema = z.discriminatedUnion("type", [
+  TextBlockSchema,
+  ToolUseBlockSchema,
+  ThinkingBlockSchema,
+  RedactedThinkingBlockSchema,
+  HostedToolBlockSchema,
+]);
+/** Any block a model may return: text, tool_use, thinking, redacted_thinking or hosted_tool. */
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
 /** The outcome of one tool call, sent back to the model. `toolUseId` is the {@link ToolUseBlock.id}. */
@@ -78,8 +105,72 @@ export const ToolResultSchema = z.object({
 /** See {@link ToolResultSchema}. */
 export type ToolResult = z.infer<typeof ToolResultSchema>;
 
-/** A user turn: a string or text blocks. */
-export const UserMessageSchema = z.object({ role: z.literal("user"), content: z.union([z.string(), z.array(TextBlockSchema).min(1)]) });
+/** Image media types every adapter can send. */
+export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+
+const base64 = z
+  .string()
+  .min(1, "is empty")
+  .regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be plain base64 (no data: prefix, no line breaks)");
+const mediaType = z.string().regex(/^[a-z]+\/[a-z0-9.+-]+$/i, 'must be a media type such as "application/pdf"');
+const url = z
+  .string()
+  .url("must be an absolute URL")
+  .refine((text) => /^https?:/i.test(text), "must be an http(s) URL (send local bytes as base64)");
+const fileId = z.object({
+  type: z.literal("file_id"),
+  /** The id the provider's file API gave the upload (`file-…` at OpenAI, `file_…` at Anthropic). */
+  fileId: z.string().min(1),
+  mediaType: mediaType.optional(),
+});
+
+/**
+ * An image in a user turn: base64 bytes with their media type, a URL the provider fetches, or the id
+ * of a file uploaded to the provider's file API. Mapped to OpenAI `input_image`, Anthropic `image`
+ * and an AI SDK `file` part with an `image/*` media type.
+ */
+export const ImageBlockSchema = z.object({
+  type: z.literal("image"),
+  source: z.discriminatedUnion("type", [
+    z.object({
+      type: z.literal("base64"),
+      mediaType: z.enum(IMAGE_MEDIA_TYPES, { error: `must be one of ${IMAGE_MEDIA_TYPES.join(", ")}` }),
+      data: base64,
+    }),
+    z.object({ type: z.literal("url"), url }),
+    fileId,
+  ]),
+  /** OpenAI's `detail` (`low`, `high`, `auto`); other providers ignore it. */
+  detail: z.enum(["low", "high", "auto"]).optional(),
+});
+/** See {@link ImageBlockSchema}. */
+export type ImageBlock = z.infer<typeof ImageBlockSchema>;
+
+/**
+ * A file (document) in a user turn, e.g. a PDF: base64 bytes with their media type, a URL, or a
+ * provider file id. Mapped to OpenAI `input_file`, Anthropic `document` (PDF and plain text only) and
+ * an AI SDK `file` part. A provider that cannot take the media type is refused before sending.
+ */
+export const FileBlockSchema = z.object({
+  type: z.literal("file"),
+  source: z.discriminatedUnion("type", [
+    z.object({ type: z.literal("base64"), mediaType, data: base64 }),
+    z.object({ type: z.literal("url"), url, mediaType: mediaType.optional() }),
+    fileId,
+  ]),
+  /** The file's name, sent where the provider takes one. */
+  filename: z.string().min(1).max(255).optional(),
+});
+/** See {@link FileBlockSchema}. */
+export type FileBlock = z.infer<typeof FileBlockSchema>;
+
+/** What a user turn may hold: text, images and files. */
+export const UserBlockSchema = z.discriminatedUnion("type", [TextBlockSchema, ImageBlockSchema, FileBlockSchema]);
+/** See {@link UserBlockSchema}. */
+export type UserBlock = z.infer<typeof UserBlockSchema>;
+
+/** A user turn: a string, or text, image and file blocks. */
+export const UserMessageSchema = z.object({ role: z.literal("user"), content: z.union([z.string(), z.array(UserBlockSchema).min(1)]) });
 /** A model turn, with every block it returned (thinking blocks included, signatures intact). */
 export const AssistantMessageSchema = z.object({ role: z.literal("assistant"), content: z.array(ContentBlockSchema) });
 /** The results of the tool calls of the preceding assistant turn. */
@@ -151,6 +242,20 @@ export const ResponseFormatSchema = z.object({
 /** See {@link ResponseFormatSchema}. */
 export type ResponseFormat = z.infer<typeof ResponseFormatSchema>;
 
+/**
+ * Provider-hosted tools to offer the model, by adapter (`openai`, `anthropic`, `ai-sdk`), each passed
+ * through as given: e.g. `{ openai: [{ type: "web_search" }], anthropic: [{ type: "web_search_20250305",
+ * name: "web_search", max_uses: 3 }] }`. An adapter sends only its own list, so one request can serve a
+ * primary and a fallback on different providers.
+ */
+export const ProviderToolsSchema = z.object({
+  openai: z.array(z.record(z.string(), JsonValueSchema)).optional(),
+  anthropic: z.array(z.record(z.string(), JsonValueSchema)).optional(),
+  "ai-sdk": z.array(z.record(z.string(), JsonValueSchema)).optional(),
+});
+/** See {@link ProviderToolsSchema}. */
+export type ProviderTools = z.infer<typeof ProviderToolsSchema>;
+
 export const ModelRequestSchema = z.object({
   messages: z.array(MessageSchema),
   system: z.string().optional(),
@@ -159,6 +264,7 @@ export const ModelRequestSchema = z.object({
   maxTokens: z.number().int().positive().optional(),
   temperature: z.number().min(0).max(2).optional(),
   responseFormat: ResponseFormatSchema.optional(),
+  providerTools: ProviderToolsSchema.optional(),
 });
 
 /** What a model returned, as journaled. */

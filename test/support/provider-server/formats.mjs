@@ -41,6 +41,13 @@ export function openaiResponses(reply, n, model) {
     events.push({ type: "response.output_item.done", output_index: index, item });
     output.push(item);
   }
+  for (const hosted of reply.hosted?.openai ?? []) {
+    // A hosted tool's item (web_search_call…), added in progress and done as given.
+    const index = output.length;
+    events.push({ type: "response.output_item.added", output_index: index, item: { ...hosted, status: "in_progress" } });
+    events.push({ type: "response.output_item.done", output_index: index, item: hosted });
+    output.push(hosted);
+  }
   if (reply.text !== undefined) {
     const item = {
       type: "message",
@@ -149,6 +156,16 @@ export function anthropicMessages(reply, n, model) {
       [...pieces(reply.thinking).map((thinking) => ({ type: "thinking_delta", thinking })), { type: "signature_delta", signature }],
       { type: "thinking", thinking: reply.thinking, signature },
     );
+  }
+  for (const hosted of reply.hosted?.anthropic ?? []) {
+    // A server tool call streams its input as JSON deltas; a result block arrives whole.
+    if (hosted.type === "server_tool_use")
+      block(
+        { ...hosted, input: {} },
+        chunks(JSON.stringify(hosted.input)).map((partial_json) => ({ type: "input_json_delta", partial_json })),
+        hosted,
+      );
+    else block(hosted, [], hosted);
   }
   if (reply.text !== undefined)
     block(

@@ -11,6 +11,8 @@ export interface ProviderReply {
   text?: string;
   thinking?: string;
   toolCalls?: ScriptedCall[];
+  /** Provider-hosted tool items, as the provider returns them, placed before the text: Responses output items, Anthropic content blocks. */
+  hosted?: { openai?: Record<string, unknown>[]; anthropic?: Record<string, unknown>[] };
   usage?: { input?: number; output?: number; cached?: number; reasoning?: number; cacheWrite?: number };
   stopReason?: "end" | "max_tokens";
   /** The model the response reports. Default: the request's. */
