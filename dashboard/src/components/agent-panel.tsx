@@ -106,7 +106,7 @@ function Total({ label, title, children }: { label: string; title?: string | und
 
 function MessageBody({ message }: { message: Message }) {
   if (message.role === "user") {
-    const text = typeof message.content === "string" ? message.content : message.content.map((block) => block.text).join("\n");
+    const text = typeof message.content === "string" ? message.content : message.content.map(userBlockText).join("\n");
     return <div className="msg-text">{text}</div>;
   }
   return (
@@ -116,6 +116,15 @@ function MessageBody({ message }: { message: Message }) {
       ))}
     </div>
   );
+}
+
+/** A user block as text: images and files by what they are (their bytes are not shown). */
+function userBlockText(block: { type?: unknown; text?: unknown; filename?: unknown; source?: unknown }): string {
+  if (typeof block.text === "string") return block.text;
+  const source = (block.source ?? {}) as { type?: unknown; url?: unknown; mediaType?: unknown; fileId?: unknown };
+  const where = typeof source.url === "string" ? ` ${source.url}` : typeof source.fileId === "string" ? ` ${source.fileId}` : "";
+  const what = typeof block.filename === "string" ? ` ${block.filename}` : typeof source.mediaType === "string" ? ` ${source.mediaType}` : "";
+  return `[${String(block.type ?? "block")}${what}${where}]`;
 }
 
 function BlockView({ block }: { block: Block }) {
@@ -138,6 +147,13 @@ function BlockView({ block }: { block: Block }) {
       );
     case "thinking":
       return <div className="muted">(thinking) {typeof b.thinking === "string" ? b.thinking.slice(0, 200) : ""}</div>;
+    case "hosted_tool":
+      return (
+        <div className="tool-use" data-hosted-tool={String(b.name)}>
+          ⇢ hosted <b>{String(b.name)}</b> <span className="muted">({String(b.phase)})</span> {b.input !== undefined && <JsonView value={b.input} />}
+          {b.output !== undefined && <JsonView value={b.output} />}
+        </div>
+      );
     default:
       return <div className="muted">({block.type})</div>;
   }
