@@ -13,6 +13,7 @@ import type { WorkflowRegistry } from "./workflow-registry.js";
 
 /** What the operator's views and actions need from the engine. */
 export interface EngineOperationsDeps {
+  /** The whole port: `replay` hands it to the dry replay. */
   store: Store;
   clock: () => number;
   pool: WorkerPool;

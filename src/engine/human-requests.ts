@@ -3,7 +3,7 @@ import { listHumanRequestsOptionsSchema } from "../core/api-schemas.js";
 import type { HumanAnswer } from "../core/journal.js";
 import { humanAnswerSchema, requestIdSchema } from "../core/schemas.js";
 import { decode, encode } from "../core/serialize.js";
-import type { HumanRequest, Store } from "../core/store.js";
+import type { HumanRequest, HumanRequestStore, Store } from "../core/store.js";
 import { decodeCursor, encodeCursor } from "../store/common/list-query.js";
 import { checkAnswerValue } from "./ask-human.js";
 import { check } from "./check-input.js";
@@ -13,7 +13,7 @@ import { unreadableHuman, type RunViews } from "./run-views.js";
 
 /** What answering and listing human requests need from the engine. */
 export interface HumanRequestsDeps {
-  store: Store;
+  store: HumanRequestStore & Pick<Store, "readJournalForResume">;
   clock: () => number;
   views: RunViews;
   observers: ObserverHub;

@@ -26,7 +26,7 @@ import type { WorkflowRegistry } from "./workflow-registry.js";
 
 /** What operator actions on runs need from the engine. */
 export interface RunControlDeps {
-  store: Store;
+  store: Pick<Store, "getRun" | "readJournal" | "controlRun" | "listRuns" | "createRunWithJournal">;
   clock: () => number;
   pool: WorkerPool;
   views: RunViews;

@@ -17,7 +17,7 @@ import type { Workflow } from "./workflow.js";
 
 /** What starting runs and sending events need from the engine. */
 export interface RunStarterDeps {
-  store: Store;
+  store: Pick<Store, "debounceRun" | "sendEvent" | "createRuns" | "listRuns" | "getRun" | "getRunValue">;
   clock: () => number;
   creator: RunCreator;
   pool: WorkerPool;

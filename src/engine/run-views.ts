@@ -30,7 +30,7 @@ export async function requireRun(store: Pick<Store, "getRun">, runId: string): P
  */
 export class RunViews {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, "getRun" | "listRuns" | "readJournal" | "listStuckRuns" | "getRunTags">,
     private readonly secrets: SecretViews,
   ) {}
 

@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import { UnauthorizedError } from "../../core/errors.js";
-import type { Store, TokenScope } from "../../core/store.js";
+import type { SecurityStore, TokenScope } from "../../core/store.js";
 import { requireScope, setPrincipal } from "./principal.js";
 import { verifyToken } from "./tokens.js";
 
@@ -29,7 +29,7 @@ export function scopeFor(method: string, path: string): TokenScope {
  * with a live token (401 otherwise) that has the route's scope (403 otherwise). The token text is
  * never logged or echoed: errors name neither it nor its id.
  */
-export function registerTokenAuth(app: Hono, store: Store): void {
+export function registerTokenAuth(app: Hono, store: SecurityStore): void {
   app.use("*", async (c: Context, next) => {
     if (isPublic(c.req.path)) return next();
     const header = c.req.header("authorization");

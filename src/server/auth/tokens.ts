@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { ValidationError } from "../../core/errors.js";
 import { NO_CONTROL_CHARACTERS } from "../../core/schemas.js";
-import type { Store, TokenRecord, TokenScope } from "../../core/store.js";
+import type { SecurityStore, TokenRecord, TokenScope } from "../../core/store.js";
 
 /** `cairn_<16 hex id>_<43 base64url secret>`: the id is public (listed, audited), the secret is not. */
 const TOKEN_TEXT = /^cairn_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
@@ -23,7 +23,7 @@ export function hashSecret(secret: string): string {
  * `token` text is the only copy of the secret: show it once and never log it.
  * A namespaced token cannot be `admin` (an admin could mint tokens for every namespace).
  */
-export async function issueToken(store: Store, request: NewToken, now: number): Promise<{ token: string; record: TokenRecord }> {
+export async function issueToken(store: SecurityStore, request: NewToken, now: number): Promise<{ token: string; record: TokenRecord }> {
   const scopes = [...new Set(request.scopes)].sort() as TokenScope[];
   const namespace = request.namespace ?? null;
   if (!NO_CONTROL_CHARACTERS.test(request.name) || request.name.length === 0 || request.name.length > 128)
@@ -48,7 +48,7 @@ export async function issueToken(store: Store, request: NewToken, now: number): 
  * The live token this text stands for, or undefined when it is malformed, unknown or revoked.
  * Looked up by its public id; the secret's hash is compared in constant time.
  */
-export async function verifyToken(store: Store, text: string): Promise<TokenRecord | undefined> {
+export async function verifyToken(store: SecurityStore, text: string): Promise<TokenRecord | undefined> {
   const match = TOKEN_TEXT.exec(text);
   if (!match) return undefined;
   const record = await store.getToken(match[1]!);
