@@ -54,7 +54,7 @@ export class HumanRequests {
     }
     this.deps.notify(request.runId);
     const { observers } = this.deps;
-    if (observers.active) observers.emit({ type: "human-answered", runId: request.runId, requestId, waitMs: Math.max(0, now - request.createdAt) });
+    if (observers.active) observers.report({ type: "human-answered", runId: request.runId, requestId, waitMs: Math.max(0, now - request.createdAt) });
     return { answer: parsed, duplicate: false };
   }
 

@@ -26,7 +26,7 @@ export class ObserverHub {
   }
 
   /** Hands an event to every observer. Bound once, so workers can keep it. */
-  readonly emit = (event: EngineEvent): void => {
+  readonly report = (event: EngineEvent): void => {
     for (const observer of this.observers) {
       try {
         observer(event);

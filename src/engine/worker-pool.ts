@@ -67,7 +67,7 @@ export class WorkerPool {
         queues: deps.queues,
         drained: this.drained,
         ...(deps.maxRecoveryAttempts === undefined ? {} : { maxRecoveryAttempts: deps.maxRecoveryAttempts }),
-        emit: () => (deps.observers.active ? deps.observers.emit : undefined),
+        report: () => (deps.observers.active ? deps.observers.report : undefined),
         aroundStep: () => deps.observers.aroundStep(),
         onExecutionEnd: (runId, end, parentRunId) => {
           this.finished.emit(runId);

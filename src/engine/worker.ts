@@ -33,7 +33,7 @@ export interface WorkerDeps {
   /** Dead-letter limit passed to claims (`createEngine({ maxRecoveryAttempts })`); undefined (0 given): off. */
   maxRecoveryAttempts?: number;
   /** Hands engine events to observers; undefined while nobody observes, so unobserved workers track nothing. */
-  emit(): ((event: EngineEvent) => void) | undefined;
+  report(): ((event: EngineEvent) => void) | undefined;
   /** The observers' `aroundStep` wrappers, composed; undefined while none has one (steps then run bare). */
   aroundStep?(): (<T>(step: StepAttempt, run: () => T) => T) | undefined;
 }
@@ -117,13 +117,13 @@ export class WorkerImpl implements Worker, ExecutionHost {
 
   commit(write: RunWrite): Promise<CommitResult> {
     const committed = this.deps.committer.commit(write);
-    if (!this.deps.emit()) return committed;
+    if (!this.deps.report()) return committed;
     return committed.then((result) => {
-      const emit = this.deps.emit();
-      if (emit && result.ok) {
+      const report = this.deps.report();
+      if (report && result.ok) {
         const workflow = this.workflowOf.get(write.runId) ?? "";
-        for (const event of this.steps.onCommitted(write.runId, workflow, write.entries, this.clock())) emit(event);
-        emit({ type: "committed", runId: write.runId, workflow, entries: write.entries.length });
+        for (const event of this.steps.onCommitted(write.runId, workflow, write.entries, this.clock())) report(event);
+        report({ type: "committed", runId: write.runId, workflow, entries: write.entries.length });
       } else if (!result.ok && result.reason === "lease-lost") {
         this.reportLeaseLost(write.runId);
       }
@@ -134,10 +134,10 @@ export class WorkerImpl implements Worker, ExecutionHost {
   /** Tells observers that this worker lost a held run's lease, once per execution. */
   private reportLeaseLost(runId: string): void {
     const execution = this.executions.get(runId);
-    const emit = this.deps.emit();
-    if (!execution || !emit || execution.isEnded || this.lostReported.has(execution)) return;
+    const report = this.deps.report();
+    if (!execution || !report || execution.isEnded || this.lostReported.has(execution)) return;
     this.lostReported.add(execution);
-    emit({ type: "lease-lost", runId, workflow: this.workflowOf.get(runId) ?? "", workerId: this.workerId });
+    report({ type: "lease-lost", runId, workflow: this.workflowOf.get(runId) ?? "", workerId: this.workerId });
   }
 
   /**
@@ -187,8 +187,8 @@ export class WorkerImpl implements Worker, ExecutionHost {
   }
 
   progress(runId: string, opKey: string, attempt: number, data: unknown): void {
-    const emit = this.deps.emit();
-    if (emit) emit({ type: "step-progress", runId, workflow: this.workflowOf.get(runId) ?? "", opKey, attempt, data });
+    const report = this.deps.report();
+    if (report) report({ type: "step-progress", runId, workflow: this.workflowOf.get(runId) ?? "", opKey, attempt, data });
   }
 
   heartbeat(runId: string): void {
@@ -356,9 +356,9 @@ export class WorkerImpl implements Worker, ExecutionHost {
     this.workflowOf.set(run.runId, run.workflow);
     const launchedAt = this.clock();
     this.provenAt.set(run.runId, launchedAt);
-    this.deps.emit()?.({ type: "execution-started", runId: run.runId, workflow: run.workflow, workerId: this.workerId });
+    this.deps.report()?.({ type: "execution-started", runId: run.runId, workflow: run.workflow, workerId: this.workerId });
     void execution.done.then((end) => {
-      this.deps.emit()?.({
+      this.deps.report()?.({
         type: "execution-ended",
         runId: run.runId,
         workflow: run.workflow,
