@@ -1,5 +1,5 @@
 import { userInfo } from "node:os";
-import type { Store } from "../core/store.js";
+import type { SecurityStore } from "../core/store.js";
 
 /** The audit log's actor for this CLI process: `cli:<OS user>`. */
 export function cliActor(): string {
@@ -11,6 +11,11 @@ export function cliActor(): string {
 }
 
 /** Records a privileged action taken through the CLI. */
-export async function recordAudit(store: Store, action: string, target: string | null, detail: Record<string, unknown> | null = null): Promise<void> {
+export async function recordAudit(
+  store: Pick<SecurityStore, "appendAudit">,
+  action: string,
+  target: string | null,
+  detail: Record<string, unknown> | null = null,
+): Promise<void> {
   await store.appendAudit({ at: Date.now(), actor: cliActor(), action, target, detail });
 }

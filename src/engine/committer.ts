@@ -1,4 +1,4 @@
-import type { CommitResult, RunWrite, Store } from "../core/store.js";
+import type { CommitResult, JournalStore, RunWrite } from "../core/store.js";
 
 interface Pending {
   write: RunWrite;
@@ -30,7 +30,7 @@ export class Committer {
   peakInFlight = 0;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: JournalStore,
     private readonly clock: () => number,
     writers = store.commitWriters ?? 1,
   ) {

@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { ValidationError } from "../core/errors.js";
 import type { OutboxMessage } from "../core/outbox.js";
 import { decode, serializeError } from "../core/serialize.js";
-import type { Store } from "../core/store.js";
+import type { OutboxStore, Store } from "../core/store.js";
 import { crashPoint } from "./crash-points.js";
 import type { EngineLogger } from "./engine.js";
 import type { Dispatcher, DispatcherOptions, OutboxDelivery } from "./outbox.js";
@@ -12,7 +12,7 @@ import { postWebhook } from "./webhook.js";
 
 /** What a dispatcher needs from its engine. */
 export interface DispatcherHost {
-  store: Store;
+  store: OutboxStore & Pick<Store, "onWake">;
   clock: () => number;
   logger: EngineLogger;
   registry: OutboxRegistry;

@@ -11,7 +11,7 @@ export const MATCH_SCAN_LIMIT = 1000;
  * at the oldest {@link MATCH_SCAN_LIMIT} events of the type.
  */
 export async function takeMatching(
-  store: Store,
+  store: Pick<Store, "pendingEvents">,
   runId: string,
   type: string,
   match: Record<string, unknown>,

@@ -105,7 +105,7 @@ export interface PublishResult {
 
 /** What {@link publish} needs from the engine. */
 export interface PublishHost {
-  store: Store;
+  store: Pick<Store, "createRuns" | "listRuns">;
   clock(): number;
   /** The newest registered version of each workflow name. */
   workflows(): Workflow<any, any>[];
@@ -159,7 +159,7 @@ export async function publish(host: PublishHost, type: string, payload: unknown,
  * Live runs of a workflow whose input has `expected` at `path` (every live run without a path).
  * Reads the live runs page by page: the cost follows the workflow's live runs, not its history.
  */
-async function liveRunsMatching(store: Store, workflow: string, path: string | undefined, expected: unknown): Promise<string[]> {
+async function liveRunsMatching(store: Pick<Store, "listRuns">, workflow: string, path: string | undefined, expected: unknown): Promise<string[]> {
   const found: string[] = [];
   let cursor: string | undefined;
   do {

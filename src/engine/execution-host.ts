@@ -1,9 +1,18 @@
 import type { CommitResult, RunWrite, Store } from "../core/store.js";
 import type { EngineLogger } from "./engine.js";
 
+/**
+ * The reads an execution makes outside its own commits: resuming from the journal, buffered events,
+ * tags, a child's row and chain, journal search, and step slots. Writes go through {@link ExecutionHost.commit}.
+ */
+export type ExecutionStore = Pick<
+  Store,
+  "readJournal" | "readJournalForResume" | "pendingEvents" | "getRunTags" | "getRun" | "searchJournal" | "acquireStepSlots" | "releaseStepSlots"
+>;
+
 /** What an execution needs from the worker that hosts it. */
 export interface ExecutionHost {
-  readonly store: Store;
+  readonly store: ExecutionStore;
   readonly workerId: string;
   readonly maxPayloadBytes: number;
   readonly logger: EngineLogger;

@@ -3,6 +3,9 @@ import { newEntry, type EntryData, type NewEntry } from "../core/journal.js";
 import type { RunRecord } from "../core/run.js";
 import { byteLength, decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import type { Store } from "../core/store.js";
+
+/** The reads that follow a run's continue-as-new chain. */
+export type ChainStore = Pick<Store, "readJournal" | "getRun">;
 import { PayloadTooLargeError } from "../core/errors.js";
 import type { Workflow, WorkflowContext } from "./workflow.js";
 
@@ -120,14 +123,14 @@ export function continueEntry(
 }
 
 /** The run `runId` continued as, when it ended with `run.continued` (one indexed read of its last entry). */
-export async function continuedTo(store: Store, run: RunRecord): Promise<string | undefined> {
+export async function continuedTo(store: ChainStore, run: RunRecord): Promise<string | undefined> {
   if (run.status !== "completed") return undefined;
   const [last] = await store.readJournal(run.runId, { afterSeq: run.lastSeq - 1, limit: 1 });
   return last?.kind === "run.continued" ? decode<EntryData["run.continued"]>(last.payload).nextRunId : undefined;
 }
 
 /** The run `run` continued from (its `run.created` says), if any. */
-export async function continuedFrom(store: Store, runId: string): Promise<string | undefined> {
+export async function continuedFrom(store: ChainStore, runId: string): Promise<string | undefined> {
   const [first] = await store.readJournal(runId, { limit: 1 });
   return first?.kind === "run.created" ? decode<EntryData["run.created"]>(first.payload).continuedFrom : undefined;
 }
@@ -136,7 +139,7 @@ export async function continuedFrom(store: Store, runId: string): Promise<string
  * Follows a chain of continued runs from `run` to its last run (at most `max` links, against a
  * corrupted store looping forever). Returns the last run's row.
  */
-export async function followChain(store: Store, run: RunRecord, max = 1_000_000): Promise<RunRecord> {
+export async function followChain(store: ChainStore, run: RunRecord, max = 1_000_000): Promise<RunRecord> {
   let current = run;
   for (let i = 0; i < max; i++) {
     const next = await continuedTo(store, current);

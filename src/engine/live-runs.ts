@@ -6,6 +6,7 @@ import { isTerminal } from "../core/run.js";
 import { eventIdSchema, describeIssues } from "../core/schemas.js";
 import { decode, type SerializedError } from "../core/serialize.js";
 import type { Store } from "../core/store.js";
+import type { ChainStore } from "./live-ops.js";
 import { checkTags } from "../core/tags.js";
 import { checkLiveName, continuedFrom, continuedTo, requestEventType, type RequestEnvelope } from "./live-ops.js";
 
@@ -76,7 +77,7 @@ export interface PublishedValue<T = unknown> {
 }
 
 /** See `Engine.getPublished`. */
-export async function readPublished<T>(store: Store, runId: string, name: string): Promise<PublishedValue<T> | undefined> {
+export async function readPublished<T>(store: Pick<Store, "getRunValue" | "getRun">, runId: string, name: string): Promise<PublishedValue<T> | undefined> {
   checkLiveName(name, "getPublished");
   const row = await store.getRunValue(runId, "published", name);
   if (row) return { value: decode<T>(row.value), seq: row.seq, at: new Date(row.at) };
@@ -94,7 +95,7 @@ export interface RequestOptions {
 
 /** What `engine.request` needs of the engine. */
 export interface RequestDeps {
-  store: Store;
+  store: Pick<Store, "getRunValue" | "getRun">;
   clock: () => number;
   sendEvent(runId: string, type: string, payload: unknown, options: { eventId: string }): Promise<unknown>;
   /** Resolves when something about the run may have changed, or after `ms`. */
@@ -139,7 +140,7 @@ export async function sendRequest<R>(deps: RequestDeps, runId: string, name: str
   }
 }
 
-async function readReply<R>(store: Store, runId: string, requestId: string): Promise<{ value: R } | undefined> {
+async function readReply<R>(store: Pick<Store, "getRunValue" | "getRun">, runId: string, requestId: string): Promise<{ value: R } | undefined> {
   const row = await store.getRunValue(runId, "reply", requestId);
   if (!row) return undefined;
   const stored = decode<{ reply?: R; error?: SerializedError }>(row.value);
@@ -148,7 +149,10 @@ async function readReply<R>(store: Store, runId: string, requestId: string): Pro
 }
 
 /** The links of a run: tags, the run it continued, the run it continued as. */
-export async function runLinks(store: Store, run: RunRecord): Promise<{ tags: Record<string, string>; continuedFrom?: string; continuedTo?: string }> {
+export async function runLinks(
+  store: ChainStore & Pick<Store, "getRunTags">,
+  run: RunRecord,
+): Promise<{ tags: Record<string, string>; continuedFrom?: string; continuedTo?: string }> {
   const [tags, from, to] = await Promise.all([store.getRunTags(run.runId), continuedFrom(store, run.runId), continuedTo(store, run)]);
   return { tags, ...(from === undefined ? {} : { continuedFrom: from }), ...(to === undefined ? {} : { continuedTo: to }) };
 }
@@ -164,7 +168,7 @@ export class DeadlineSweeper {
   private stopped = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, "listDueDeadlines" | "clearDeadline" | "now">,
     private readonly clock: () => number,
     private readonly cancel: (runId: string) => Promise<unknown>,
     private readonly onError: (error: unknown) => void,

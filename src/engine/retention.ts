@@ -16,7 +16,7 @@ import {
 } from "../core/retention-schemas.js";
 import { runIdRefSchema, runIdSchema } from "../core/schemas.js";
 import { serializeError } from "../core/serialize.js";
-import type { Store } from "../core/store.js";
+import type { RetentionStore, Store } from "../core/store.js";
 import type { EngineLogger } from "./engine.js";
 
 function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
@@ -34,7 +34,7 @@ export function archiveFileName(runId: string): string {
  * A run's export file (see `core/run-export.ts`). Refuses a live run unless `force`.
  * @throws RunNotFoundError, RunNotFinishedError
  */
-export async function exportRun(store: Store, runId: string, options: ExportOptions, now: number): Promise<RunExport> {
+export async function exportRun(store: RetentionStore, runId: string, options: ExportOptions, now: number): Promise<RunExport> {
   check(runIdRefSchema, runId, "exportRun: runId");
   const rows = await store.readRunRows(runId);
   if (!rows) throw new RunNotFoundError(runId);
@@ -46,7 +46,7 @@ export async function exportRun(store: Store, runId: string, options: ExportOpti
  * Imports an export file (parsed JSON) into the store, all or nothing, under `options.as` if given.
  * @throws ValidationError for a file that is not a valid export; RunConflictError when the id is taken.
  */
-export async function importRun(store: Store, data: unknown, options: ImportOptions): Promise<RunRecord> {
+export async function importRun(store: RetentionStore, data: unknown, options: ImportOptions): Promise<RunRecord> {
   if (options.as !== undefined) check(runIdSchema, options.as, "importRun: as");
   const parsed = parseRunExport(data);
   const rows = fromRunExport(parsed, options.as);
@@ -66,7 +66,7 @@ async function writeAtomically(path: string, text: string): Promise<void> {
  * A run selected in a batch is deleted only if it is still terminal with the same journal length at
  * delete time, so a run retried meanwhile survives; its archive file, if written, is removed again.
  */
-export async function prune(store: Store, options: PruneOptions, now: number): Promise<PruneResult> {
+export async function prune(store: RetentionStore & Pick<Store, "deleteUnreferencedBlobs">, options: PruneOptions, now: number): Promise<PruneResult> {
   const opts = check(pruneOptionsSchema, options, "prune");
   const finishedBefore = opts.finishedBefore(now);
   const statuses: RunStatus[] = opts.statuses ?? [...TERMINAL_STATUSES];
@@ -145,7 +145,7 @@ export class RetentionScheduler {
   private stopped = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: RetentionStore & Pick<Store, "deleteUnreferencedBlobs">,
     policy: RetentionPolicy,
     private readonly clock: () => number,
     private readonly logger: EngineLogger,

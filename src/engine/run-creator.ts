@@ -19,7 +19,7 @@ export class RunCreator {
   private flushing = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, "createRun" | "createRuns">,
     private readonly clock: () => number,
   ) {}
 

@@ -15,7 +15,7 @@ const MAX_PAGES = 20;
  * {@link MAX_PAGES}, then the page is returned short with a `nextCursor`).
  */
 export async function searchRuns(
-  store: Store,
+  store: Pick<Store, "listRuns">,
   query: ListRunsQuery & { q: string },
   view: (run: RunRecord) => Promise<RunInfo>,
 ): Promise<{ runs: RunInfo[]; nextCursor?: string }> {

@@ -2,7 +2,7 @@ import { InvalidScheduleError, ScheduleNotFoundError, ValidationError, WorkflowN
 import type { ScheduleRecord } from "../core/schedule.js";
 import { describeIssues } from "../core/schemas.js";
 import { decode } from "../core/serialize.js";
-import type { Store } from "../core/store.js";
+import type { ScheduleStore, Store } from "../core/store.js";
 import { nextTick, parseCron } from "./cron.js";
 import type { EngineLogger } from "./engine.js";
 import { defineSchedule, isSchedule, scheduleNameSchema, toDefinitionRecord, type Schedule, type ScheduleInfo, type ScheduleOptions } from "./schedule.js";
@@ -10,7 +10,7 @@ import { Scheduler, type SchedulerTiming } from "./scheduler.js";
 
 /** What the engine's schedule methods need. */
 export interface ScheduleServiceDeps {
-  store: Store;
+  store: ScheduleStore & Pick<Store, "getRun">;
   clock: () => number;
   logger: EngineLogger;
   /** Registered workflow names. */

@@ -5,14 +5,14 @@ import { isCairnError } from "../core/errors.js";
 import { isTerminal } from "../core/run.js";
 import { scheduleRunId, type ScheduleRecord, type ScheduleState } from "../core/schedule.js";
 import { serializeError } from "../core/serialize.js";
-import type { Store } from "../core/store.js";
+import type { ScheduleStore, Store } from "../core/store.js";
 import { crashPoint } from "./crash-points.js";
 import { dueTicks, nextTick, parseCron } from "./cron.js";
 import type { EngineLogger } from "./engine.js";
 
 /** What the scheduler needs from its engine. */
 export interface SchedulerDeps {
-  store: Store;
+  store: ScheduleStore & Pick<Store, "getRun">;
   clock: () => number;
   logger: EngineLogger;
   /** True when this engine can start the workflow (only then does it fire the schedule). */

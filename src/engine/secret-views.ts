@@ -24,7 +24,7 @@ export class RunFacts extends RunSecrets {
 export class SecretViews {
   private readonly runs = new Map<string, RunFacts>();
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Pick<Store, "readJournal">) {}
 
   /** The run's secrets, up to (at least) the entries committed before this call. */
   async of(runId: string): Promise<RunFacts> {

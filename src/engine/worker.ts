@@ -36,7 +36,7 @@ export interface WorkerDeps {
   /** Carries live deltas to streams of other processes (see live-publisher.ts). */
   live?: LiveDeltaPublisher;
   /** Hands engine events to observers; undefined while nobody observes, so unobserved workers track nothing. */
-  emit(): ((event: EngineEvent) => void) | undefined;
+  report(): ((event: EngineEvent) => void) | undefined;
   /** The observers' `aroundStep` wrappers, composed; undefined while none has one (steps then run bare). */
   aroundStep?(): (<T>(step: StepAttempt, run: () => T) => T) | undefined;
 }
@@ -121,14 +121,14 @@ export class WorkerImpl implements Worker, ExecutionHost {
   commit(write: RunWrite): Promise<CommitResult> {
     const committed = this.deps.committer.commit(write);
     const live = this.deps.live?.has(write.runId) ? this.deps.live : undefined;
-    if (!this.deps.emit() && !live) return committed;
+    if (!this.deps.report() && !live) return committed;
     return committed.then((result) => {
       if (live && result.ok) live.committed(write.runId, write.entries);
-      const emit = this.deps.emit();
-      if (emit && result.ok) {
+      const report = this.deps.report();
+      if (report && result.ok) {
         const workflow = this.workflowOf.get(write.runId) ?? "";
-        for (const event of this.steps.onCommitted(write.runId, workflow, write.entries, this.clock())) emit(event);
-        emit({ type: "committed", runId: write.runId, workflow, entries: write.entries.length });
+        for (const event of this.steps.onCommitted(write.runId, workflow, write.entries, this.clock())) report(event);
+        report({ type: "committed", runId: write.runId, workflow, entries: write.entries.length });
       } else if (!result.ok && result.reason === "lease-lost") {
         this.reportLeaseLost(write.runId);
       }
@@ -139,10 +139,10 @@ export class WorkerImpl implements Worker, ExecutionHost {
   /** Tells observers that this worker lost a held run's lease, once per execution. */
   private reportLeaseLost(runId: string): void {
     const execution = this.executions.get(runId);
-    const emit = this.deps.emit();
-    if (!execution || !emit || execution.isEnded || this.lostReported.has(execution)) return;
+    const report = this.deps.report();
+    if (!execution || !report || execution.isEnded || this.lostReported.has(execution)) return;
     this.lostReported.add(execution);
-    emit({ type: "lease-lost", runId, workflow: this.workflowOf.get(runId) ?? "", workerId: this.workerId });
+    report({ type: "lease-lost", runId, workflow: this.workflowOf.get(runId) ?? "", workerId: this.workerId });
   }
 
   /**
@@ -193,8 +193,8 @@ export class WorkerImpl implements Worker, ExecutionHost {
 
   progress(runId: string, opKey: string, attempt: number, data: unknown): void {
     this.deps.live?.progress(runId, opKey, attempt, data);
-    const emit = this.deps.emit();
-    if (emit) emit({ type: "step-progress", runId, workflow: this.workflowOf.get(runId) ?? "", opKey, attempt, data });
+    const report = this.deps.report();
+    if (report) report({ type: "step-progress", runId, workflow: this.workflowOf.get(runId) ?? "", opKey, attempt, data });
   }
 
   heartbeat(runId: string): void {
@@ -362,9 +362,9 @@ export class WorkerImpl implements Worker, ExecutionHost {
     this.workflowOf.set(run.runId, run.workflow);
     const launchedAt = this.clock();
     this.provenAt.set(run.runId, launchedAt);
-    this.deps.emit()?.({ type: "execution-started", runId: run.runId, workflow: run.workflow, workerId: this.workerId });
+    this.deps.report()?.({ type: "execution-started", runId: run.runId, workflow: run.workflow, workerId: this.workerId });
     void execution.done.then((end) => {
-      this.deps.emit()?.({
+      this.deps.report()?.({
         type: "execution-ended",
         runId: run.runId,
         workflow: run.workflow,

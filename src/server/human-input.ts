@@ -17,7 +17,7 @@ export interface RequestDetails {
  * re-asks after, by request id: from its `human.requested` entry (the human_requests row holds
  * neither). One journal read per run; requests with neither are absent from the map.
  */
-export async function requestDetails(store: Store, requests: readonly HumanRequest[]): Promise<Map<string, RequestDetails>> {
+export async function requestDetails(store: Pick<Store, "readJournalForResume">, requests: readonly HumanRequest[]): Promise<Map<string, RequestDetails>> {
   const wanted = new Map<string, Set<string>>();
   for (const request of requests) {
     const keys = wanted.get(request.runId) ?? new Set<string>();

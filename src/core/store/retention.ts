@@ -1,0 +1,52 @@
+import type { JournalEntry } from "../journal.js";
+import type { RunRecord, RunStatus } from "../run.js";
+import type { HumanRequest } from "./human-requests.js";
+import type { InboxEvent } from "./inbox.js";
+
+/** Retention, export and import: pruning finished runs and moving a run's rows between stores. Part of the {@link Store} port. */
+export interface RetentionStore {
+  /**
+   * Runs that {@link RetentionStore.deleteRuns} may delete, oldest finished first: status in `query.statuses`
+   * (terminal ones only), `finishedAt < query.finishedBefore`, of `query.workflow` if given, and
+   * neither a child whose parent is live nor a parent with a live child.
+   */
+  listPrunableRuns(query: PruneQuery): Promise<RunRecord[]>;
+  /**
+   * Deletes runs and every row that belongs to them (journal, inbox, human requests, full-text
+   * index), in one transaction. Each run is deleted only if, at delete time, it is still terminal
+   * with the `lastSeq` it was selected with (a run retried since then has a longer journal and
+   * survives) and is still prunable (no live parent, no live child). Returns the deleted ids.
+   */
+  deleteRuns(runs: readonly { runId: string; lastSeq: number }[]): Promise<string[]>;
+  /**
+   * The rows of a run, for an export: the run, its journal, inbox and human requests.
+   * Undefined when the run does not exist. One read transaction where the backend has them.
+   */
+  readRunRows(runId: string): Promise<RunImport | undefined>;
+  /**
+   * Inserts a run and its rows verbatim (journal seqs, statuses and times as given; inbox rows get
+   * new ids; search text is indexed from `step.completed` entries), all or nothing. No projection,
+   * no side effects. Throws RunConflictError when the run id, or one of its human request ids, exists.
+   */
+  importRun(data: RunImport): Promise<void>;
+}
+
+/** The rows of one run, as {@link Store.readRunRows} reads them and {@link Store.importRun} inserts them. */
+export interface RunImport {
+  run: RunRecord;
+  /** The whole journal, seq 1…lastSeq. */
+  journal: JournalEntry[];
+  /** Inbox rows in arrival order; an importing store gives them new ids. */
+  inbox: Omit<InboxEvent, "id">[];
+  humanRequests: HumanRequest[];
+}
+/** Filters of {@link Store.listPrunableRuns}. */
+export interface PruneQuery {
+  /** Only runs finished strictly before this time (epoch ms). */
+  finishedBefore: number;
+  /** Statuses to prune; non-terminal ones are ignored. */
+  statuses: readonly RunStatus[];
+  workflow?: string;
+  /** At most this many runs. */
+  limit: number;
+}
