@@ -310,7 +310,9 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
       // The cause is fixed (the poison is gone): an operator retries it.
       const retried = await cli(["retry", "poisoned", "--store", url]);
       expect(retried.code, retried.stderr).toBe(0);
-      const healthy = spawnWorker({ ...env, CAIRN_TEST_POISON: "0" });
+      // A long lease: the short one above makes recoveries quick, but on a loaded machine it could
+      // also expire under a healthy worker, which would then run the step again (at least once).
+      const healthy = spawnWorker({ ...env, CAIRN_TEST_POISON: "0", CAIRN_TEST_LEASE_MS: "30000" });
       expect(await engine.result("poisoned", { timeoutMs: 30_000 })).toBe((4 + 1) * 2 + 1);
       healthy.child.kill("SIGKILL");
       expect(ledgerLines(ledger)).toHaveLength(5);
