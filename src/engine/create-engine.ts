@@ -35,10 +35,10 @@ import {
 import { forkBody, listHumanRequestsOptionsSchema } from "../core/api-schemas.js";
 import { decodeCursor, encodeCursor } from "../store/common/list-query.js";
 import { decode, decodeSecrets, encode, serializeError, type SerializedError } from "../core/serialize.js";
-import type { CopiedEntry, HumanRequest, Store } from "../core/store.js";
+import type { CopiedEntry, HumanRequest, ListRunsQuery, Store } from "../core/store.js";
 import { decodeOr, unreadableMessage } from "../core/unreadable.js";
-import { searchRuns } from "./run-search.js";
-import { elidedSize } from "../core/payloads.js";
+import { countSearch, searchRuns } from "./run-search.js";
+import { elidedSize, PREVIEW_BYTES } from "../core/payloads.js";
 import { debounceSchema, parseQueues, resolveFlow, type QueueLimits } from "../core/flow-control.js";
 import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { aesGcmCodecFromEnv } from "../store/payloads/aes-gcm-codec.js";
@@ -53,7 +53,7 @@ import { replayRun, summarizeVersions } from "./deploys.js";
 import { isWorkflow } from "./define-workflow.js";
 import { EventRegistry, eventName, type EventDefinition } from "./define-event.js";
 import { publish, type PublishResult } from "./event-triggers.js";
-import { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./engine.js";
+import { COUNT_SCAN_LIMIT, DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./engine.js";
 import type {
   Engine,
   EngineOptions,
@@ -454,20 +454,7 @@ class EngineImpl implements Engine {
   }
 
   async listRuns(options: ListRunsOptions = {}): Promise<{ runs: RunInfo[]; nextCursor?: string }> {
-    const statuses = options.status === undefined ? undefined : check(z.array(statusSchema), [options.status].flat(), "listRuns: status");
-    const limit = options.limit === undefined ? undefined : check(z.number().int().min(1).max(1000), options.limit, "listRuns: limit");
-    const query = {
-      status: statuses,
-      workflow: options.workflow,
-      ...(options.runIdPrefix === undefined ? {} : { runIdPrefix: check(z.string().max(1000), options.runIdPrefix, "listRuns: runIdPrefix") }),
-      ...(options.q === undefined || options.q === "" ? {} : { q: check(z.string().max(200), options.q, "listRuns: q") }),
-      createdAfter: options.createdAfter === undefined ? undefined : +options.createdAfter,
-      createdBefore: options.createdBefore === undefined ? undefined : +options.createdBefore,
-      ...(options.tags === undefined ? {} : { tags: checkTags(options.tags, "listRuns") }),
-      limit,
-      cursor: options.cursor,
-      ...(options.previewBytes === undefined ? {} : { previewBytes: options.previewBytes }),
-    };
+    const query = this.runQuery(options);
     // One undecodable row is shown as a placeholder; the rest of the page is unaffected.
     const view = (run: RunRecord) => this.view(run, options.previewBytes).catch((error: unknown) => unreadableRun(run, error));
     // A text search matches what views show (secrets redacted), never the stored text.
@@ -478,6 +465,36 @@ class EngineImpl implements Engine {
     if (options.previewBytes === undefined) runs.push(...(await Promise.all(page.runs.map(view))));
     else for (const run of page.runs) runs.push(await view(run));
     return capBytes({ runs, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }, options.maxBytes);
+  }
+
+  async countRuns(options: Omit<ListRunsOptions, "limit" | "cursor" | "previewBytes" | "maxBytes"> = {}): Promise<{ total: number; exact: boolean }> {
+    const { limit: _limit, cursor: _cursor, ...query } = this.runQuery(options);
+    if (query.q === undefined) {
+      const groups = await this.store.countRuns(query);
+      return { total: groups.reduce((sum, group) => sum + group.count, 0), exact: true };
+    }
+    const view = (run: RunRecord) => this.view(run, PREVIEW_BYTES).catch((error: unknown) => unreadableRun(run, error));
+    return countSearch(this.store, { ...query, q: query.q }, view, COUNT_SCAN_LIMIT);
+  }
+
+  /** The store query of a listing's options, checked. */
+  private runQuery(options: ListRunsOptions): ListRunsQuery {
+    const statuses = options.status === undefined ? undefined : check(z.array(statusSchema), [options.status].flat(), "listRuns: status");
+    const limit = options.limit === undefined ? undefined : check(z.number().int().min(1).max(1000), options.limit, "listRuns: limit");
+    const query = {
+      status: statuses,
+      workflow: options.workflow,
+      ...(options.runIdPrefix === undefined ? {} : { runIdPrefix: check(z.string().max(1000), options.runIdPrefix, "listRuns: runIdPrefix") }),
+      ...(options.q === undefined || options.q === "" ? {} : { q: check(z.string().max(200), options.q, "listRuns: q") }),
+      createdAfter: options.createdAfter === undefined ? undefined : +options.createdAfter,
+      createdBefore: options.createdBefore === undefined ? undefined : +options.createdBefore,
+      ...(options.tags === undefined ? {} : { tags: checkTags(options.tags, "listRuns") }),
+      ...(options.topLevel === true ? { parentRunId: null } : {}),
+      limit,
+      cursor: options.cursor,
+      ...(options.previewBytes === undefined ? {} : { previewBytes: options.previewBytes }),
+    };
+    return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined)) as ListRunsQuery;
   }
 
   async redact<T>(runId: string, value: T): Promise<T> {

@@ -20,7 +20,7 @@ import { isCheckpoint } from "../../core/resume.js";
 import type { OutboxMessage } from "../../core/outbox.js";
 import type { RunRecord } from "../../core/run.js";
 import { byteLength, encode, StoredText } from "../../core/serialize.js";
-import type { CopiedEntry, HumanRequest, InboxEvent, NewInboxEvent, NewRun, PayloadBlob, RunImport, RunWrite, Store } from "../../core/store.js";
+import type { CopiedEntry, HumanRequest, InboxEvent, NewInboxEvent, NewRun, PayloadBlob, RunFilter, RunImport, RunWrite, Store } from "../../core/store.js";
 import { peekKeyId } from "./aes-gcm-codec.js";
 
 /** How payloads are stored: see docs/operations/payloads.md. */
@@ -249,7 +249,7 @@ class PayloadStore implements Partial<Store> {
 
   // ── passed through ──
 
-  countRuns = () => this.inner.countRuns();
+  countRuns = (filter?: RunFilter) => this.inner.countRuns(filter);
   listRunEntries = async (query: Parameters<Store["listRunEntries"]>[0]) => {
     const rows = await this.inner.listRunEntries(query);
     const entries = await this.resolveEntries(rows.map((row) => row.entry));
