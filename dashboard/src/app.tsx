@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { useEffect, useRef } from "react";
 import { forgetToken, useAuth } from "./api";
 import { Link } from "./components/link";
 import { TokenPanel } from "./components/token-panel";
@@ -8,6 +8,7 @@ import { RunPage } from "./pages/run";
 import { RunsPage } from "./pages/runs";
 import { WorkersPage } from "./pages/workers";
 import { BASE, useRoute, type Route } from "./router";
+import { setZoneMode, useZoneMode, zoneLabel } from "./format";
 
 const NAV = [
   { href: `${BASE}/`, label: "Overview", view: "overview" },
@@ -19,13 +20,25 @@ const NAV = [
 export function App() {
   const route = useRoute();
   const auth = useAuth();
+  // Subscribed here so every time on every page is written again when the zone is switched.
+  const zone = useZoneMode();
+  const first = useRef(true);
   useEffect(() => {
     document.title = `${title(route)} · Cairn`;
+    // After a client-side navigation, focus goes to the new page's heading, as a page load would read it.
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    return focusHeading();
   }, [route]);
   const active = route.view === "run" ? "runs" : route.view;
   return (
     <div className="app">
-      <nav className="top">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <nav className="top" aria-label="main">
         <Link href={`${BASE}/`} className="brand">
           ◭ Cairn
         </Link>
@@ -34,7 +47,15 @@ export function App() {
             {item.label}
           </Link>
         ))}
-        <a className="right muted" href="/openapi.json" target="_blank" rel="noreferrer">
+        <button
+          className="nav-button right zone-toggle"
+          onClick={() => setZoneMode(zone === "utc" ? "local" : "utc")}
+          title={`Times are shown in ${zone === "utc" ? "UTC" : `local time (${zoneLabel()})`}; switch to ${zone === "utc" ? "local time" : "UTC"}`}
+          data-zone={zone}
+        >
+          Times: {zone === "utc" ? "UTC" : `local (${zoneLabel()})`}
+        </button>
+        <a className="muted" href="/openapi.json" target="_blank" rel="noreferrer">
           API
         </a>
         {auth.token && (
@@ -43,7 +64,7 @@ export function App() {
           </button>
         )}
       </nav>
-      <main>
+      <main id="main" tabIndex={-1}>
         {/* Without a usable token nothing loads: one panel that says how to get in, not an error per panel. */}
         {auth.problem ? <TokenPanel problem={auth.problem} token={auth.token} /> : <Page key={auth.epoch} route={route} />}
       </main>
@@ -84,4 +105,19 @@ function title(route: Route): string {
     default:
       return route.view[0]!.toUpperCase() + route.view.slice(1);
   }
+}
+
+/** Focuses the page's `h1` once it is rendered (a page may still be loading); returns a cancel. */
+function focusHeading(): () => void {
+  let tries = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const attempt = () => {
+    const heading = document.querySelector<HTMLElement>("main h1");
+    if (heading) {
+      if (!heading.hasAttribute("tabindex")) heading.setAttribute("tabindex", "-1");
+      heading.focus({ preventScroll: false });
+    } else if (tries++ < 40) timer = setTimeout(attempt, 50);
+  };
+  attempt();
+  return () => clearTimeout(timer);
 }

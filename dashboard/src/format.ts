@@ -1,4 +1,5 @@
 import type { ApiJournalEntry, ApiRun } from "cairn/client";
+import { useSyncExternalStore } from "react";
 
 export function ago(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return "—";
@@ -20,13 +21,111 @@ export function duration(ms: number): string {
   return `${Math.floor(hours / 24)} d ${hours % 24} h`;
 }
 
-export function clock(iso: string): string {
-  const date = new Date(iso);
-  return date.toLocaleTimeString(undefined, { hour12: false }) + "." + String(date.getMilliseconds()).padStart(3, "0");
+const ZONE_KEY = "cairn.timeZone";
+const zoneListeners = new Set<() => void>();
+
+/** Which zone the dashboard shows times in: the browser's (`local`, the default) or `utc`; kept in localStorage. */
+export type ZoneMode = "local" | "utc";
+
+export function zoneMode(): ZoneMode {
+  try {
+    return window.localStorage.getItem(ZONE_KEY) === "utc" ? "utc" : "local";
+  } catch {
+    return "local";
+  }
 }
 
-export function dateTime(iso: string | null | undefined): string {
-  return iso ? new Date(iso).toLocaleString(undefined, { hour12: false }) : "—";
+/** Switches every time on the dashboard to `mode` and remembers it in this browser. */
+export function setZoneMode(mode: ZoneMode): void {
+  try {
+    window.localStorage.setItem(ZONE_KEY, mode);
+  } catch {
+    // storage refused (private mode): the choice lasts for this page only
+  }
+  cachedMode = mode;
+  for (const listener of zoneListeners) listener();
+}
+
+let cachedMode: ZoneMode | undefined;
+function mode(): ZoneMode {
+  return (cachedMode ??= zoneMode());
+}
+
+/** The zone mode, re-rendering the caller when it is switched. */
+export function useZoneMode(): ZoneMode {
+  return useSyncExternalStore((listener) => {
+    zoneListeners.add(listener);
+    return () => zoneListeners.delete(listener);
+  }, mode);
+}
+
+interface Parts {
+  date: string;
+  time: string;
+  zone: string;
+}
+
+function partsOf(at: number): Parts {
+  const utc = mode() === "utc";
+  const format = new Intl.DateTimeFormat("en-US", {
+    ...(utc ? { timeZone: "UTC" } : {}),
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hourCycle: "h23",
+    timeZoneName: "short",
+  });
+  const p: Record<string, string> = {};
+  for (const part of format.formatToParts(new Date(at))) p[part.type] = part.value;
+  return { date: `${p.year}-${p.month}-${p.day}`, time: `${p.hour}:${p.minute}:${p.second}`, zone: utc ? "UTC" : (p.timeZoneName ?? "local") };
+}
+
+function toMs(at: string | number): number {
+  return typeof at === "number" ? at : Date.parse(at);
+}
+
+/**
+ * The one way the dashboard writes an instant: `2026-11-26 06:06:00 UTC` in the chosen zone
+ * ({@link useZoneMode}), the date left out only with `short` when it is today.
+ */
+export function dateTime(at: string | number | null | undefined, options: { short?: boolean; now?: number } = {}): string {
+  if (at === null || at === undefined || at === "") return "—";
+  const ms = toMs(at);
+  if (Number.isNaN(ms)) return String(at);
+  const parts = partsOf(ms);
+  const today = options.short === true && partsOf(options.now ?? Date.now()).date === parts.date;
+  return `${today ? "" : `${parts.date} `}${parts.time} ${parts.zone}`;
+}
+
+/** A journal row's time: `06:06:00.123` when today, else with its date; the zone is in the column's heading and the title. */
+export function clock(at: string | number, now = Date.now()): string {
+  const ms = toMs(at);
+  const parts = partsOf(ms);
+  const today = partsOf(now).date === parts.date;
+  return `${today ? "" : `${parts.date} `}${parts.time}.${String(new Date(ms).getUTCMilliseconds()).padStart(3, "0")}`;
+}
+
+/** The zone times are shown in, as written after them (`UTC`, `GMT+1`, `CET`). */
+export function zoneLabel(): string {
+  return partsOf(Date.now()).zone;
+}
+
+/**
+ * A recorded value that is an instant as ms, else undefined: a journaled Date (`{"$cairn":"date","v":ms}`),
+ * epoch milliseconds within 1990–2100, or an ISO date-time string.
+ */
+export function instantOf(value: unknown): number | undefined {
+  const tagged = value as { $cairn?: unknown; v?: unknown } | null;
+  if (tagged && typeof tagged === "object" && tagged.$cairn === "date" && typeof tagged.v === "number") return tagged.v;
+  if (typeof value === "number" && Number.isInteger(value) && value > 631_152_000_000 && value < 4_102_444_800_000) return value;
+  if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value)) {
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? undefined : ms;
+  }
+  return undefined;
 }
 
 /** How long the run has taken: to its end, or until now. */
@@ -127,7 +226,7 @@ export function waitingText(run: Pick<ApiRun, "waitingFor">): string {
         case "human":
           return "a person";
         case "timer":
-          return `timer ${typeof w.wakeAt === "number" ? ago(new Date(w.wakeAt).toISOString()) : ""}`.trim();
+          return `timer ${typeof w.wakeAt === "number" ? `until ${dateTime(w.wakeAt, { short: true })} (${ago(new Date(w.wakeAt).toISOString())})` : ""}`.trim();
         case "retry":
           return `retry of ${wait.opKey}`;
         case "flow":

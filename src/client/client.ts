@@ -105,6 +105,48 @@ export interface HumanRequestsQuery {
  * const { run } = await cairn.startRun({ workflow: "research", input: { topic: "tides" }, runId: "thread-42" });
  * await cairn.stream(run.runId, { onEntry: (entry) => console.log(entry.seq, entry.kind) });
  */
+/** What a bulk action acts on: selected run ids, or every run a listing with these filters holds. */
+export type BulkTarget =
+  | { runIds: string[] }
+  | {
+      filter: {
+        status?: RunStatus[];
+        workflow?: string;
+        q?: string;
+        createdAfter?: number | string;
+        createdBefore?: number | string;
+        topLevel?: boolean;
+        tags?: Record<string, string>;
+      };
+    };
+
+/** The answer of a bulk action: runs acted on, and those refused with the reason. */
+export interface BulkResult {
+  done: string[];
+  failed: { runId: string; error: string }[];
+}
+
+/** The query parameters of a listing's filters. */
+function runFilterQuery(query: {
+  status?: RunStatus | RunStatus[];
+  workflow?: string;
+  q?: string;
+  createdAfter?: Date | number;
+  createdBefore?: Date | number;
+  topLevel?: boolean;
+  tags?: Record<string, string>;
+}) {
+  return {
+    status: query.status === undefined ? undefined : [query.status].flat().join(","),
+    workflow: query.workflow,
+    q: query.q === "" ? undefined : query.q,
+    createdAfter: query.createdAfter === undefined ? undefined : +query.createdAfter,
+    createdBefore: query.createdBefore === undefined ? undefined : +query.createdBefore,
+    topLevel: query.topLevel ? "true" : undefined,
+    tag: query.tags === undefined ? undefined : Object.entries(query.tags).map(([key, value]) => `${key}:${value}`),
+  };
+}
+
 export class CairnClient {
   private readonly baseUrl: string;
   private readonly fetchFn: typeof fetch;
@@ -124,28 +166,42 @@ export class CairnClient {
     query: {
       status?: RunStatus | RunStatus[];
       workflow?: string;
-      /** Text in the run id, workflow name or error message (case-insensitive). */
+      /** Text in the run id, workflow name, error message, input or a tag `key:value` (case-insensitive). */
       q?: string;
       createdAfter?: Date | number;
       createdBefore?: Date | number;
+      /** Only top-level runs (child runs left out). */
+      topLevel?: boolean;
       /** Only runs with every one of these tags. */
       tags?: Record<string, string>;
       cursor?: string;
       limit?: number;
     } = {},
   ): Promise<ApiRunPage> {
-    return this.request("GET", "/runs", {
-      query: {
-        status: query.status === undefined ? undefined : [query.status].flat().join(","),
-        workflow: query.workflow,
-        q: query.q === "" ? undefined : query.q,
-        createdAfter: query.createdAfter === undefined ? undefined : +query.createdAfter,
-        createdBefore: query.createdBefore === undefined ? undefined : +query.createdBefore,
-        tag: query.tags === undefined ? undefined : Object.entries(query.tags).map(([key, value]) => `${key}:${value}`),
-        cursor: query.cursor,
-        limit: query.limit,
-      },
-    });
+    return this.request("GET", "/runs", { query: { ...runFilterQuery(query), cursor: query.cursor, limit: query.limit } });
+  }
+
+  /** `GET /run-count`: how many runs {@link listRuns} lists with these filters over all pages (`exact: false`: a lower bound). */
+  countRuns(query: Omit<Parameters<CairnClient["listRuns"]>[0] & object, "cursor" | "limit"> = {}): Promise<{ total: number; exact: boolean }> {
+    return this.request("GET", "/run-count", { query: runFilterQuery(query) });
+  }
+
+  /** `GET /workflows`: the workflows that have runs in the store (those this token may see), with how many. */
+  listWorkflows(): Promise<{ workflows: { workflow: string; runs: number }[] }> {
+    return this.request("GET", "/workflows");
+  }
+
+  /**
+   * `POST /bulk/cancel`: cancels the given runs, or (`filter`) every unfinished run those filters
+   * list (at most 1000), each audited like a single cancel.
+   */
+  bulkCancel(target: BulkTarget, reason?: string): Promise<BulkResult> {
+    return this.request("POST", "/bulk/cancel", { body: { ...target, ...(reason === undefined ? {} : { reason }) } });
+  }
+
+  /** `POST /bulk/retry`: retries the given runs, or (`filter`) every failed run those filters list (at most 1000). */
+  bulkRetry(target: BulkTarget): Promise<BulkResult> {
+    return this.request("POST", "/bulk/retry", { body: target });
   }
 
   /** `GET /stuck-runs` */

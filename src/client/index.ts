@@ -3,7 +3,17 @@
  * Runs anywhere fetch does; it imports no server code.
  * @packageDocumentation
  */
-export { CairnClient, CairnApiError, type ClientOptions, type HumanRequestsQuery, type StreamOptions, type StreamEnd, type StreamDelta } from "./client.js";
+export {
+  CairnClient,
+  CairnApiError,
+  type ClientOptions,
+  type HumanRequestsQuery,
+  type StreamOptions,
+  type StreamEnd,
+  type StreamDelta,
+  type BulkTarget,
+  type BulkResult,
+} from "./client.js";
 export { isCairnError } from "../core/errors.js";
 export type {
   AnswerBody,

@@ -130,11 +130,44 @@ export const listRunsQuery = z
       .describe("Only runs whose id, workflow name or error message contains this text, ignoring case (a plain substring: % and _ are not wildcards)."),
     createdAfter: instant.optional(),
     createdBefore: instant.optional(),
+    topLevel: z.enum(["true", "false"]).optional().describe("true: only top-level runs (child runs left out)."),
     tag: z.string().min(3).max(400).optional().describe("Only runs with this tag, written key:value (repeat the parameter for several)."),
     cursor: z.string().min(1).max(1024).optional().describe("`nextCursor` of the previous page."),
     limit: wholeNumber(1, 1000).optional().describe("Page size, default 50."),
   })
   .strict();
+
+/** `GET /run-count`: the filters of `GET /runs`, without paging. */
+export const runCountQuery = listRunsQuery.omit({ cursor: true, limit: true });
+
+/** The filters of a bulk action: those of `GET /runs`, as JSON (instants as ISO strings or epoch ms). */
+const bulkFilter = z
+  .object({
+    status: z.array(runStatusSchema).min(1).optional(),
+    workflow: z.string().min(1).max(256).optional(),
+    q: z.string().min(1).max(200).optional(),
+    createdAfter: z.union([z.number().int().min(0), z.string().datetime({ offset: true })]).optional(),
+    createdBefore: z.union([z.number().int().min(0), z.string().datetime({ offset: true })]).optional(),
+    topLevel: z.boolean().optional(),
+    tags: z.record(z.string().min(1).max(128), z.string().max(256)).optional(),
+  })
+  .strict();
+
+/** Runs a bulk action may touch in one call. */
+export const BULK_MAX_RUNS = 1000;
+
+/**
+ * `POST /bulk/cancel` and `POST /bulk/retry`: either `runIds` (selected runs) or `filter` (every run
+ * a listing with those filters holds that the action applies to), at most {@link BULK_MAX_RUNS}.
+ */
+export const bulkBody = z
+  .object({
+    runIds: z.array(runIdRefSchema).min(1, "give at least one run id").max(BULK_MAX_RUNS).optional(),
+    filter: bulkFilter.optional(),
+    reason: cancelReasonSchema.optional().describe("Cancel only: why, kept in each run's journal and the audit log."),
+  })
+  .strict()
+  .refine((body) => (body.runIds === undefined) !== (body.filter === undefined), { message: "give either runIds or filter, not both and not neither" });
 
 /** `GET /runs/:id/journal` */
 export const journalQuery = z
@@ -566,3 +599,9 @@ export const runCostsSchema = z
 
 /** `GET /runs/:id/costs` as the client receives it. */
 export type ApiRunCosts = z.output<typeof runCostsSchema>;
+
+/** What `POST /bulk/cancel` and `POST /bulk/retry` answer: the runs acted on, and those refused with why. */
+export const bulkResponse = z.object({
+  done: z.array(z.string()),
+  failed: z.array(z.object({ runId: z.string(), error: z.string() })),
+});

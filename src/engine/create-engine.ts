@@ -206,6 +206,10 @@ class EngineImpl implements Engine {
     this.ensureOpen();
     return this.starter.request<R>(runId, name, payload, options);
   }
+  countRuns(options: Omit<ListRunsOptions, "limit" | "cursor" | "previewBytes" | "maxBytes"> = {}) {
+    this.ensureOpen();
+    return this.views.countRuns(options);
+  }
   listRuns(options: ListRunsOptions = {}) {
     return this.views.listRuns(options);
   }

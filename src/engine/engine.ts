@@ -176,14 +176,23 @@ export interface JournalEntryView {
   unreadable?: string;
 }
 
+/** Candidate runs `engine.countRuns` checks at most for a text search before it answers with a lower bound. */
+export const COUNT_SCAN_LIMIT = 5000;
+
 /** Filters of `engine.listRuns`. */
 export interface ListRunsOptions {
   status?: RunStatus | RunStatus[];
   workflow?: string;
   /** Only runs whose id starts with this text (e.g. `"tenant-a/"`), filtered by the store's query. */
   runIdPrefix?: string;
-  /** Only runs whose id, workflow name or error message contains this text, ignoring case (a plain substring, at most 200 characters). */
+  /**
+   * Only runs whose id, workflow name, error message, input or a tag (`key:value`) contains this
+   * text as the run's views show it (secrets redacted), ignoring case (a plain substring, at most
+   * 200 characters).
+   */
   q?: string;
+  /** Only top-level runs: leaves out child runs. */
+  topLevel?: boolean;
   createdAfter?: Date | number;
   createdBefore?: Date | number;
   /** Only runs with every one of these tags. */
@@ -298,6 +307,12 @@ export interface Engine {
    */
   request<R = unknown>(runId: string, name: string, payload?: unknown, options?: RequestOptions): Promise<R>;
   listRuns(options?: ListRunsOptions): Promise<{ runs: RunInfo[]; nextCursor?: string }>;
+  /**
+   * How many runs a listing with these filters holds over all its pages. Without `q` one grouped
+   * store query; with `q` the store's candidates are checked against their views (secrets
+   * redacted) up to {@link COUNT_SCAN_LIMIT} of them, past which `exact` is false and `total` a lower bound.
+   */
+  countRuns(options?: Omit<ListRunsOptions, "limit" | "cursor" | "previewBytes" | "maxBytes">): Promise<{ total: number; exact: boolean }>;
   /** `value` with the run's secrets redacted, as its views show them (e.g. live model output before it is journaled). */
   redact<T>(runId: string, value: T): Promise<T>;
   /** The run's journal as views show it: secrets redacted like {@link Engine.getRun}. */

@@ -6,15 +6,36 @@ import { isTerminal, type RunRecord } from "../core/run.js";
 import { runIdRefSchema as RUN_REF, runStatusSchema as statusSchema } from "../core/schemas.js";
 import { encodeCursor } from "../store/common/list-query.js";
 import { decode, decodeSecrets, encode, type SerializedError } from "../core/serialize.js";
-import type { HumanRequest, Store } from "../core/store.js";
+import type { HumanRequest, ListRunsQuery, Store } from "../core/store.js";
 import { decodeOr, unreadableMessage } from "../core/unreadable.js";
-import { elidedSize } from "../core/payloads.js";
+import { elidedSize, PREVIEW_BYTES } from "../core/payloads.js";
 import { checkTags } from "../core/tags.js";
 import { check } from "./check-input.js";
 import type { JournalEntryView, ListRunsOptions, RunInfo } from "./engine.js";
 import { runLinks } from "./live-runs.js";
-import { searchRuns } from "./run-search.js";
+import { countSearch, searchRuns } from "./run-search.js";
+import { COUNT_SCAN_LIMIT } from "./engine.js";
 import type { SecretViews } from "./secret-views.js";
+
+/** The store query of a listing's options, checked. */
+function runQuery(options: ListRunsOptions): ListRunsQuery {
+  const statuses = options.status === undefined ? undefined : check(z.array(statusSchema), [options.status].flat(), "listRuns: status");
+  const limit = options.limit === undefined ? undefined : check(z.number().int().min(1).max(1000), options.limit, "listRuns: limit");
+  const query = {
+    status: statuses,
+    workflow: options.workflow,
+    ...(options.runIdPrefix === undefined ? {} : { runIdPrefix: check(z.string().max(1000), options.runIdPrefix, "listRuns: runIdPrefix") }),
+    ...(options.q === undefined || options.q === "" ? {} : { q: check(z.string().max(200), options.q, "listRuns: q") }),
+    createdAfter: options.createdAfter === undefined ? undefined : +options.createdAfter,
+    createdBefore: options.createdBefore === undefined ? undefined : +options.createdBefore,
+    ...(options.tags === undefined ? {} : { tags: checkTags(options.tags, "listRuns") }),
+    ...(options.topLevel === true ? { parentRunId: null } : {}),
+    limit,
+    cursor: options.cursor,
+    ...(options.previewBytes === undefined ? {} : { previewBytes: options.previewBytes }),
+  };
+  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined)) as ListRunsQuery;
+}
 
 /** Reads a run's row, or throws RunNotFoundError. */
 export async function requireRun(store: Pick<Store, "getRun">, runId: string): Promise<RunRecord> {
@@ -30,7 +51,7 @@ export async function requireRun(store: Pick<Store, "getRun">, runId: string): P
  */
 export class RunViews {
   constructor(
-    private readonly store: Pick<Store, "getRun" | "listRuns" | "readJournal" | "listStuckRuns" | "getRunTags">,
+    private readonly store: Pick<Store, "getRun" | "listRuns" | "countRuns" | "readJournal" | "listStuckRuns" | "getRunTags">,
     private readonly secrets: SecretViews,
   ) {}
 
@@ -50,20 +71,7 @@ export class RunViews {
   }
 
   async listRuns(options: ListRunsOptions): Promise<{ runs: RunInfo[]; nextCursor?: string }> {
-    const statuses = options.status === undefined ? undefined : check(z.array(statusSchema), [options.status].flat(), "listRuns: status");
-    const limit = options.limit === undefined ? undefined : check(z.number().int().min(1).max(1000), options.limit, "listRuns: limit");
-    const query = {
-      status: statuses,
-      workflow: options.workflow,
-      ...(options.runIdPrefix === undefined ? {} : { runIdPrefix: check(z.string().max(1000), options.runIdPrefix, "listRuns: runIdPrefix") }),
-      ...(options.q === undefined || options.q === "" ? {} : { q: check(z.string().max(200), options.q, "listRuns: q") }),
-      createdAfter: options.createdAfter === undefined ? undefined : +options.createdAfter,
-      createdBefore: options.createdBefore === undefined ? undefined : +options.createdBefore,
-      ...(options.tags === undefined ? {} : { tags: checkTags(options.tags, "listRuns") }),
-      limit,
-      cursor: options.cursor,
-      ...(options.previewBytes === undefined ? {} : { previewBytes: options.previewBytes }),
-    };
+    const query = runQuery(options);
     // One undecodable row is shown as a placeholder; the rest of the page is unaffected.
     const view = (run: RunRecord) => this.view(run, options.previewBytes).catch((error: unknown) => unreadableRun(run, error));
     // A text search matches what views show (secrets redacted), never the stored text.
@@ -74,6 +82,17 @@ export class RunViews {
     if (options.previewBytes === undefined) runs.push(...(await Promise.all(page.runs.map(view))));
     else for (const run of page.runs) runs.push(await view(run));
     return capBytes({ runs, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) }, options.maxBytes);
+  }
+
+  /** How many runs a listing's filters match: exact from the store, or (with a text search over views) up to {@link COUNT_SCAN_LIMIT} candidates. */
+  async countRuns(options: Omit<ListRunsOptions, "limit" | "cursor" | "previewBytes" | "maxBytes"> = {}): Promise<{ total: number; exact: boolean }> {
+    const { limit: _limit, cursor: _cursor, ...query } = runQuery(options);
+    if (query.q === undefined) {
+      const groups = await this.store.countRuns(query);
+      return { total: groups.reduce((sum, group) => sum + group.count, 0), exact: true };
+    }
+    const view = (run: RunRecord) => this.view(run, PREVIEW_BYTES).catch((error: unknown) => unreadableRun(run, error));
+    return countSearch(this.store, { ...query, q: query.q }, view, COUNT_SCAN_LIMIT);
   }
 
   async redact<T>(runId: string, value: T): Promise<T> {

@@ -1,7 +1,7 @@
 import type { ApiJournalEntry } from "cairn/client";
 import { useMemo, useState } from "react";
 import { duration } from "../format";
-import { EntryRow, Timeline, stepDurations } from "./timeline";
+import { EntryRow, Timeline, TraceOwners, stepDurations, traceOwners } from "./timeline";
 import { WindowedList } from "./windowed-list";
 
 /** Journals longer than this are drawn in a window (only the rows in view are in the DOM). */
@@ -85,6 +85,7 @@ export function JournalView({ entries, runId }: { entries: ApiJournalEntry[]; ru
   const kinds = useMemo(() => [...new Set(entries.map((entry) => entry.kind))].sort(), [entries]);
   const shown = useMemo(() => (kind ? entries.filter((entry) => entry.kind === kind) : entries), [entries, kind]);
   const took = useMemo(() => stepDurations(entries), [entries]);
+  const owners = useMemo(() => traceOwners(shown), [shown]);
   const ops = useMemo(() => (byOp ? opRows(entries) : []), [entries, byOp]);
   const first = entries[0] ? Date.parse(entries[0].at) : 0;
 
@@ -135,17 +136,19 @@ export function JournalView({ entries, runId }: { entries: ApiJournalEntry[]; ru
       ) : shown.length <= WINDOW_FROM ? (
         <Timeline entries={shown} runId={runId} />
       ) : (
-        <WindowedList
-          key="entries"
-          count={shown.length}
-          rowHeight={ROW_HEIGHT}
-          label="journal"
-          follow
-          row={(i) => {
-            const entry = shown[i]!;
-            return <EntryRow key={entry.seq} entry={entry} first={first} took={took.get(entry.seq)} runId={runId} className="one-line" />;
-          }}
-        />
+        <TraceOwners.Provider value={owners}>
+          <WindowedList
+            key="entries"
+            count={shown.length}
+            rowHeight={ROW_HEIGHT}
+            label="journal"
+            follow
+            row={(i) => {
+              const entry = shown[i]!;
+              return <EntryRow key={entry.seq} entry={entry} first={first} took={took.get(entry.seq)} runId={runId} className="one-line" />;
+            }}
+          />
+        </TraceOwners.Provider>
       )}
     </>
   );

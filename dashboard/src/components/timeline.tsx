@@ -1,7 +1,7 @@
 import type { ApiJournalEntry } from "cairn/client";
-import { Fragment, useState } from "react";
+import { createContext, Fragment, useContext, useMemo, useState } from "react";
 import { api } from "../api";
-import { clock, duration, modelCallOf, usd } from "../format";
+import { clock, dateTime, duration, instantOf, modelCallOf, usd } from "../format";
 import { JsonView } from "./json-view";
 
 interface SerializedError {
@@ -28,12 +28,15 @@ export function stepDurations(entries: ApiJournalEntry[]): Map<number, number> {
 export function Timeline({ entries, runId }: { entries: ApiJournalEntry[]; runId?: string }) {
   const first = entries[0] ? Date.parse(entries[0].at) : 0;
   const took = stepDurations(entries);
+  const owners = useMemo(() => traceOwners(entries), [entries]);
   return (
-    <ol className="timeline" aria-label="journal">
-      {entries.map((entry) => (
-        <EntryRow key={entry.seq} entry={entry} first={first} took={took.get(entry.seq)} runId={runId} />
-      ))}
-    </ol>
+    <TraceOwners.Provider value={owners}>
+      <ol className="timeline" aria-label="journal">
+        {entries.map((entry) => (
+          <EntryRow key={entry.seq} entry={entry} first={first} took={took.get(entry.seq)} runId={runId} />
+        ))}
+      </ol>
+    </TraceOwners.Provider>
   );
 }
 
@@ -55,7 +58,7 @@ export function EntryRow({
   return (
     <li className={`entry kind-${entry.kind.split(".")[0]} ${entry.kind.replace(".", "-")} ${className}`} data-seq={entry.seq} data-kind={entry.kind}>
       <span className="seq">{entry.seq}</span>
-      <span className="time" title={entry.at}>
+      <span className="time" title={dateTime(entry.at)}>
         {clock(entry.at)}
         <span className="muted"> +{duration(at - first)}</span>
       </span>
@@ -150,14 +153,14 @@ function EntryDetail({ entry, runId }: { entry: ApiJournalEntry; runId: string |
     case "run.compensation_failed":
     case "compensation.failed":
     case "resource.release_failed":
-      return <ErrorDetail error={data.error as SerializedError} />;
+      return <ErrorDetail error={data.error as SerializedError} seq={entry.seq} />;
     case "run.cancelled":
     case "run.cancelling":
       return <>{data.reason ? String(data.reason) : "cancelled"}</>;
     case "saga.compensating":
       return (
         <>
-          {String(data.reason)}: <ErrorDetail error={data.error as SerializedError} />
+          {String(data.reason)}: <ErrorDetail error={data.error as SerializedError} seq={entry.seq} />
         </>
       );
     case "compensation.started":
@@ -251,8 +254,8 @@ function EntryDetail({ entry, runId }: { entry: ApiJournalEntry; runId: string |
       return (
         <>
           attempt {String(data.attempt)}
-          {data.final ? ", final" : typeof data.retryAt === "number" ? `, retry at ${clock(new Date(data.retryAt).toISOString())}` : ""} ·{" "}
-          <ErrorDetail error={data.error as SerializedError} />
+          {data.final ? ", final" : typeof data.retryAt === "number" ? `, retry at ${dateTime(data.retryAt, { short: true })}` : ""} ·{" "}
+          <ErrorDetail error={data.error as SerializedError} seq={entry.seq} />
         </>
       );
     case "step.reconciled":
@@ -262,11 +265,11 @@ function EntryDetail({ entry, runId }: { entry: ApiJournalEntry; runId: string |
         </>
       );
     case "sleep.started":
-      return <>until {clock(new Date(Number(data.wakeAt)).toISOString())}</>;
+      return <>until {dateTime(Number(data.wakeAt), { short: true })}</>;
     case "event.waiting":
       return (
         <>
-          for “{String(data.type)}”{typeof data.timeoutAt === "number" ? `, until ${new Date(data.timeoutAt).toLocaleString()}` : ""}
+          for “{String(data.type)}”{typeof data.timeoutAt === "number" ? `, until ${dateTime(data.timeoutAt, { short: true })}` : ""}
         </>
       );
     case "event.received":
@@ -309,8 +312,16 @@ function EntryDetail({ entry, runId }: { entry: ApiJournalEntry; runId: string |
       );
     case "child.completed":
       return <JsonView value={data.output} />;
-    case "value.recorded":
-      return <JsonView value={data.value} />;
+    case "value.recorded": {
+      const instant = instantOf(data.value);
+      return instant === undefined ? (
+        <JsonView value={data.value} />
+      ) : (
+        <time dateTime={new Date(instant).toISOString()} title={JSON.stringify(data.value)} data-recorded-time>
+          {dateTime(instant)}
+        </time>
+      );
+    }
     case "loop.snapshot":
       return <>snapshot before iteration {String(data.iteration)}</>;
     case "loop.completed":
@@ -320,15 +331,94 @@ function EntryDetail({ entry, runId }: { entry: ApiJournalEntry; runId: string |
   }
 }
 
-export function ErrorDetail({ error }: { error: SerializedError | undefined }) {
+/**
+ * Which entry shows each stack trace: the first that carries it. A saga journals one failure as
+ * `step.failed`, `saga.compensating` and `run.compensated`; the later ones point to the first.
+ */
+export const TraceOwners = createContext<Map<string, number>>(new Map());
+
+/**
+ * Stack trace → seq of the entry that shows it: the first whose error carries it, or, for an error
+ * that wraps an earlier one (its message quotes the earlier `Name: message`, as a saga's
+ * `StepFailedError` does), the earlier error's entry.
+ */
+export function traceOwners(entries: ApiJournalEntry[]): Map<string, number> {
+  const owners = new Map<string, number>();
+  const heads: { head: string; seq: number }[] = [];
+  for (const entry of entries) {
+    const error = (entry.data as { error?: SerializedError } | null)?.error;
+    const stack = error?.stack;
+    if (typeof stack !== "string" || owners.has(stack)) continue;
+    const wrapped = heads.find(({ head }) => (error?.message ?? "").includes(head));
+    owners.set(stack, wrapped?.seq ?? entry.seq);
+    if (!wrapped && error?.message) heads.push({ head: `${error.name ?? "Error"}: ${error.message}`, seq: entry.seq });
+  }
+  return owners;
+}
+
+/**
+ * A frame of the engine rather than of the user's code: Node's internals, installed packages, and
+ * Cairn's own modules (its built `dist/src/…` or its `src/{engine,core,store,…}` sources).
+ */
+export function isEngineFrame(line: string): boolean {
+  return (
+    /\(?node:/.test(line) ||
+    /[\\/]node_modules[\\/]/.test(line) ||
+    /[\\/]dist[\\/]src[\\/]/.test(line) ||
+    /[\\/]src[\\/](engine|core|store|agent|server|client|testing|cli)[\\/][^\s]*\.[cm]?[jt]s/.test(line)
+  );
+}
+
+/** A stack split into its head (message lines), the user's frames and the engine's frames, each in the order thrown. */
+export function splitStack(stack: string): { head: string[]; user: string[]; engine: string[] } {
+  const lines = stack.split("\n");
+  const firstFrame = lines.findIndex((line) => /^\s+at\s/.test(line));
+  const head = firstFrame === -1 ? lines : lines.slice(0, firstFrame);
+  const frames = firstFrame === -1 ? [] : lines.slice(firstFrame).filter((line) => line.trim() !== "");
+  return { head, user: frames.filter((line) => !isEngineFrame(line)), engine: frames.filter(isEngineFrame) };
+}
+
+/** An error: its name, code and message, and its stack with the user's frames first and the engine's folded. */
+export function ErrorDetail({ error, seq }: { error: SerializedError | undefined; seq?: number }) {
+  const owners = useContext(TraceOwners);
   if (!error) return null;
   const head = `${error.name ?? "Error"}${error.code ? ` [${error.code}]` : ""}: ${error.message ?? ""}`;
   if (!error.stack) return <span className="err">{head}</span>;
+  const owner = seq === undefined ? undefined : owners.get(error.stack);
+  if (owner !== undefined && owner !== seq)
+    return (
+      <span className="err" data-trace-ref={owner}>
+        {head} <span className="muted">(trace at #{owner})</span>
+      </span>
+    );
   return (
     <details className="err">
       <summary>{head}</summary>
-      <pre>{error.stack}</pre>
+      <StackTrace stack={error.stack} />
     </details>
+  );
+}
+
+/** A stack trace with the user's frames shown and the engine's behind a toggle. */
+export function StackTrace({ stack }: { stack: string }) {
+  const { user, engine } = splitStack(stack);
+  const [open, setOpen] = useState(false);
+  return (
+    <div className="stack" data-stack>
+      <pre data-user-frames>{user.length ? user.map((line) => line.trim()).join("\n") : "(no frames in your code)"}</pre>
+      {engine.length > 0 && (
+        <>
+          <button type="button" className="link-button" aria-expanded={open} onClick={() => setOpen(!open)} data-engine-toggle>
+            {open ? "hide" : "show"} {engine.length} engine frame{engine.length === 1 ? "" : "s"}
+          </button>
+          {open && (
+            <pre className="engine-frames" data-engine-frames>
+              {engine.map((line) => line.trim()).join("\n")}
+            </pre>
+          )}
+        </>
+      )}
+    </div>
   );
 }
 

@@ -89,7 +89,11 @@ export function RunPage({ runId }: { runId: string }) {
           )}
         </div>
       )}
-      {r?.status === "suspended" && <p className="waiting">⏸ Waiting for {waitingText(r)}. It costs nothing while it waits.</p>}
+      {r?.status === "suspended" && (
+        <p className="waiting">
+          <span className="icon-pause" aria-hidden="true" /> Waiting for {waitingText(r)}. It costs nothing while it waits.
+        </p>
+      )}
       {requests.data && requests.data.length > 0 && (
         <div className="cards">
           {requests.data.map((request) => (

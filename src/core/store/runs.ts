@@ -41,9 +41,10 @@ export interface RunStore {
   getRun(runId: string): Promise<RunRecord | undefined>;
   /**
    * How many runs there are of each (workflow, status) pair that has any; for gauges such as
-   * `/metrics`. One grouped query, no rows loaded.
+   * `/metrics`, and (with `filter`, the filters of {@link listRuns}) for a listing's total. One
+   * grouped query, no rows loaded.
    */
-  countRuns(): Promise<RunCount[]>;
+  countRuns(filter?: RunFilter): Promise<RunCount[]>;
   /**
    * Flow control: for each (queue, concurrency key) with unfinished runs, how many are running, waiting
    * (pending, or suspended and due at `now`) and suspended (not due). Ordered by queue, then key (nulls first).
@@ -121,7 +122,8 @@ export interface NewRun {
 export interface ListRunsQuery {
   status?: RunStatus[];
   workflow?: string;
-  parentRunId?: string;
+  /** Only children of this run; `null`: only top-level runs (those without a parent). */
+  parentRunId?: string | null;
   /**
    * Only runs whose id starts with this text (case-sensitive, no wildcards: `%` and `_` are plain
    * characters). A namespaced API token lists runs with `runIdPrefix: "<namespace>/"`, filtered in
@@ -129,9 +131,10 @@ export interface ListRunsQuery {
    */
   runIdPrefix?: string;
   /**
-   * Only runs whose id, workflow name or error message contains this text, ignoring case (a plain
-   * substring: `%` and `_` are not wildcards). SQLite folds the case of ASCII letters only; an error
-   * sealed by `withPayloads` encryption is not searched.
+   * Only runs whose id, workflow name, error message, encoded input or a tag (written `key:value`)
+   * contains this text, ignoring case (a plain substring: `%` and `_` are not wildcards). SQLite
+   * folds the case of ASCII letters only; an input or error sealed by `withPayloads` encryption, or
+   * offloaded, is not searched.
    */
   q?: string;
   createdAfter?: number;
@@ -148,6 +151,9 @@ export interface ListRunsQuery {
   /** From a previous page's `nextCursor`. */
   cursor?: string;
 }
+/** The filters of a {@link ListRunsQuery}, without paging: what {@link Store.countRuns} counts. */
+export type RunFilter = Omit<ListRunsQuery, "limit" | "cursor" | "previewBytes">;
+
 /** A page of runs. */
 export interface RunPage {
   runs: RunRecord[];

@@ -1,6 +1,9 @@
 import type { Hono } from "hono";
 import {
+  BULK_MAX_RUNS,
+  bulkBody,
   cancelBody,
+  runCountQuery,
   forkBody,
   journalEntryParam,
   journalQuery,
@@ -11,12 +14,14 @@ import {
   startRunBody,
   stuckRunsQuery,
 } from "../../core/api-schemas.js";
-import type { Engine } from "../../engine/engine.js";
+import type { Engine, ListRunsOptions } from "../../engine/engine.js";
+import type { RunStatus } from "../../core/run.js";
+import type { z } from "zod";
 import { json, jsonObjectParts, parse, queryOf, readJson, streamedJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
 import { audit } from "../auth/audit.js";
 import { canSee, principalOf, requireVisible } from "../auth/principal.js";
-import { ForbiddenError, JournalEntryNotFoundError } from "../../core/errors.js";
+import { ForbiddenError, JournalEntryNotFoundError, ValidationError } from "../../core/errors.js";
 import { PREVIEW_BYTES } from "../../core/payloads.js";
 import { encode } from "../../core/serialize.js";
 import { randomUUID } from "node:crypto";
@@ -24,7 +29,7 @@ import type { Duration } from "../../core/duration.js";
 import { parseTagFilters } from "../../core/tags.js";
 import { readRunCosts } from "../../agent/run-costs.js";
 
-/** Registers the run routes: start, list, stuck, get, journal, events, cancel, retry, fork. */
+/** Registers the run routes: start, list, count, bulk cancel/retry, stuck, get, journal, events, cancel, retry, fork. */
 export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
   app.post("/runs", async (c) => {
     const body = parse(startRunBody, await readJson(c, options.bodyLimitBytes), "body");
@@ -52,9 +57,10 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
   });
 
   app.get("/runs", async (c) => {
-    const { tag: _, ...query } = parse(listRunsQuery, queryOf(c), "query");
+    const { tag: _, topLevel, ...query } = parse(listRunsQuery, queryOf(c), "query");
     const tagFilters = c.req.queries("tag") ?? [];
     if (tagFilters.length > 0) Object.assign(query, { tags: parseTagFilters(tagFilters, ":", "GET /runs: tag") });
+    if (topLevel === "true") Object.assign(query, { topLevel: true });
     const { namespace } = principalOf(c);
     // A namespaced token sees only its namespace: filtered in the store's query, so pages stay full.
     // Previews, and a page bounded in bytes as well as rows: fetch a run (GET /runs/:id) for its whole input and output.
@@ -62,6 +68,56 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     const page = await engine.listRuns(namespace === null ? bounded : { ...bounded, runIdPrefix: `${namespace}/` });
     return streamedJson(c, jsonObjectParts({ ...page }, ["runs"]));
   });
+
+  // Not under /runs/ (every /runs/<id> is a run): how many runs GET /runs lists with these filters, over all pages.
+  app.get("/run-count", async (c) => {
+    const { tag: _, topLevel, ...query } = parse(runCountQuery, queryOf(c), "query");
+    const tagFilters = c.req.queries("tag") ?? [];
+    const { namespace } = principalOf(c);
+    return json(
+      c,
+      await engine.countRuns({
+        ...query,
+        ...(tagFilters.length > 0 ? { tags: parseTagFilters(tagFilters, ":", "GET /run-count: tag") } : {}),
+        ...(topLevel === "true" ? { topLevel: true } : {}),
+        ...(namespace === null ? {} : { runIdPrefix: `${namespace}/` }),
+      }),
+    );
+  });
+
+  // The workflows that have runs (the store's, not only those live workers serve), for a listing's picker.
+  app.get("/workflows", async (c) => {
+    const { namespace } = principalOf(c);
+    const groups = await engine.store.countRuns(namespace === null ? undefined : { runIdPrefix: `${namespace}/` });
+    const runs = new Map<string, number>();
+    for (const group of groups) runs.set(group.workflow, (runs.get(group.workflow) ?? 0) + group.count);
+    return json(c, { workflows: [...runs].map(([workflow, count]) => ({ workflow, runs: count })).sort((a, b) => (a.workflow < b.workflow ? -1 : 1)) });
+  });
+
+  // Cancel or retry many runs: the selected ones, or those a filter lists; each audited like one.
+  for (const action of ["cancel", "retry"] as const) {
+    app.post(`/bulk/${action}`, async (c) => {
+      const body = parse(bulkBody, await readJson(c, options.bodyLimitBytes), "body");
+      if (action === "retry" && body.reason !== undefined)
+        throw new ValidationError("body.reason: only a bulk cancel takes a reason; leave it out for a retry");
+      const principal = principalOf(c);
+      const runIds = body.runIds ?? (await bulkTargets(engine, action, body.filter!, principal.namespace));
+      for (const runId of runIds) requireVisible(c, runId);
+      const done: string[] = [];
+      const failed: { runId: string; error: string }[] = [];
+      for (const runId of runIds) {
+        try {
+          if (action === "cancel") await engine.cancel(runId, body.reason);
+          else await engine.retry(runId);
+          await audit(c, engine.store, `run.${action}`, runId, { bulk: true, ...(body.reason === undefined ? {} : { reason: body.reason }) });
+          done.push(runId);
+        } catch (error) {
+          failed.push({ runId, error: error instanceof Error ? error.message : String(error) });
+        }
+      }
+      return json(c, { done, failed });
+    });
+  }
 
   // Not under /runs/: every /runs/<id> is a run, even one named "stuck".
   app.get("/stuck-runs", async (c) => {
@@ -151,6 +207,42 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     if (handle.created) await audit(c, engine.store, "run.fork", handle.runId, { from: id, atSeq: body.atSeq, patched: body.patch?.seq ?? null });
     return json(c, { created: handle.created, run }, handle.created ? 201 : 200);
   });
+}
+
+/** Statuses a bulk action applies to: cancel stops unfinished runs, retry restarts failed ones. */
+const BULK_STATUSES = {
+  cancel: ["pending", "running", "suspended"],
+  retry: ["failed", "compensation_failed", "dead"],
+} as const satisfies Record<string, readonly RunStatus[]>;
+
+/** The runs a bulk action with `filter` applies to (at most {@link BULK_MAX_RUNS}; more is an error: narrow the filter). */
+async function bulkTargets(
+  engine: Engine,
+  action: "cancel" | "retry",
+  filter: z.infer<typeof bulkBody>["filter"] & object,
+  namespace: string | null,
+): Promise<string[]> {
+  const allowed: readonly RunStatus[] = BULK_STATUSES[action];
+  const status = (filter.status ?? allowed).filter((s) => allowed.includes(s));
+  if (status.length === 0) return [];
+  const query = {
+    ...filter,
+    status,
+    createdAfter: filter.createdAfter === undefined ? undefined : new Date(filter.createdAfter),
+    createdBefore: filter.createdBefore === undefined ? undefined : new Date(filter.createdBefore),
+    ...(namespace === null ? {} : { runIdPrefix: `${namespace}/` }),
+  };
+  const clean = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)) as ListRunsOptions;
+  const runIds: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await engine.listRuns({ ...clean, limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+    runIds.push(...page.runs.map((run) => run.runId));
+    if (runIds.length > BULK_MAX_RUNS)
+      throw new ValidationError(`body.filter matches more than ${BULK_MAX_RUNS} runs; narrow it (e.g. a time range) and repeat`);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return runIds;
 }
 
 /** Bytes a listing page (`GET /runs`, a journal page) may hold; past it the page ends with a cursor. */

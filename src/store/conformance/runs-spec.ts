@@ -226,6 +226,23 @@ export function runsSpec(store: () => Store): void {
       expect((await store().listRuns({ workflow: "kid", limit: 5, cursor: first.nextCursor })).runs.map((run) => run.runId)).toEqual(["k2", "k1"]);
     });
 
+    it("lists top-level runs only (parentRunId: null), searches input and tags, and counts what a listing's filters hold", async () => {
+      await createAt(["p1"], T0, { workflow: "parent", input: encode({ customer: "Needle-Co" }), tags: { team: "alpha" } });
+      await createAt(["k1", "k2"], T0 + 10, { workflow: "kid", parentRunId: "p1", parentOpKey: "kid#0" });
+      await createAt(["p2"], T0 + 20, { workflow: "parent" });
+      const ids = async (query: Parameters<Store["listRuns"]>[0]) => (await store().listRuns(query)).runs.map((run) => run.runId);
+      expect(await ids({ parentRunId: null })).toEqual(["p2", "p1"]);
+      expect(await ids({ q: "needle-co" })).toEqual(["p1"]);
+      expect(await ids({ q: "TEAM:ALP" })).toEqual(["p1"]);
+      const total = async (filter: Parameters<Store["countRuns"]>[0]) => (await store().countRuns(filter)).reduce((sum, group) => sum + group.count, 0);
+      expect(await total({})).toBe(4);
+      expect(await total({ parentRunId: null })).toBe(2);
+      expect(await total({ workflow: "kid", createdAfter: T0 })).toBe(2);
+      expect(await total({ q: "needle" })).toBe(1);
+      expect(await total({ status: ["completed"] })).toBe(0);
+      expect(await store().countRuns({ parentRunId: null })).toEqual([{ workflow: "parent", status: "pending", count: 2 }]);
+    });
+
     it("filters by run id prefix in the query: full pages among interleaved foreign runs, % and _ as text", async () => {
       // 30 runs of namespace "a/" interleaved with 90 foreign ones, some that a LIKE or a
       // case-insensitive compare would take for ours.

@@ -1,6 +1,6 @@
 import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "../../core/schedule.js";
 import { listRunEntries } from "./memory-run-entries.js";
-import type { RunEntriesQuery, RunEntry } from "../../core/store.js";
+import type { RunEntriesQuery, RunEntry, RunFilter } from "../../core/store.js";
 import { MemorySchedules } from "./memory-schedules.js";
 import type { QueueStat } from "../../core/flow-control.js";
 import { HumanRequestAnsweredError, HumanRequestClosedError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
@@ -181,9 +181,10 @@ export class MemoryStore implements Store {
   }
 
   /** See {@link Store.countRuns}. */
-  async countRuns(): Promise<RunCount[]> {
+  async countRuns(filter?: RunFilter): Promise<RunCount[]> {
     const counts = new Map<string, RunCount>();
     for (const run of this.t.runs.values()) {
+      if (filter !== undefined && !this.matchesFilter(run, filter)) continue;
       const key = `${run.status}\u0000${run.workflow}`;
       const found = counts.get(key);
       if (found) found.count += 1;
@@ -225,23 +226,30 @@ export class MemoryStore implements Store {
   async listRuns(query: ListRunsQuery): Promise<RunPage> {
     const limit = pageLimit(query.limit);
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    const statuses = query.status && query.status.length > 0 ? new Set<RunStatus>(query.status) : undefined;
     const matches = [...this.t.runs.values()].filter(
       (run) =>
-        (!statuses || statuses.has(run.status)) &&
-        (query.workflow === undefined || run.workflow === query.workflow) &&
-        (query.parentRunId === undefined || run.parentRunId === query.parentRunId) &&
-        (query.runIdPrefix === undefined || run.runId.startsWith(query.runIdPrefix)) &&
-        (query.q === undefined || query.q === "" || matchesText(run, query.q.toLowerCase())) &&
-        (query.createdAfter === undefined || run.createdAt > query.createdAfter) &&
-        (query.createdBefore === undefined || run.createdAt < query.createdBefore) &&
-        this.live.matches(run.runId, query.tags) &&
+        this.matchesFilter(run, query) &&
         (!after || run.createdAt < after.createdAt || (run.createdAt === after.createdAt && compareText(run.runId, after.runId) < 0)),
     );
     matches.sort((a, b) => b.createdAt - a.createdAt || compareText(b.runId, a.runId));
     const runs = matches.slice(0, limit).map((run) => ({ ...run }));
     const last = runs[runs.length - 1];
     return matches.length > limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs };
+  }
+
+  /** The run passes every filter of `query` (a listing's or a count's). */
+  private matchesFilter(run: RunRecord, query: RunFilter): boolean {
+    const statuses = query.status ?? [];
+    return (
+      (statuses.length === 0 || statuses.includes(run.status)) &&
+      (query.workflow === undefined || run.workflow === query.workflow) &&
+      (query.parentRunId === undefined || run.parentRunId === query.parentRunId) &&
+      (query.runIdPrefix === undefined || run.runId.startsWith(query.runIdPrefix)) &&
+      (query.q === undefined || query.q === "" || matchesText(run, query.q.toLowerCase(), this.live.tags.get(run.runId) ?? {})) &&
+      (query.createdAfter === undefined || run.createdAt > query.createdAfter) &&
+      (query.createdBefore === undefined || run.createdAt < query.createdBefore) &&
+      this.live.matches(run.runId, query.tags)
+    );
   }
 
   /** See {@link Store.readJournal}. */
@@ -760,8 +768,10 @@ function copyToken(token: TokenRecord): TokenRecord {
 }
 
 /** `listRuns({ q })`: the run's id, workflow or error message contains `lowered` (already lower case). */
-function matchesText(run: RunRecord, lowered: string): boolean {
+function matchesText(run: RunRecord, lowered: string, tags: Record<string, string>): boolean {
   if (run.runId.toLowerCase().includes(lowered) || run.workflow.toLowerCase().includes(lowered)) return true;
+  if (run.input.toLowerCase().includes(lowered)) return true;
+  if (Object.entries(tags).some(([key, value]) => `${key}:${value}`.toLowerCase().includes(lowered))) return true;
   if (run.error === null) return false;
   try {
     const message = (JSON.parse(run.error) as { message?: unknown } | null)?.message;

@@ -20,7 +20,7 @@ import { isCheckpoint } from "../../core/resume.js";
 import type { OutboxMessage } from "../../core/outbox.js";
 import type { RunRecord } from "../../core/run.js";
 import { byteLength, encode, StoredText } from "../../core/serialize.js";
-import type { CopiedEntry, HumanRequest, InboxEvent, NewInboxEvent, NewRun, PayloadBlob, RunImport, RunWrite, Store } from "../../core/store.js";
+import type { CopiedEntry, HumanRequest, InboxEvent, NewInboxEvent, NewRun, PayloadBlob, RunFilter, RunImport, RunWrite, Store } from "../../core/store.js";
 import { peekKeyId } from "./aes-gcm-codec.js";
 
 /** Journal entries {@link Store.readRunRows} resolves between two turns of the event loop. */
@@ -261,7 +261,7 @@ class PayloadStore implements Partial<Store> {
 
   // ── passed through ──
 
-  countRuns = () => this.inner.countRuns();
+  countRuns = (filter?: RunFilter) => this.inner.countRuns(filter);
   listRunEntries = async (query: Parameters<Store["listRunEntries"]>[0]) => {
     const rows = await this.inner.listRunEntries(query);
     const entries = await this.resolveEntries(rows.map((row) => row.entry));

@@ -1,6 +1,6 @@
 import { tagCondition } from "../common/live-sql.js";
 import { TERMINAL_STATUSES_SQL, type RunStatus } from "../../core/run.js";
-import type { ListHumanRequestsQuery, ListRunsQuery } from "../../core/store.js";
+import type { ListHumanRequestsQuery, ListRunsQuery, RunFilter } from "../../core/store.js";
 import { likePattern, type RunCursor } from "../common/list-query.js";
 import { ENTRY_COLUMNS, HUMAN_COLUMNS, INBOX_COLUMNS, RUN_COLUMNS, STATE_COLUMNS, WORKER_COLUMNS, stateColumns } from "./postgres-rows.js";
 
@@ -259,6 +259,37 @@ export const STUCK_RUNS = (() => {
   );
 })();
 
+/** The WHERE conditions of a listing's filters; `param` adds a value and returns its placeholder. */
+function runWhere(query: RunFilter, statuses: readonly RunStatus[], param: (value: unknown) => string): string[] {
+  const where: string[] = [];
+  if (statuses.length > 0) where.push(`status = ANY(${param(statuses)}::text[])`);
+  if (query.workflow !== undefined) where.push(`workflow = ${param(query.workflow)}`);
+  if (query.parentRunId === null) where.push("parent_run_id IS NULL");
+  else if (query.parentRunId !== undefined) where.push(`parent_run_id = ${param(query.parentRunId)}`);
+  // starts_with compares code points whatever the column's collation, and treats % and _ as text.
+  if (query.runIdPrefix !== undefined && query.runIdPrefix !== "") where.push(`starts_with(run_id, ${param(query.runIdPrefix)})`);
+  if (query.q !== undefined && query.q !== "") {
+    const pattern = param(likePattern(query.q));
+    // The error's message only (not its stack); a sealed error (withPayloads) is a JSON marker without one.
+    where.push(
+      `(run_id ILIKE ${pattern} ESCAPE '\\' OR workflow ILIKE ${pattern} ESCAPE '\\' OR (error::json ->> 'message') ILIKE ${pattern} ESCAPE '\\'` +
+        ` OR input ILIKE ${pattern} ESCAPE '\\' OR EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = runs.run_id AND (t.key || ':' || t.value) ILIKE ${pattern} ESCAPE '\\'))`,
+    );
+  }
+  if (query.createdAfter !== undefined) where.push(`created_at > ${param(query.createdAfter)}`);
+  if (query.createdBefore !== undefined) where.push(`created_at < ${param(query.createdBefore)}`);
+  for (const [key, value] of Object.entries(query.tags ?? {})) where.push(tagCondition(param(key), param(value)));
+  return where;
+}
+
+/** A placeholder maker over `values`. */
+function params(values: unknown[]): (value: unknown) => string {
+  return (value) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+}
+
 /** The listRuns query for these filters, with its parameters. */
 export function listRunsQuery(
   query: ListRunsQuery,
@@ -266,27 +297,19 @@ export function listRunsQuery(
   cursor: RunCursor | undefined,
   limit: number,
 ): { text: string; values: unknown[] } {
-  const where: string[] = [];
   const values: unknown[] = [];
-  const param = (value: unknown): string => {
-    values.push(value);
-    return `$${values.length}`;
-  };
-  if (statuses.length > 0) where.push(`status = ANY(${param(statuses)}::text[])`);
-  if (query.workflow !== undefined) where.push(`workflow = ${param(query.workflow)}`);
-  if (query.parentRunId !== undefined) where.push(`parent_run_id = ${param(query.parentRunId)}`);
-  // starts_with compares code points whatever the column's collation, and treats % and _ as text.
-  if (query.runIdPrefix !== undefined && query.runIdPrefix !== "") where.push(`starts_with(run_id, ${param(query.runIdPrefix)})`);
-  if (query.q !== undefined && query.q !== "") {
-    const pattern = param(likePattern(query.q));
-    // The error's message only (not its stack); a sealed error (withPayloads) is a JSON marker without one.
-    where.push(`(run_id ILIKE ${pattern} ESCAPE '\\' OR workflow ILIKE ${pattern} ESCAPE '\\' OR (error::json ->> 'message') ILIKE ${pattern} ESCAPE '\\')`);
-  }
-  if (query.createdAfter !== undefined) where.push(`created_at > ${param(query.createdAfter)}`);
-  if (query.createdBefore !== undefined) where.push(`created_at < ${param(query.createdBefore)}`);
-  for (const [key, value] of Object.entries(query.tags ?? {})) where.push(tagCondition(param(key), param(value)));
+  const param = params(values);
+  const where = runWhere(query, statuses, param);
   if (cursor) where.push(`(created_at, run_id) < (${param(cursor.createdAt)}, ${param(cursor.runId)})`);
   const text = `SELECT ${RUN_COLUMNS} FROM runs ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, run_id DESC LIMIT ${param(limit)}`;
+  return { text, values };
+}
+
+/** The countRuns query for these filters, grouped by workflow and status, with its parameters. */
+export function countRunsQuery(query: RunFilter, statuses: readonly RunStatus[]): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const where = runWhere(query, statuses, params(values));
+  const text = `SELECT workflow, status, COUNT(*) AS count FROM runs ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY workflow, status ORDER BY workflow, status`;
   return { text, values };
 }
 

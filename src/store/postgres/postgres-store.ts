@@ -3,7 +3,7 @@ import type { StepSlotGrant, StepSlotRequest } from "../../core/step-flow.js";
 import type { QueueStat } from "../../core/flow-control.js";
 import pg from "pg";
 import { RUN_ENTRIES_SQL, runEntriesParams, toRunEntries } from "./postgres-run-entries.js";
-import type { RunEntriesQuery, RunEntry } from "../../core/store.js";
+import type { RunEntriesQuery, RunEntry, RunFilter } from "../../core/store.js";
 import { HumanRequestAnsweredError, HumanRequestClosedError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord, type RunStatus } from "../../core/run.js";
@@ -91,6 +91,7 @@ import {
   UPDATE_STATES_RETURNING,
   UPSERT_WORKER,
   listHumanQuery,
+  countRunsQuery,
   listRunsQuery,
   type Sql,
 } from "./postgres-queries.js";
@@ -424,8 +425,13 @@ export class PostgresStore implements Store {
   }
 
   /** See {@link Store.countRuns}. */
-  async countRuns(): Promise<RunCount[]> {
-    return (await this.query<RunCount>(COUNT_RUNS)).map((row) => ({ workflow: row.workflow, status: row.status, count: Number(row.count) }));
+  async countRuns(filter?: RunFilter): Promise<RunCount[]> {
+    const filtered = filter === undefined ? undefined : countRunsQuery(filter, [...new Set(filter.status ?? [])]);
+    return (await (filtered ? this.query<RunCount>(filtered.text, filtered.values) : this.query<RunCount>(COUNT_RUNS))).map((row) => ({
+      workflow: row.workflow,
+      status: row.status,
+      count: Number(row.count),
+    }));
   }
 
   /** See {@link Store.debounceRun}. */

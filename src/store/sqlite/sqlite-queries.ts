@@ -1,7 +1,7 @@
 import { tagCondition } from "../common/live-sql.js";
 import type Database from "better-sqlite3";
 import { TERMINAL_STATUSES_SQL, type RunStatus } from "../../core/run.js";
-import type { ClaimRequest, ListHumanRequestsQuery, ListRunsQuery } from "../../core/store.js";
+import type { ClaimRequest, ListHumanRequestsQuery, ListRunsQuery, RunFilter } from "../../core/store.js";
 import { likePattern, type RunCursor } from "../common/list-query.js";
 import { ENTRY_COLUMNS, HUMAN_COLUMNS, INBOX_COLUMNS, RUN_COLUMNS, STATE_COLUMNS, WORKER_COLUMNS } from "./sqlite-rows.js";
 
@@ -172,8 +172,8 @@ export class SqliteQueries {
     return statement;
   }
 
-  /** The listRuns query for this combination of filters, with its parameters. */
-  listRuns(query: ListRunsQuery, statuses: readonly RunStatus[], cursor: RunCursor | undefined, limit: number): { statement: Statement; params: unknown[] } {
+  /** The WHERE conditions of a listing's filters, with their parameters. */
+  private runWhere(query: RunFilter, statuses: readonly RunStatus[]): { where: string[]; params: unknown[] } {
     const where: string[] = [];
     const params: unknown[] = [];
     if (statuses.length > 0) {
@@ -184,7 +184,8 @@ export class SqliteQueries {
       where.push("workflow = ?");
       params.push(query.workflow);
     }
-    if (query.parentRunId !== undefined) {
+    if (query.parentRunId === null) where.push("parent_run_id IS NULL");
+    else if (query.parentRunId !== undefined) {
       where.push("parent_run_id = ?");
       params.push(query.parentRunId);
     }
@@ -196,10 +197,11 @@ export class SqliteQueries {
     if (query.q !== undefined && query.q !== "") {
       // LIKE ignores the case of ASCII letters; the error's message only (not its stack), when it is JSON.
       where.push(
-        "(run_id LIKE ? ESCAPE '\\' OR workflow LIKE ? ESCAPE '\\' OR (CASE WHEN json_valid(error) THEN json_extract(error, '$.message') END) LIKE ? ESCAPE '\\')",
+        "(run_id LIKE ? ESCAPE '\\' OR workflow LIKE ? ESCAPE '\\' OR (CASE WHEN json_valid(error) THEN json_extract(error, '$.message') END) LIKE ? ESCAPE '\\'" +
+          " OR input LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = runs.run_id AND (t.key || ':' || t.value) LIKE ? ESCAPE '\\'))",
       );
       const pattern = likePattern(query.q);
-      params.push(pattern, pattern, pattern);
+      params.push(pattern, pattern, pattern, pattern, pattern);
     }
     if (query.createdAfter !== undefined) {
       where.push("created_at > ?");
@@ -213,6 +215,12 @@ export class SqliteQueries {
       where.push(tagCondition("?", "?"));
       params.push(key, value);
     }
+    return { where, params };
+  }
+
+  /** The listRuns query for this combination of filters, with its parameters. */
+  listRuns(query: ListRunsQuery, statuses: readonly RunStatus[], cursor: RunCursor | undefined, limit: number): { statement: Statement; params: unknown[] } {
+    const { where, params } = this.runWhere(query, statuses);
     if (cursor) {
       where.push("(created_at < ? OR (created_at = ? AND run_id < ?))");
       params.push(cursor.createdAt, cursor.createdAt, cursor.runId);
@@ -222,6 +230,20 @@ export class SqliteQueries {
     let statement = this.lists.get(key);
     if (!statement) {
       statement = this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs ${key ? `WHERE ${key}` : ""} ORDER BY created_at DESC, run_id DESC LIMIT ?`);
+      this.lists.set(key, statement);
+    }
+    return { statement, params };
+  }
+
+  /** The countRuns query for these filters (grouped by workflow and status), with its parameters. */
+  countFiltered(query: RunFilter, statuses: readonly RunStatus[]): { statement: Statement; params: unknown[] } {
+    const { where, params } = this.runWhere(query, statuses);
+    const key = `count:${where.join(" AND ")}`;
+    let statement = this.lists.get(key);
+    if (!statement) {
+      statement = this.db.prepare(
+        `SELECT workflow, status, COUNT(*) AS count FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY workflow, status ORDER BY workflow, status`,
+      );
       this.lists.set(key, statement);
     }
     return { statement, params };

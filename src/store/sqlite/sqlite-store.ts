@@ -1,6 +1,6 @@
 import type { QueueStat } from "../../core/flow-control.js";
 import { listRunEntries } from "./sqlite-run-entries.js";
-import type { RunEntriesQuery, RunEntry } from "../../core/store.js";
+import type { RunEntriesQuery, RunEntry, RunFilter } from "../../core/store.js";
 import { resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { HumanRequestAnsweredError, HumanRequestClosedError, HumanRequestNotFoundError, RunFinishedError, RunNotFoundError } from "../../core/errors.js";
@@ -211,8 +211,12 @@ export class SqliteStore implements Store {
   }
 
   /** See {@link Store.countRuns}. */
-  async countRuns(): Promise<RunCount[]> {
-    return (this.q.countRuns.all() as RunCount[]).map((row) => ({ workflow: row.workflow, status: row.status, count: Number(row.count) }));
+  async countRuns(filter?: RunFilter): Promise<RunCount[]> {
+    const rows =
+      filter === undefined
+        ? this.q.countRuns.all()
+        : (({ statement, params }) => statement.all(...params))(this.q.countFiltered(filter, [...new Set(filter.status ?? [])]));
+    return (rows as RunCount[]).map((row) => ({ workflow: row.workflow, status: row.status, count: Number(row.count) }));
   }
 
   /** See {@link Store.debounceRun}. */
