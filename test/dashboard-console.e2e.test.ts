@@ -291,9 +291,11 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the operator's cons
     expect(found).toEqual({});
 
     const p = await open("/ui/");
+    // The app renders after its script loads: Tab before that would focus the empty page.
+    await p.locator("main h1").first().waitFor({ timeout: 5000 });
     await p.keyboard.press("Tab");
     expect(await p.evaluate<string>("document.activeElement.textContent")).toBe("Skip to content");
     await p.getByRole("link", { name: "Workers", exact: true }).click();
     await expect.poll(() => p.evaluate<string | null>('document.activeElement.tagName === "H1" ? document.activeElement.textContent : null')).toBe("Workers");
-  }, 40_000);
+  }, 150_000); // 18 axe scans: about 30 s alone, more beside another test file
 });

@@ -25,6 +25,8 @@ const PATHS: Record<string, string> = {
   "/outbox/:id/retry": `/outbox/${encodeURIComponent("r1:x#0")}/retry`,
   "/auth/tickets": "/auth/tickets",
   "/auth/session": "/auth/session",
+  "/bulk/cancel": "/bulk/cancel",
+  "/bulk/retry": "/bulk/retry",
 };
 
 /** A JSON body just over the limit: valid JSON, so only its size can be refused. */
