@@ -2,36 +2,21 @@
 // the tools go out as given, the provider's hosted-tool items come back as `hosted_tool` blocks (not
 // left in raw), and the next turn sends them back so the conversation stays valid for that provider.
 // An agent journals them with the model step and `cairn show` lists them.
-import Anthropic from "@anthropic-ai/sdk";
-import { createOpenAI } from "@ai-sdk/openai";
-import OpenAI from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { defineAgent, type AgentResult } from "../src/agent/agent.js";
-import { aiSdkModel } from "../src/agent/model/ai-sdk.js";
-import { anthropicModel } from "../src/agent/model/anthropic.js";
 import type { Model, ModelRequest } from "../src/agent/model/model.js";
-import { openaiModel } from "../src/agent/model/openai.js";
 import { ModelResponseSchema, type ProviderTools } from "../src/agent/model/schemas.js";
 import { agentRunView } from "../src/agent/transcript-view.js";
 import { transcriptLines } from "../src/cli/agent-format.js";
 import { readJournal } from "../src/cli/follow.js";
 import { testEngine } from "./support/engines.js";
-import { ProviderServer, type ProviderReply } from "./support/provider-server/index.mjs";
+import type { ProviderReply } from "./support/provider-server/index.mjs";
+import { sdkModels, useProviderServer } from "./support/sdk-models.js";
 
-let server: ProviderServer;
-beforeAll(async () => {
-  server = await new ProviderServer().start();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.queue.length = 0;
-});
+const server = useProviderServer();
 
-const MODELS: Record<string, () => Model> = {
-  anthropic: () => anthropicModel({ model: "claude-test", client: new Anthropic({ apiKey: "k", baseURL: server.url }) }),
-  openai: () => openaiModel({ model: "gpt-test", client: new OpenAI({ apiKey: "k", baseURL: `${server.url}/v1` }) }),
-  "ai-sdk": () => aiSdkModel(createOpenAI({ apiKey: "k", baseURL: `${server.url}/v1` }).responses("gpt-test")),
-};
+const { anthropic, openai, "ai-sdk": aiSdk } = sdkModels(server);
+const MODELS: Record<string, () => Model> = { anthropic, openai, "ai-sdk": aiSdk };
 
 const TOOLS: ProviderTools = {
   openai: [{ type: "web_search" }],

@@ -1,33 +1,17 @@
 // Image and file inputs through the real SDKs against the local provider server: each adapter's
 // mapping of image and file blocks, read back from the JSON the server received; what a provider
 // cannot take is refused before anything is sent, and malformed blocks fail validation by name.
-import Anthropic from "@anthropic-ai/sdk";
-import { createOpenAI } from "@ai-sdk/openai";
-import OpenAI from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { aiSdkModel } from "../src/agent/model/ai-sdk.js";
-import { anthropicModel } from "../src/agent/model/anthropic.js";
+import { describe, expect, it } from "vitest";
 import { estimateTokens } from "../src/agent/model/estimate.js";
 import type { Model, ModelRequest } from "../src/agent/model/model.js";
-import { openaiModel } from "../src/agent/model/openai.js";
 import type { UserBlock } from "../src/agent/model/schemas.js";
 import { ScriptedModel } from "../src/agent/model/scripted.js";
-import { ProviderServer } from "./support/provider-server/index.mjs";
+import { sdkModels, useProviderServer } from "./support/sdk-models.js";
 
-let server: ProviderServer;
-beforeAll(async () => {
-  server = await new ProviderServer().start();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.queue.length = 0;
-});
+const server = useProviderServer();
 
-const MODELS: Record<string, () => Model> = {
-  anthropic: () => anthropicModel({ model: "claude-test", client: new Anthropic({ apiKey: "k", baseURL: server.url }) }),
-  openai: () => openaiModel({ model: "gpt-test", client: new OpenAI({ apiKey: "k", baseURL: `${server.url}/v1` }) }),
-  "ai-sdk": () => aiSdkModel(createOpenAI({ apiKey: "k", baseURL: `${server.url}/v1` }).responses("gpt-test")),
-};
+const { anthropic, openai, "ai-sdk": aiSdk } = sdkModels(server);
+const MODELS: Record<string, () => Model> = { anthropic, openai, "ai-sdk": aiSdk };
 
 const PNG = Buffer.from("\x89PNG\r\n\x1a\nfake image bytes").toString("base64");
 const PDF = Buffer.from("%PDF-1.7 fake document").toString("base64");

@@ -1,31 +1,15 @@
 // One retry layer: an agent on a real SDK client (its own retries at their default) against a local
 // provider server. The server's request ledger counts what each kind of failure costs.
-import Anthropic from "@anthropic-ai/sdk";
-import { createOpenAI } from "@ai-sdk/openai";
-import OpenAI from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { defineAgent } from "../src/agent/agent.js";
-import { aiSdkModel } from "../src/agent/model/ai-sdk.js";
-import { anthropicModel } from "../src/agent/model/anthropic.js";
 import type { Model } from "../src/agent/model/model.js";
-import { openaiModel } from "../src/agent/model/openai.js";
 import { testEngine } from "./support/engines.js";
-import { ProviderServer } from "./support/provider-server/index.mjs";
+import { sdkModels, useProviderServer } from "./support/sdk-models.js";
 
-let server: ProviderServer;
-beforeAll(async () => {
-  server = await new ProviderServer().start();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.queue.length = 0;
-});
+const server = useProviderServer();
 
-const MODELS: Record<string, () => Model> = {
-  anthropic: () => anthropicModel({ model: "claude-test", client: new Anthropic({ apiKey: "k", baseURL: server.url }) }),
-  openai: () => openaiModel({ model: "gpt-test", client: new OpenAI({ apiKey: "k", baseURL: `${server.url}/v1` }) }),
-  "ai-sdk": () => aiSdkModel(createOpenAI({ apiKey: "k", baseURL: `${server.url}/v1` }).responses("gpt-test")),
-};
+const { anthropic, openai, "ai-sdk": aiSdk } = sdkModels(server);
+const MODELS: Record<string, () => Model> = { anthropic, openai, "ai-sdk": aiSdk };
 const prices = { "claude-test": { input: 1, output: 1 }, "gpt-test": { input: 1, output: 1 } };
 
 async function run(name: string, runId: string) {

@@ -1,32 +1,16 @@
 // Structured output through the real SDKs against the local provider server: the zod schema goes out
 // as each provider's JSON-schema answer format; an invalid answer is sent back and asked again.
-import Anthropic from "@anthropic-ai/sdk";
-import { createOpenAI } from "@ai-sdk/openai";
-import OpenAI from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { aiSdkModel } from "../src/agent/model/ai-sdk.js";
-import { anthropicModel } from "../src/agent/model/anthropic.js";
 import type { Model } from "../src/agent/model/model.js";
-import { openaiModel } from "../src/agent/model/openai.js";
 import { generateObject, ModelOutputInvalidError } from "../src/agent/model/structured.js";
-import { ProviderServer, type LedgerEntry } from "./support/provider-server/index.mjs";
+import type { LedgerEntry } from "./support/provider-server/index.mjs";
+import { sdkModels, useProviderServer } from "./support/sdk-models.js";
 
-let server: ProviderServer;
-beforeAll(async () => {
-  server = await new ProviderServer().start();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.queue.length = 0;
-});
+const server = useProviderServer();
 
-const MODELS: Record<string, () => Model> = {
-  anthropic: () => anthropicModel({ model: "claude-test", client: new Anthropic({ apiKey: "k", baseURL: server.url }) }),
-  openai: () => openaiModel({ model: "gpt-test", client: new OpenAI({ apiKey: "k", baseURL: `${server.url}/v1` }) }),
-  "ai-sdk responses": () => aiSdkModel(createOpenAI({ apiKey: "k", baseURL: `${server.url}/v1` }).responses("gpt-test")),
-  "ai-sdk chat": () => aiSdkModel(createOpenAI({ apiKey: "k", baseURL: `${server.url}/v1` }).chat("gpt-test")),
-};
+const { anthropic, openai, "ai-sdk": responses, "ai-sdk chat": chat } = sdkModels(server);
+const MODELS: Record<string, () => Model> = { anthropic, openai, "ai-sdk responses": responses, "ai-sdk chat": chat };
 
 /** The JSON schema a request carried, wherever its format puts it. */
 function sentSchema(name: string, entry: LedgerEntry): { type?: string; properties?: Record<string, unknown> } | undefined {
