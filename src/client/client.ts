@@ -126,16 +126,22 @@ export interface BulkResult {
   failed: { runId: string; error: string }[];
 }
 
-/** The query parameters of a listing's filters. */
-function runFilterQuery(query: {
+/** The filters of a runs listing (`GET /runs`, `GET /run-count`). */
+export interface RunFilterQuery {
   status?: RunStatus | RunStatus[];
   workflow?: string;
+  /** Text in the run id, workflow name, error message, input or a tag `key:value` (case-insensitive). */
   q?: string;
   createdAfter?: Date | number;
   createdBefore?: Date | number;
+  /** Only top-level runs (child runs left out). */
   topLevel?: boolean;
+  /** Only runs with every one of these tags. */
   tags?: Record<string, string>;
-}) {
+}
+
+/** The query parameters of a listing's filters. */
+function runFilterQuery(query: RunFilterQuery) {
   return {
     status: query.status === undefined ? undefined : [query.status].flat().join(","),
     workflow: query.workflow,
@@ -162,27 +168,12 @@ export class CairnClient {
   }
 
   /** `GET /runs` */
-  listRuns(
-    query: {
-      status?: RunStatus | RunStatus[];
-      workflow?: string;
-      /** Text in the run id, workflow name, error message, input or a tag `key:value` (case-insensitive). */
-      q?: string;
-      createdAfter?: Date | number;
-      createdBefore?: Date | number;
-      /** Only top-level runs (child runs left out). */
-      topLevel?: boolean;
-      /** Only runs with every one of these tags. */
-      tags?: Record<string, string>;
-      cursor?: string;
-      limit?: number;
-    } = {},
-  ): Promise<ApiRunPage> {
+  listRuns(query: RunFilterQuery & { cursor?: string; limit?: number } = {}): Promise<ApiRunPage> {
     return this.request("GET", "/runs", { query: { ...runFilterQuery(query), cursor: query.cursor, limit: query.limit } });
   }
 
   /** `GET /run-count`: how many runs {@link listRuns} lists with these filters over all pages (`exact: false`: a lower bound). */
-  countRuns(query: Omit<Parameters<CairnClient["listRuns"]>[0] & object, "cursor" | "limit"> = {}): Promise<{ total: number; exact: boolean }> {
+  countRuns(query: RunFilterQuery = {}): Promise<{ total: number; exact: boolean }> {
     return this.request("GET", "/run-count", { query: runFilterQuery(query) });
   }
 

@@ -13,6 +13,7 @@ export {
   type StreamDelta,
   type BulkTarget,
   type BulkResult,
+  type RunFilterQuery,
 } from "./client.js";
 export { isCairnError } from "../core/errors.js";
 export type {
