@@ -113,7 +113,8 @@ describe.each(STORE_KINDS)("replay property on %s", (kind) => {
         const interrupted = await runShape(kind, ops, crashAfter);
         expect(interrupted).toEqual(reference);
       }),
-      { numRuns: kind === "memory" ? 40 : 15 },
+      // Each PostgreSQL engine migrates a fresh schema: fewer shapes there, and room for them.
+      { numRuns: kind === "memory" ? 40 : kind === "sqlite" ? 15 : 6 },
     );
-  });
+  }, 150_000);
 });

@@ -64,6 +64,10 @@ export class WorkerImpl implements Worker, ExecutionHost {
   private readonly leaseMs: number;
   private readonly heartbeatTimer: NodeJS.Timeout;
   private stopping = false;
+  /** Registry writes in flight (`upsertWorker`); `stop()` waits for them before removing the row. */
+  private readonly registrations = new Set<Promise<void>>();
+  /** Set when stopping removes this worker from the registry: no registration after that. */
+  private unregistered = false;
   /** Stopping with `drain` (the default): executions launched from now on are drained before they start. */
   private draining = false;
   private wake: (() => void) | null = null;
@@ -238,6 +242,9 @@ export class WorkerImpl implements Worker, ExecutionHost {
     }
     await Promise.all(running.map((execution) => execution.done));
     clearInterval(this.heartbeatTimer);
+    // A heartbeat's registration still in flight would write the row back after its removal.
+    this.unregistered = true;
+    await Promise.all(this.registrations);
     await this.store.removeWorker(this.workerId).catch(() => undefined);
   }
 
@@ -277,7 +284,14 @@ export class WorkerImpl implements Worker, ExecutionHost {
   }
 
   /** Announces this worker in the registry (`cairn workers`); failures only delay it to the next heartbeat. */
-  private async register(): Promise<void> {
+  private register(): Promise<void> {
+    if (this.unregistered) return Promise.resolve();
+    const registration = this.upsertSelf().finally(() => this.registrations.delete(registration));
+    this.registrations.add(registration);
+    return registration;
+  }
+
+  private async upsertSelf(): Promise<void> {
     try {
       await this.store.upsertWorker({
         workerId: this.workerId,
