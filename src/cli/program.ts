@@ -14,6 +14,7 @@ import { registerScheduleCommands } from "./commands/schedules.js";
 import { registerSecurityCommands } from "./commands/security.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerStartCommand } from "./commands/start.js";
+import { registerTopCommand } from "./commands/top.js";
 import { registerWorkerCommand } from "./commands/worker.js";
 import { reportError } from "./errors.js";
 
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerStartCommand(program);
   registerRunCommands(program);
   registerQueuesCommand(program);
+  registerTopCommand(program);
   registerControlCommands(program);
   registerLiveCommands(program);
   registerScheduleCommands(program);
