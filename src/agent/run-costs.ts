@@ -49,7 +49,7 @@ export function runCosts(runId: string, entries: readonly JournalEntryView[], st
     claims: 0,
     stepMs: 0,
     stepAttempts: 0,
-    toolCalls: {},
+    toolCalls: Object.create(null) as Record<string, number>, // tool names are keys: no prototype to write through
     human: { requests: 0, pending: 0, waitMs: 0 },
     journal: { entries: stored.length, bytes: 0 },
     model: modelSpend(entries),

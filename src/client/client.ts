@@ -12,6 +12,7 @@ import type {
   SendEventBody,
   StartRunBody,
 } from "../core/api-schemas.js";
+import type { ApiCostTotals } from "../core/cost-schemas.js";
 import { CairnError, type ErrorCode } from "../core/errors.js";
 import type { ApiOutboxMessage } from "../core/outbox.js";
 import type { RunStatus } from "../core/run.js";
@@ -234,6 +235,16 @@ export class CairnClient {
   /** `GET /runs/:id/journal`: one page of entries after `after`. */
   journal(runId: string, query: { after?: number; limit?: number } = {}): Promise<ApiJournalPage> {
     return this.request("GET", `/runs/${enc(runId)}/journal`, { query });
+  }
+
+  /**
+   * `GET /costs`: per-workflow totals of worker time, step time, journal bytes, tool calls by tool, the
+   * time people took and model spend, over the runs created in `[since, until)` (default: the last 24
+   * hours; the newest 2,000 runs at most, `truncated` says when there were more).
+   */
+  costs(query: { since?: Date | number; until?: Date | number; workflow?: string } = {}): Promise<ApiCostTotals> {
+    const at = (value: Date | number | undefined) => (value === undefined ? undefined : value instanceof Date ? value.getTime() : value);
+    return this.request("GET", "/costs", { query: { since: at(query.since), until: at(query.until), workflow: query.workflow } });
   }
 
   /** `GET /runs/:id/costs`: worker and step time, journal bytes, tool calls by tool, the time people took, and model spend. */

@@ -31,3 +31,4 @@ export type {
   StartRunBody,
 } from "../core/api-schemas.js";
 export type { ApiOutboxMessage } from "../core/outbox.js";
+export type { ApiCostTotals } from "../core/cost-schemas.js";

@@ -294,6 +294,7 @@ class EngineImpl implements Engine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.observers.report({ type: "engine-closing" });
     await this.pool.stopWorkers();
     await this.schedules.stopScheduler();
     await this.pool.stopDispatchers();

@@ -34,6 +34,12 @@ export type EngineEvent =
       durationMs: number | null;
       /** The journaled result of a completed step. */
       result?: unknown;
+      /** The agent tool the step ran (its intent's `tool`), when it is a tool call this process saw start. */
+      tool?: string;
+    }
+  | {
+      /** `engine.close()` began: observers holding the engine's store (a server's readers) stop using it. */
+      type: "engine-closing";
     }
   | {
       /** A worker found it no longer held a run's lease and abandoned the execution. */
@@ -96,7 +102,7 @@ export type EngineObserver = ((event: EngineEvent) => void) & {
  * intent became durable. Memory is per held run and is dropped with {@link StepTracker.forget}.
  */
 export class StepTracker {
-  private readonly started = new Map<string, Map<string, number>>();
+  private readonly started = new Map<string, Map<string, { at: number; tool: string | undefined }>>();
 
   /** Events for entries of `runId` that became durable at `at`. */
   onCommitted(runId: string, workflow: string, entries: readonly NewEntry[], at: number): EngineEvent[] {
@@ -107,7 +113,8 @@ export class StepTracker {
         case "step.started": {
           let run = this.started.get(runId);
           if (!run) this.started.set(runId, (run = new Map()));
-          run.set(entry.opKey, at);
+          const intent = (entry.data as { intent?: { tool?: unknown } } | null)?.intent;
+          run.set(entry.opKey, { at, tool: typeof intent?.tool === "string" ? intent.tool : undefined });
           break;
         }
         case "step.completed": {
@@ -132,8 +139,15 @@ export class StepTracker {
 
   private end(runId: string, workflow: string, opKey: string, at: number) {
     const run = this.started.get(runId);
-    const startedAt = run?.get(opKey);
+    const started = run?.get(opKey);
     run?.delete(opKey);
-    return { type: "step" as const, runId, workflow, opKey, durationMs: startedAt === undefined ? null : Math.max(0, at - startedAt) };
+    return {
+      type: "step" as const,
+      runId,
+      workflow,
+      opKey,
+      durationMs: started === undefined ? null : Math.max(0, at - started.at),
+      ...(started?.tool === undefined ? {} : { tool: started.tool }),
+    };
   }
 }

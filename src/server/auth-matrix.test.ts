@@ -95,6 +95,7 @@ const RULES: Record<string, Rule> = {
   "get /schedules": { scope: "read", namespaced: "refused", request: () => ({ path: "/schedules" }) },
   "get /versions": { scope: "read", namespaced: "refused", request: () => ({ path: "/versions" }) },
   "get /overview": { scope: "read", namespaced: "allowed", request: () => ({ path: "/overview" }) },
+  "get /costs": { scope: "read", namespaced: "allowed", request: () => ({ path: "/costs" }) },
   "get /queues": { scope: "read", namespaced: "refused", request: () => ({ path: "/queues" }) },
   "get /outbox": { scope: "admin", namespaced: "refused", request: () => ({ path: "/outbox" }) },
   "post /outbox/:id/retry": { scope: "admin", namespaced: "refused", request: () => ({ path: `/outbox/${enc("a/x:y#0")}/retry` }), unknownId: true },

@@ -8,6 +8,7 @@ import { registerHumanRequestRoutes } from "./routes/human-requests.js";
 import { registerRetentionRoutes } from "./routes/retention.js";
 import { registerOutboxRoutes } from "./routes/outbox.js";
 import { registerOverviewRoute } from "./routes/overview.js";
+import { registerCostsRoute } from "./routes/costs.js";
 import { registerRunRoutes } from "./routes/runs.js";
 import { registerLiveRoutes } from "./routes/live.js";
 import { registerStreamRoute } from "./routes/stream.js";
@@ -65,6 +66,7 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
   registerSystemRoutes(app, engine);
   registerOutboxRoutes(app, engine);
   registerOverviewRoute(app, engine);
+  registerCostsRoute(app, engine);
   if (options.dashboardDir !== undefined) registerDashboardRoutes(app, options.dashboardDir);
   app.notFound((c) => {
     const error = new RequestError("ROUTE_NOT_FOUND", `No route ${c.req.method} ${c.req.path}. The routes are listed at GET /openapi.json.`, 404);

@@ -1,6 +1,7 @@
 import * as live from "../core/live-schemas.js";
 import * as outboxApi from "../core/outbox.js";
 import { overviewQuery, overviewResponse } from "./routes/overview.js";
+import { costsQuery, costsResponse } from "./routes/costs.js";
 import { z } from "zod";
 import * as api from "../core/api-schemas.js";
 import { outboxMessageParam } from "./routes/outbox.js";
@@ -105,6 +106,14 @@ export const ROUTES: RouteDoc[] = [
     summary: "The dashboard's overview: counts by status, failures by pattern, spend since a time",
     query: overviewQuery,
     ok: [{ status: 200, description: "The overview.", schema: overviewResponse }],
+    errors: [400, 403, 503],
+  },
+  {
+    method: "get",
+    path: "/costs",
+    summary: "Costs per workflow (worker time, journal bytes, tool calls, people's time, model spend) over the runs created in a window",
+    query: costsQuery,
+    ok: [{ status: 200, description: "Totals by workflow.", schema: costsResponse }],
     errors: [400, 403, 503],
   },
   {

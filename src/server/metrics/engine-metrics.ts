@@ -44,6 +44,15 @@ export class EngineMetrics {
     "cairn_lease_losses_total",
     "Runs whose lease a worker of this process lost (it abandoned the execution), by workflow.",
   );
+  private readonly workerSeconds = new Counter(
+    "cairn_worker_seconds_total",
+    "Time this process's workers held runs (from taking a run to giving it back, suspending or ending it), by workflow: compute spent per workflow.",
+  );
+  private readonly journalEntries = new Counter("cairn_journal_entries_total", "Journal entries this process's workers committed, by workflow.");
+  private readonly toolCalls = new Counter(
+    "cairn_tool_calls_total",
+    "Agent tool calls that ended in this process, by workflow, tool and outcome (completed, failed, retry). Tool names are declared in code, so the label is bounded.",
+  );
   private readonly unsubscribe: () => void;
 
   constructor(private readonly engine: Engine) {
@@ -80,6 +89,9 @@ export class EngineMetrics {
       this.humanWait,
       this.spend,
       this.leaseLosses,
+      this.workerSeconds,
+      this.journalEntries,
+      this.toolCalls,
     ]);
   }
 
@@ -97,8 +109,15 @@ export class EngineMetrics {
         if (event.durationMs !== null) this.stepSeconds.observe({ workflow, outcome: event.outcome }, event.durationMs / 1000);
         const cost = costMicrosOf(event.result);
         if (cost > 0) this.spend.inc({ workflow }, cost / 1e6);
+        if (event.tool !== undefined) this.toolCalls.inc({ workflow, tool: event.tool, outcome: event.outcome });
         return;
       }
+      case "execution-ended":
+        this.workerSeconds.inc({ workflow: event.workflow }, event.durationMs / 1000);
+        return;
+      case "committed":
+        this.journalEntries.inc({ workflow: event.workflow }, event.entries);
+        return;
       case "lease-lost":
         this.leaseLosses.inc({ workflow: event.workflow });
         return;

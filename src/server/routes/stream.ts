@@ -136,6 +136,8 @@ class StreamWakers {
       if (event.type === "step") this.live.forgetStep(event.runId, event.opKey);
       else if (event.type === "execution-ended" || event.type === "lease-lost") this.live.forgetRun(event.runId);
       if (event.type === "committed") this.wake(event.runId);
+      // The engine closes its store next: stop reading it (streams still open end on their next read).
+      if (event.type === "engine-closing") this.stop();
     });
   }
 

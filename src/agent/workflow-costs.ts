@@ -1,0 +1,121 @@
+/**
+ * Costs per workflow over a time window: the {@link RunCosts} of every run created in it, added up
+ * by workflow. Reads each run's journal, so it is bounded: at most `maxRuns` runs (newest first),
+ * with `truncated` set when the window holds more.
+ */
+import type { Engine } from "../engine/engine.js";
+import { readRunCosts, type RunCosts } from "./run-costs.js";
+
+/** The summed costs of one workflow's runs. Durations in ms, sizes in bytes, money in micro-dollars. */
+export interface WorkflowCosts {
+  workflow: string;
+  runs: number;
+  workerMs: number;
+  claims: number;
+  stepMs: number;
+  stepAttempts: number;
+  toolCalls: Record<string, number>;
+  human: { requests: number; pending: number; waitMs: number };
+  journal: { entries: number; bytes: number };
+  model: { modelCalls: number; costMicros: number; unpricedCalls: number; possiblyBilledMicros: number };
+}
+
+/** What {@link workflowCosts} answers. */
+export interface CostTotals {
+  since: Date;
+  until: Date;
+  /** Runs whose costs were added up. */
+  runs: number;
+  /** More runs were created in the window than were read: the totals cover the newest `runs`. */
+  truncated: boolean;
+  /** By workflow, most worker time first. */
+  workflows: WorkflowCosts[];
+}
+
+/** Options of {@link workflowCosts}. */
+export interface WorkflowCostsOptions {
+  since: number;
+  until?: number;
+  workflow?: string;
+  /** Only runs whose id starts with this (a namespace). */
+  runIdPrefix?: string;
+  /** Default and at most 2,000. */
+  maxRuns?: number;
+  /** The time open claims and open questions count up to. */
+  now: number;
+}
+
+/** The most runs one call reads. */
+export const MAX_COST_RUNS = 2000;
+
+/** Adds up the costs of the runs created in `[since, until)`, by workflow. */
+export async function workflowCosts(engine: Engine, options: WorkflowCostsOptions): Promise<CostTotals> {
+  const now = options.now;
+  const until = options.until ?? now;
+  const maxRuns = Math.min(options.maxRuns ?? MAX_COST_RUNS, MAX_COST_RUNS);
+  const byWorkflow = new Map<string, WorkflowCosts>();
+  let runs = 0;
+  let truncated = false;
+  let cursor: string | undefined;
+  do {
+    const page = await engine.listRuns({
+      createdAfter: options.since,
+      createdBefore: until,
+      limit: Math.min(200, maxRuns - runs + 1),
+      previewBytes: 0,
+      ...(options.workflow ? { workflow: options.workflow } : {}),
+      ...(options.runIdPrefix ? { runIdPrefix: options.runIdPrefix } : {}),
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const run of page.runs) {
+      if (runs === maxRuns) {
+        truncated = true;
+        break;
+      }
+      add(byWorkflow, run.workflow, await readRunCosts(engine, run.runId, now));
+      runs += 1;
+    }
+    cursor = page.nextCursor;
+  } while (cursor && !truncated);
+  return {
+    since: new Date(options.since),
+    until: new Date(until),
+    runs,
+    truncated,
+    workflows: [...byWorkflow.values()].sort((a, b) => b.workerMs - a.workerMs || a.workflow.localeCompare(b.workflow)),
+  };
+}
+
+function add(byWorkflow: Map<string, WorkflowCosts>, workflow: string, costs: RunCosts): void {
+  let total = byWorkflow.get(workflow);
+  if (!total) {
+    total = {
+      workflow,
+      runs: 0,
+      workerMs: 0,
+      claims: 0,
+      stepMs: 0,
+      stepAttempts: 0,
+      toolCalls: Object.create(null) as Record<string, number>, // tool names are keys: no prototype to write through
+      human: { requests: 0, pending: 0, waitMs: 0 },
+      journal: { entries: 0, bytes: 0 },
+      model: { modelCalls: 0, costMicros: 0, unpricedCalls: 0, possiblyBilledMicros: 0 },
+    };
+    byWorkflow.set(workflow, total);
+  }
+  total.runs += 1;
+  total.workerMs += costs.workerMs;
+  total.claims += costs.claims;
+  total.stepMs += costs.stepMs;
+  total.stepAttempts += costs.stepAttempts;
+  for (const [tool, count] of Object.entries(costs.toolCalls)) total.toolCalls[tool] = (total.toolCalls[tool] ?? 0) + count;
+  total.human.requests += costs.human.requests;
+  total.human.pending += costs.human.pending;
+  total.human.waitMs += costs.human.waitMs;
+  total.journal.entries += costs.journal.entries;
+  total.journal.bytes += costs.journal.bytes;
+  total.model.modelCalls += costs.model.modelCalls;
+  total.model.costMicros += costs.model.costMicros;
+  total.model.unpricedCalls += costs.model.unpricedCalls;
+  total.model.possiblyBilledMicros += costs.model.possiblyBilledMicros;
+}
