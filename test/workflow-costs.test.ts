@@ -15,18 +15,9 @@ import { defineWorkflow } from "../src/engine/define-workflow.js";
 import { waitFor } from "../src/testing/wait-for.js";
 import { testEngine } from "./support/engines.js";
 import { testServer } from "./support/server.js";
+import { parseExposition as metrics } from "./support/prometheus-text.js";
 
 const call = (id: string, name: string, input: unknown) => ({ type: "tool_use" as const, id, name, input: input as never });
-
-function metrics(text: string): Map<string, number> {
-  const values = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const at = line.lastIndexOf(" ");
-    values.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return values;
-}
 
 describe("costs per workflow", () => {
   it("add up each run's costs by workflow, filter by workflow and window, and feed /metrics", async () => {

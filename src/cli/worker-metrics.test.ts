@@ -7,6 +7,7 @@ import { onCleanup, tempDir } from "../../test/support/engines.js";
 import { createEngine } from "../engine/create-engine.js";
 import { silentLogger } from "../engine/logger.js";
 import { waitFor } from "../testing/wait-for.js";
+import { parseExposition as parse } from "../../test/support/prometheus-text.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = join(ROOT, "dist/src/cli/main.js");
@@ -46,17 +47,6 @@ function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.on("exit", (code) => resolve({ code, stderr }));
   });
-}
-
-/** `name{labels}` → value of a Prometheus text exposition. */
-function parse(text: string): Map<string, number> {
-  const values = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const at = line.lastIndexOf(" ");
-    values.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return values;
 }
 
 describe("cairn worker --metrics-port", () => {

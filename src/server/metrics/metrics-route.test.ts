@@ -4,17 +4,7 @@ import { newEntry } from "../../core/journal.js";
 import { defineWorkflow } from "../../engine/define-workflow.js";
 import { waitFor } from "../../testing/wait-for.js";
 import { createServer } from "../create-server.js";
-
-/** Parses the exposition into `name{labels}` → value. */
-function parse(text: string): Map<string, number> {
-  const values = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const at = line.lastIndexOf(" ");
-    values.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return values;
-}
+import { parseExposition as parse } from "../../../test/support/prometheus-text.js";
 
 describe("GET /metrics", () => {
   it("counts runs by status, steps, retries, step latency, spend, human waits, lease losses and workers", async () => {
