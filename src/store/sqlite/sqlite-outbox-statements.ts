@@ -7,11 +7,11 @@ const COLUMNS = `id, message_id AS messageId, run_id AS runId, op_key AS opKey, 
   next_attempt_at AS nextAttemptAt, last_error AS lastError, lease_owner AS leaseOwner, created_at AS createdAt, delivered_at AS deliveredAt`;
 
 /**
- * The outbox statements of a SqliteStore. Claims are one conditional UPDATE … RETURNING inside the
+ * The outbox statements of a {@link SqliteStore}. Claims are one conditional UPDATE … RETURNING inside the
  * store's BEGIN IMMEDIATE transaction, so dispatchers in several processes sharing the file never
  * claim one message twice while its lease holds.
  */
-export class SqliteOutbox {
+export class SqliteOutboxStatements {
   private readonly insert: Database.Statement;
   private readonly get: Database.Statement;
   private readonly deliver: Database.Statement;
