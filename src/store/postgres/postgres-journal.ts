@@ -47,11 +47,6 @@ export class PostgresJournal implements JournalStore {
     });
   }
 
-  /** See {@link PostgresStore.onJournal}. */
-  onJournal(runId: string, listener: () => void): () => void {
-    return this.db.journalNotices.subscribe(runId, listener);
-  }
-
   /**
    * See {@link Store.commit}: the whole batch is one transaction. A batch of step intents and
    * results (plain appends to running runs, without blobs) is one statement in one round trip, its

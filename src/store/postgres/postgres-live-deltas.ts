@@ -45,11 +45,6 @@ export class PostgresLiveDeltas implements LiveDeltaStore {
     await this.db.query(PRUNE_LIVE_LISTENERS, [before]);
     return (await this.db.query(PRUNE_LIVE, [before])).length;
   }
-
-  /** See {@link Store.onLiveDeltas}: LISTENs on the schema's live channel (its own connection) while subscribed. */
-  onLiveDeltas(listener: () => void): () => void {
-    return this.db.liveNotices.subscribe(() => listener());
-  }
 }
 
 /** {@link WRITE_LIVE}'s parameters. */
