@@ -1,10 +1,11 @@
 import { OutboxMessageNotFoundError } from "../../core/errors.js";
 import type { ListOutboxQuery, NewOutboxMessage, OutboxClaimRequest, OutboxMessage, OutboxSettlement } from "../../core/outbox.js";
 import { pageLimit } from "../common/list-query.js";
+import type { OutboxStore } from "../../core/store.js";
 import type { MemoryTables } from "./memory-tables.js";
 
-/** The outbox of a MemoryStore: the same rules as the SQL stores' statements, over {@link MemoryTables}. */
-export class MemoryOutbox {
+/** The {@link OutboxStore} part of {@link MemoryStore}: the same rules as the SQL stores' statements, over {@link MemoryTables}. */
+export class MemoryOutbox implements OutboxStore {
   constructor(private readonly t: MemoryTables) {}
 
   /** Inserts a message emitted by a commit (inside the commit's `atomic`). */
@@ -12,8 +13,8 @@ export class MemoryOutbox {
     this.t.insertOutbox({ ...m, status: "pending", attempts: 0, nextAttemptAt: m.createdAt, lastError: null, leaseOwner: null, deliveredAt: null });
   }
 
-  /** See Store.claimOutbox. */
-  claim(request: OutboxClaimRequest): OutboxMessage[] {
+  /** See {@link Store.claimOutbox}. */
+  async claimOutbox(request: OutboxClaimRequest): Promise<OutboxMessage[]> {
     if (request.topics.length === 0) return [];
     const topics = new Set(request.topics);
     const due = [...this.t.outbox.values()]
@@ -25,8 +26,8 @@ export class MemoryOutbox {
     return claimed.sort((a, b) => a.id - b.id).map((m) => ({ ...m }));
   }
 
-  /** See Store.settleOutbox. */
-  settle(s: OutboxSettlement, now: number): boolean {
+  /** See {@link Store.settleOutbox}. */
+  async settleOutbox(s: OutboxSettlement, now: number): Promise<boolean> {
     const m = this.t.outbox.get(s.messageId);
     if (!m || m.status !== "pending" || m.leaseOwner !== s.owner || m.attempts !== s.attempts) return false;
     if (s.outcome === "delivered") this.t.putOutbox({ ...m, status: "delivered", deliveredAt: now, leaseOwner: null });
@@ -34,8 +35,8 @@ export class MemoryOutbox {
     return true;
   }
 
-  /** See Store.listOutbox. */
-  list(query: ListOutboxQuery): OutboxMessage[] {
+  /** See {@link Store.listOutbox}. */
+  async listOutbox(query: ListOutboxQuery): Promise<OutboxMessage[]> {
     const limit = pageLimit(query.limit);
     const out: OutboxMessage[] = [];
     for (const m of [...this.t.outbox.values()].sort((a, b) => a.id - b.id)) {
@@ -49,14 +50,14 @@ export class MemoryOutbox {
     return out;
   }
 
-  /** See Store.getOutboxMessage. */
-  get(messageId: string): OutboxMessage | undefined {
+  /** See {@link Store.getOutboxMessage}. */
+  async getOutboxMessage(messageId: string): Promise<OutboxMessage | undefined> {
     const m = this.t.outbox.get(messageId);
     return m && { ...m };
   }
 
-  /** See Store.retryOutbox. */
-  retry(messageId: string, now: number): { message: OutboxMessage; applied: boolean } {
+  /** See {@link Store.retryOutbox}. */
+  async retryOutbox(messageId: string, now: number): Promise<{ message: OutboxMessage; applied: boolean }> {
     const m = this.t.outbox.get(messageId);
     if (!m) throw new OutboxMessageNotFoundError(messageId);
     if (m.status !== "dead") return { message: { ...m }, applied: false };

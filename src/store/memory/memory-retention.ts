@@ -1,7 +1,35 @@
 import { IMPORT_CONFLICT_HINT, RunConflictError } from "../../core/errors.js";
 import { isTerminal, type RunRecord } from "../../core/run.js";
-import type { PruneQuery, RunImport } from "../../core/store.js";
+import type { PruneQuery, RetentionStore, RunImport } from "../../core/store.js";
 import type { MemoryTables } from "./memory-tables.js";
+import type { MemoryWriter } from "./memory-write.js";
+
+/** The {@link RetentionStore} part of {@link MemoryStore}: pruning finished runs, and moving runs between stores. */
+export class MemoryRetention implements RetentionStore {
+  constructor(private readonly w: MemoryWriter) {}
+
+  /** See {@link Store.listPrunableRuns}. */
+  async listPrunableRuns(query: PruneQuery): Promise<RunRecord[]> {
+    return listPrunable(this.w.t, query);
+  }
+
+  /** See {@link Store.deleteRuns}. */
+  async deleteRuns(runs: readonly { runId: string; lastSeq: number }[]): Promise<string[]> {
+    const deleted = deleteRunRows(this.w.t, runs);
+    for (const runId of deleted) this.w.live.forget(runId);
+    return deleted;
+  }
+
+  /** See {@link Store.readRunRows}. */
+  async readRunRows(runId: string): Promise<RunImport | undefined> {
+    return readRows(this.w.t, runId);
+  }
+
+  /** See {@link Store.importRun}. */
+  async importRun(data: RunImport): Promise<void> {
+    importRows(this.w.t, data);
+  }
+}
 
 /** A terminal run that may go: its parent, if any, is finished, and so are all its children. */
 function prunable(t: MemoryTables, run: RunRecord): boolean {

@@ -1,4 +1,6 @@
 import { isTerminal, type RunRecord } from "../../core/run.js";
+import type { StepSlotStore } from "../../core/store.js";
+import type { MemoryWriter } from "./memory-write.js";
 import { decideSlots, type BucketState, type StepSlotGrant, type StepSlotRequest } from "../../core/step-flow.js";
 
 interface Waiter {
@@ -80,5 +82,24 @@ export class MemoryStepFlow {
     queue.sort((a, b) => a.since - b.since || a.order - b.order);
     this.waiters.set(bucket, queue);
     return queue;
+  }
+}
+
+/** The {@link StepSlotStore} part of {@link MemoryStore}: step flow control, each call atomic. */
+export class MemoryStepSlots implements StepSlotStore {
+  private readonly stepFlow: MemoryStepFlow;
+
+  constructor(private readonly w: MemoryWriter) {
+    this.stepFlow = new MemoryStepFlow(w.t.runs, (runId, now) => w.wake(runId, now));
+  }
+
+  /** See {@link Store.acquireStepSlots}. */
+  async acquireStepSlots(request: StepSlotRequest, now: number): Promise<StepSlotGrant> {
+    return this.w.t.atomic(() => this.stepFlow.acquire(request, now));
+  }
+
+  /** See {@link Store.releaseStepSlots}. */
+  async releaseStepSlots(runId: string, opKey: string, buckets: readonly string[], now: number): Promise<void> {
+    this.w.t.atomic(() => this.stepFlow.release(runId, opKey, buckets, now));
   }
 }

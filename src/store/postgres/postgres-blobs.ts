@@ -1,24 +1,23 @@
-import type { PayloadBlob } from "../../core/store.js";
-import { referencedHashesSql } from "../common/blob-rows.js";
-import type { Sql } from "./postgres-queries.js";
+import type { BlobStore, PayloadBlob } from "../../core/store.js";
+import { DELETE_UNREFERENCED_BLOBS, INSERT_BLOBS, READ_BLOBS } from "./postgres-blobs-queries.js";
+import type { PostgresConnection } from "./postgres-connection.js";
 import type { Tx } from "./postgres-tx.js";
 
-/** Inserts blobs in one statement, or marks existing ones used (same hash, same text). */
-const INSERT_BLOBS: Sql = {
-  name: "cairn_insert_blobs",
-  text: `INSERT INTO blobs (hash, size, body, created_at, used_at)
-   SELECT hash, size, body, $4, $4 FROM unnest($1::text[], $2::bigint[], $3::text[]) AS b (hash, size, body)
-   ON CONFLICT (hash) DO UPDATE SET used_at = excluded.used_at`,
-};
+/** The {@link BlobStore} part of {@link PostgresStore}: content-addressed payloads. */
+export class PostgresBlobs implements BlobStore {
+  constructor(private readonly db: PostgresConnection) {}
 
-/** See `Store.readBlobs`. */
-export const READ_BLOBS: Sql = { name: "cairn_read_blobs", text: "SELECT hash, size::float8 AS size, body FROM blobs WHERE hash = ANY($1::text[])" };
+  /** See {@link Store.readBlobs}. */
+  async readBlobs(hashes: readonly string[]): Promise<PayloadBlob[]> {
+    if (hashes.length === 0) return [];
+    return this.db.query<PayloadBlob>(READ_BLOBS, [hashes]);
+  }
 
-/** See `Store.deleteUnreferencedBlobs`. */
-export const DELETE_UNREFERENCED_BLOBS: Sql = {
-  name: "cairn_delete_unreferenced_blobs",
-  text: `DELETE FROM blobs WHERE used_at < $1 AND hash NOT IN (${referencedHashesSql()}) RETURNING hash`,
-};
+  /** See {@link Store.deleteUnreferencedBlobs}. */
+  async deleteUnreferencedBlobs(before: number): Promise<number> {
+    return this.db.tx(before, async (tx) => (await tx.query(DELETE_UNREFERENCED_BLOBS, [before])).length);
+  }
+}
 
 /** Writes `blobs` in the transaction `tx` (nothing when there are none). */
 export async function insertBlobs(tx: Tx, blobs: readonly PayloadBlob[] | undefined): Promise<void> {

@@ -2,7 +2,8 @@ import { isStart, pickQueued, queueAllowance, type QueueLimits, type QueueStat, 
 import type { RunRecord } from "../../core/run.js";
 import type { ClaimRequest, NewRun } from "../../core/store.js";
 import { newDebouncedRun, rebounce } from "../common/debounce.js";
-import { INSERT_ENTRIES, INSERT_RUN } from "./postgres-queries.js";
+import { INSERT_ENTRIES } from "./postgres-journal-queries.js";
+import { INSERT_RUN } from "./postgres-runs-queries.js";
 import { RUN_COLUMNS, STATE_COLUMNS, entryArrays, runValues, toRun, type StateRow } from "./postgres-rows.js";
 import type { Tx } from "./postgres-tx.js";
 

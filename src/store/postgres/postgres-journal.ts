@@ -1,229 +1,158 @@
-import { randomUUID } from "node:crypto";
-import { DB_NOW } from "./postgres-queries.js";
-import { parseJournalPayload } from "./postgres-tx.js";
-import type { WakeListener } from "./postgres-wake.js";
+import pg from "pg";
+import type { JournalEntry } from "../../core/journal.js";
+import { readForResume } from "../../core/resume.js";
+import type { CommitResult, JournalStore, JournalTextHit, RunWrite } from "../../core/store.js";
+import { acceptedBlobs } from "../common/blob-rows.js";
+import { isPlainAppend } from "../common/plan-write.js";
+import { fenceReason } from "../common/run-state.js";
+import { insertBlobs } from "./postgres-blobs.js";
+import type { PostgresConnection } from "./postgres-connection.js";
+import {
+  APPEND_PLAIN,
+  APPEND_PLAIN_FN,
+  LATEST_CHECKPOINT,
+  NOT_HELD,
+  READ_JOURNAL,
+  READ_JOURNAL_RANGE,
+  READ_JOURNAL_SEQS,
+  SEARCH_TEXT,
+} from "./postgres-journal-queries.js";
+import { toEntry, type EntryRow } from "./postgres-rows.js";
+import { queryTerms } from "../common/search-terms.js";
+import { WriteSession } from "./postgres-write.js";
 
-/** How often a listening store renews its rows in `journal_listeners`. */
-export const ADVERTISE_MS = 10_000;
-/** How long a row stays current without renewal (a listener that died stops costing writers after this). */
-export const LISTENER_TTL_MS = 30_000;
-/** How often a writing store re-reads which runs are listened to (besides the push when that set changes). */
-export const INTEREST_REFRESH_MS = 5_000;
-/** Payload of the wake-channel NOTIFY sent when a store's listened runs change, so writers re-read at once. */
-export const LISTENERS_CHANGED = "journal-listeners";
+/** The {@link JournalStore} part of {@link PostgresStore}: reading journals and the group commit. */
+export class PostgresJournal implements JournalStore {
+  constructor(private readonly db: PostgresConnection) {}
 
-const LISTENED_RUNS = {
-  name: "cairn_listened_journal_runs",
-  text: `SELECT DISTINCT run_id AS "runId" FROM journal_listeners WHERE expires_at > ${DB_NOW}`,
-};
-const ADVERTISE = {
-  name: "cairn_advertise_journal_runs",
-  text: `INSERT INTO journal_listeners (listener_id, run_id, expires_at)
-   SELECT $1, run_id, ${DB_NOW} + $3::bigint FROM unnest($2::text[]) AS run_id
-   ON CONFLICT (listener_id, run_id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
-};
-const RETIRE = {
-  name: "cairn_retire_journal_runs",
-  text: "DELETE FROM journal_listeners WHERE listener_id = $1 AND run_id = ANY($2::text[])",
-};
-const RETIRE_ALL = { name: "cairn_retire_journal_listener", text: "DELETE FROM journal_listeners WHERE listener_id = $1" };
-const PURGE = { name: "cairn_purge_journal_listeners", text: `DELETE FROM journal_listeners WHERE expires_at < ${DB_NOW} - $1::bigint` };
-/** pg_notify takes the channel's name unquoted. */
-const ANNOUNCE = { name: "cairn_announce_journal_listener", text: "SELECT pg_notify($1, $2)" };
+  /** See {@link Store.readJournal}. */
+  async readJournal(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<JournalEntry[]> {
+    const limit = options.limit === undefined ? null : Math.max(0, options.limit);
+    return (await this.db.query<EntryRow>(READ_JOURNAL, [runId, options.afterSeq ?? 0, limit])).map(toEntry);
+  }
 
-type Query = (statement: { name: string; text: string }, values?: readonly unknown[]) => Promise<Record<string, unknown>[]>;
+  /** See {@link Store.searchJournal}: tsvector ('simple' configuration), any of the query's words, ranked by ts_rank. */
+  async searchJournal(runId: string, query: string, limit: number): Promise<JournalTextHit[]> {
+    const terms = queryTerms(query);
+    if (terms.length === 0) return [];
+    return this.db.query<JournalTextHit>(SEARCH_TEXT, [runId, terms.join(" | "), Math.max(0, limit)]);
+  }
 
-/**
- * Journal notices of one schema, both sides, per run.
- *
- * NOTIFY takes a database-wide lock as its transaction commits, which serializes the commits that
- * carry one, so a NOTIFY on every step commit would be paid on the hot path. Instead listeners
- * advertise the runs they listen to: while a store has {@link JournalNotices.subscribe} subscribers
- * it LISTENs on the journal channel and keeps one row per subscribed run in `journal_listeners`
- * current (renewed every {@link ADVERTISE_MS}, expiring after {@link LISTENER_TTL_MS}), and
- * announces each change of its set on the wake channel. Writers read the set of listened runs
- * every {@link INTEREST_REFRESH_MS} and at once on that announcement; a commit sends a notice only
- * when it appends entries of a listened run, naming only those runs, so commits of other runs pay
- * nothing. A notice missed meanwhile (a writer that has not seen the row yet) costs latency only:
- * readers keep polling the journal, the source of truth.
- */
-export class JournalNotices {
-  private readonly id = randomUUID();
-  /** Listener side: subscribers by run id. */
-  private readonly subscribers = new Map<string, Set<() => void>>();
-  private unlisten: (() => void) | undefined;
-  private advertising: NodeJS.Timeout | undefined;
-  /** The runs whose rows this store wrote and has not removed. */
-  private readonly advertised = new Set<string>();
-  /** A sync of the rows with the subscribed runs is running; {@link JournalNotices.dirty} asks for another pass. */
-  private syncing: Promise<void> | undefined;
-  private dirty = false;
-  private renew = false;
-  private purged = false;
-  /** The writer side's last reading: the runs some listener's row is current for. */
-  private listenedRuns: ReadonlySet<string> = new Set();
-  private refreshing: NodeJS.Timeout | undefined;
-  private stopRefreshPush: (() => void) | undefined;
-  private reading = false;
-  private closed = false;
-
-  constructor(
-    private readonly query: Query,
-    /** The journal channel's listener (its own connection). */
-    private readonly journal: WakeListener,
-    /** The wake channel's listener, for the announcements of changed listened runs. */
-    private readonly wakes: WakeListener,
-    /** The wake channel's name, unquoted (for pg_notify). */
-    private readonly wakeChannelName: string,
-    private readonly onError: (error: Error) => void,
-  ) {}
+  /** See {@link Store.readJournalForResume}. */
+  async readJournalForResume(runId: string): Promise<JournalEntry[]> {
+    return readForResume({
+      latestCheckpointBelow: async (below) => (await this.db.query<EntryRow>(LATEST_CHECKPOINT, [runId, below])).map(toEntry)[0],
+      range: async (from, below) => (await this.db.query<EntryRow>(READ_JOURNAL_RANGE, [runId, from, below])).map(toEntry),
+      seqs: async (seqs) => (await this.db.query<EntryRow>(READ_JOURNAL_SEQS, [runId, seqs])).map(toEntry),
+    });
+  }
 
   /**
-   * Writer side: which of a committing transaction's runs to name in a journal notice (the ones
-   * listened to; none means no notice). The first call starts keeping the answer fresh (a timer,
-   * and the wake channel's announcements).
+   * See {@link Store.commit}: the whole batch is one transaction. A batch of step intents and
+   * results (plain appends to running runs, without blobs) is one statement in one round trip, its
+   * own transaction ({@link APPEND_PLAIN_FN}); when some run of it is not held under its epoch
+   * that statement writes nothing and the batch takes the transaction below. There plain appends
+   * again take one statement, and the writes it does not apply, and every other kind of write,
+   * lock their runs and go through the write session, which says why a write is refused.
    */
-  listened(runIds: ReadonlySet<string>): string[] {
-    if (!this.refreshing && !this.closed) {
-      this.refreshing = setInterval(() => void this.refresh(), INTEREST_REFRESH_MS);
-      this.refreshing.unref();
-      this.stopRefreshPush = this.wakes.subscribe((payload) => {
-        // After a reconnection (no payload) an announcement may have been missed.
-        if (payload === LISTENERS_CHANGED || payload === undefined) void this.refresh();
-      });
-      void this.refresh();
+  async commit(writes: RunWrite[], now: number): Promise<CommitResult[]> {
+    if (writes.length === 0) return [];
+    const plain = plainAppends(writes);
+    if (plain && !writes.some((write) => write.blobs && write.blobs.length > 0)) {
+      const results = await this.appendPlain(writes, plain, now);
+      if (results) return results;
     }
-    if (this.listenedRuns.size === 0) return [];
-    return [...runIds].filter((runId) => this.listenedRuns.has(runId));
+    return this.db.tx(now, async (tx) => {
+      const results: (CommitResult | undefined)[] = new Array(writes.length);
+      let rest = writes.map((_, i) => i);
+      if (plain) {
+        const rows = await tx.query<{ runId: string; base: string | number }>(APPEND_PLAIN, [...plain.params, tx.now, ...plain.entryParams]);
+        const bases = new Map(rows.map((row) => [row.runId, Number(row.base)]));
+        tx.journaled(bases.keys());
+        rest = [];
+        writes.forEach((write, i) => {
+          const base = bases.get(write.runId);
+          if (base === undefined) return void rest.push(i);
+          const offset = plain.offsets[i]!;
+          results[i] = { ok: true, firstSeq: base + offset + 1, lastSeq: base + offset + write.entries.length };
+        });
+        if (rest.length === 0) {
+          await insertBlobs(tx, acceptedBlobs(writes, results));
+          return results as CommitResult[];
+        }
+      }
+      const session = new WriteSession(tx);
+      await session.lock(rest.map((i) => writes[i]!.runId));
+      for (const i of rest) {
+        const write = writes[i]!;
+        // Checked before anything is written, so a refused write leaves the transaction intact.
+        const run = session.state(write.runId);
+        const refused = fenceReason(run, write.epoch);
+        if (refused || !run) {
+          results[i] = { ok: false, reason: refused ?? "not-found" };
+          continue;
+        }
+        if (write.entries.length > 0) await session.append(run, write.epoch, write.entries);
+        results[i] = { ok: true, firstSeq: run.lastSeq + 1, lastSeq: run.lastSeq + write.entries.length };
+      }
+      await session.flush();
+      await insertBlobs(tx, acceptedBlobs(writes, results));
+      return results as CommitResult[];
+    });
   }
 
-  /** Listener side: see `Store.onJournal`. */
-  subscribe(runId: string, listener: () => void): () => void {
-    if (this.closed) return () => undefined;
-    const entry = (): void => listener();
-    this.unlisten ??= this.journal.subscribe((payload) => this.fire(parseJournalPayload(payload)));
-    let set = this.subscribers.get(runId);
-    if (!set) {
-      this.subscribers.set(runId, (set = new Set()));
-      this.schedule();
-    }
-    set.add(entry);
-    if (!this.advertising) {
-      this.advertising = setInterval(() => this.schedule(true), ADVERTISE_MS);
-      this.advertising.unref();
-    }
-    let subscribed = true;
-    return () => {
-      if (!subscribed) return;
-      subscribed = false;
-      const current = this.subscribers.get(runId);
-      current?.delete(entry);
-      if (current?.size !== 0) return;
-      this.subscribers.delete(runId);
-      this.schedule();
-      if (this.subscribers.size > 0) return;
-      this.unlisten?.();
-      this.unlisten = undefined;
-      if (this.advertising) clearInterval(this.advertising);
-      this.advertising = undefined;
-    };
-  }
-
-  /** Resolves once every run subscribed to is listened for and advertised; for tests. */
-  async listening(): Promise<void> {
-    while (!this.closed && [...this.subscribers.keys()].some((runId) => !this.advertised.has(runId))) {
-      if (!this.syncing) this.schedule();
-      await this.syncing;
-      if ([...this.subscribers.keys()].some((runId) => !this.advertised.has(runId))) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  /** Stops both sides; removes this store's rows. */
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.refreshing) clearInterval(this.refreshing);
-    if (this.advertising) clearInterval(this.advertising);
-    this.advertising = undefined;
-    this.stopRefreshPush?.();
-    this.subscribers.clear();
-    this.unlisten = undefined;
-    await this.journal.close(); // first: a sync waiting for the LISTEN stops waiting
-    await this.syncing;
-    if (this.advertised.size > 0) {
-      this.advertised.clear();
-      await this.query(RETIRE_ALL, [this.id]).catch(() => undefined);
-    }
-  }
-
-  private async refresh(): Promise<void> {
-    if (this.reading || this.closed) return;
-    this.reading = true;
+  /** The one-statement commit of plain appends; undefined (nothing written) when a run of the batch is not held under its epoch. */
+  private async appendPlain(writes: readonly RunWrite[], plain: PlainAppends, now: number): Promise<CommitResult[] | undefined> {
+    await this.db.ensureReady();
+    const runner = this.db.runner;
+    const notice = runner.journalNotice(plain.params[0]);
+    let rows: { runId: string; base: string | number }[];
     try {
-      const rows = await this.query(LISTENED_RUNS);
-      this.listenedRuns = new Set(rows.map((row) => String(row.runId)));
+      rows = await runner.write(APPEND_PLAIN_FN, [...plain.params, runner.nowParam(now), ...plain.entryParams, notice.channel, notice.payload]);
     } catch (error) {
-      // Keep the last answer: a lost notice costs only latency, a needless one only its lock.
-      this.onError(error as Error);
-    } finally {
-      this.reading = false;
+      if (error instanceof pg.DatabaseError && error.code === NOT_HELD) return undefined;
+      throw error;
+    }
+    const bases = new Map(rows.map((row) => [row.runId, Number(row.base)]));
+    return writes.map((write, i) => {
+      const base = bases.get(write.runId)!;
+      const offset = plain.offsets[i]!;
+      return { ok: true, firstSeq: base + offset + 1, lastSeq: base + offset + write.entries.length };
+    });
+  }
+}
+
+/** A batch of plain appends as {@link APPEND_PLAIN}'s parameters: run ids, epochs, entry counts; then the entries' columns. */
+interface PlainAppends {
+  params: [string[], number[], number[]];
+  entryParams: unknown[];
+  offsets: number[];
+}
+
+/**
+ * The parameters of {@link APPEND_PLAIN} for `writes`, and each write's offset within its run's
+ * entries; or undefined when the batch is not all plain appends (common/plan-write
+ * `isPlainAppend`), or has an empty write, or writes one run under two epochs.
+ */
+function plainAppends(writes: readonly RunWrite[]): PlainAppends | undefined {
+  const runs = new Map<string, { epoch: number; n: number }>();
+  const offsets: number[] = [];
+  const entryParams: unknown[][] = [[], [], [], [], []];
+  for (const write of writes) {
+    if (write.entries.length === 0 || !write.entries.every(isPlainAppend)) return undefined;
+    let run = runs.get(write.runId);
+    if (!run) runs.set(write.runId, (run = { epoch: write.epoch, n: 0 }));
+    else if (run.epoch !== write.epoch) return undefined;
+    offsets.push(run.n);
+    for (const entry of write.entries) {
+      run.n += 1;
+      entryParams[0]!.push(write.runId);
+      entryParams[1]!.push(run.n);
+      entryParams[2]!.push(entry.kind);
+      entryParams[3]!.push(entry.opKey);
+      entryParams[4]!.push(entry.payload);
     }
   }
-
-  /** Brings this store's rows in line with its subscribed runs (renewing them all when `renew`), one pass at a time. */
-  private schedule(renew = false): void {
-    if (this.closed) return;
-    this.dirty = true;
-    this.renew ||= renew;
-    this.syncing ??= this.sync().finally(() => (this.syncing = undefined));
-  }
-
-  private async sync(): Promise<void> {
-    while (this.dirty && !this.closed) {
-      this.dirty = false;
-      const renew = this.renew;
-      this.renew = false;
-      const wanted = [...this.subscribers.keys()];
-      const added = wanted.filter((runId) => !this.advertised.has(runId));
-      const removed = [...this.advertised].filter((runId) => !this.subscribers.has(runId));
-      try {
-        if (added.length > 0) {
-          // The LISTEN first, so no notice sent for a run once its row is seen is lost.
-          await this.journal.listening();
-          if (this.closed) return;
-        }
-        const write = renew ? wanted : added;
-        if (write.length > 0) {
-          await this.query(ADVERTISE, [this.id, write, LISTENER_TTL_MS]);
-          for (const runId of write) this.advertised.add(runId);
-        }
-        if (removed.length > 0) {
-          await this.query(RETIRE, [this.id, removed]);
-          for (const runId of removed) this.advertised.delete(runId);
-        }
-        if (added.length > 0 || removed.length > 0) await this.query(ANNOUNCE, [this.wakeChannelName, LISTENERS_CHANGED]);
-        // Rows of listeners that died without removing theirs (they cost nothing once expired).
-        if (renew || (added.length > 0 && !this.purged)) {
-          await this.query(PURGE, [LISTENER_TTL_MS]);
-          this.purged = true;
-        }
-      } catch (error) {
-        // Tried again at the next renewal.
-        this.onError(error as Error);
-      }
-    }
-  }
-
-  /** Calls the subscribers of these runs (of every run when undefined: too many to name, or a reconnection). */
-  private fire(runIds: string[] | undefined): void {
-    const sets = runIds === undefined ? [...this.subscribers.values()] : runIds.flatMap((runId) => this.subscribers.get(runId) ?? []);
-    for (const set of sets) {
-      for (const listener of [...set]) {
-        try {
-          listener();
-        } catch (error) {
-          this.onError(error as Error);
-        }
-      }
-    }
-  }
+  const ids = [...runs.keys()];
+  return { params: [ids, ids.map((id) => runs.get(id)!.epoch), ids.map((id) => runs.get(id)!.n)], entryParams, offsets };
 }

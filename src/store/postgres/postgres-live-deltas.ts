@@ -1,55 +1,51 @@
-import type { LiveDeltaRecord, NewLiveDelta } from "../../core/live-delta-store.js";
-import { LIVE_DELTA_COLUMNS, liveDeltaRecord, liveDeltaSql, type LiveDeltaRow } from "../common/live-delta-sql.js";
-import type { Sql } from "./postgres-queries.js";
+import type { LiveDeltaRecord, LiveDeltaStore, NewLiveDelta } from "../../core/live-delta-store.js";
+import { liveDeltaRecord, type LiveDeltaRow } from "../common/live-delta-sql.js";
+import { channelName, liveChannel } from "./postgres-config.js";
+import type { PostgresConnection } from "./postgres-connection.js";
+import { ADVERTISE_LIVE, PRUNE_LIVE, PRUNE_LIVE_LISTENERS, READ_LIVE, RETIRE_LIVE, STREAMED_RUNS, WRITE_LIVE } from "./postgres-live-deltas-queries.js";
 
-/** Live deltas for the PostgreSQL store (see `core/live-delta-store.ts`): two UNLOGGED tables and a NOTIFY on the live channel. */
+/** The {@link LiveDeltaStore} part of {@link PostgresStore}: two UNLOGGED tables and a NOTIFY on the schema's live channel. */
+export class PostgresLiveDeltas implements LiveDeltaStore {
+  constructor(private readonly db: PostgresConnection) {}
 
-const sql = liveDeltaSql((i) => `$${i}`);
+  /** See {@link Store.advertiseLiveDeltas}. */
+  async advertiseLiveDeltas(origin: string, runIds: readonly string[], expiresAt: number): Promise<void> {
+    if (runIds.length > 0) await this.db.query(ADVERTISE_LIVE, [origin, runIds, expiresAt]);
+  }
 
-/** See `Store.advertiseLiveDeltas`. */
-export const ADVERTISE_LIVE: Sql = {
-  name: "cairn_advertise_live",
-  text: `INSERT INTO live_listeners (origin, run_id, expires_at) SELECT $1, run_id, $3 FROM unnest($2::text[]) AS run_id
-    ON CONFLICT (origin, run_id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
-};
+  /** See {@link Store.retireLiveDeltas}. */
+  async retireLiveDeltas(origin: string, runIds?: readonly string[]): Promise<void> {
+    await this.db.query(RETIRE_LIVE, [origin, runIds ?? null]);
+  }
 
-/** See `Store.retireLiveDeltas`. */
-export const RETIRE_LIVE: Sql = {
-  name: "cairn_retire_live",
-  text: "DELETE FROM live_listeners WHERE origin = $1 AND ($2::text[] IS NULL OR run_id = ANY($2::text[]))",
-};
+  /** See {@link Store.listStreamedRuns}. */
+  async listStreamedRuns(origin: string, now: number): Promise<string[]> {
+    return (await this.db.query<{ runId: string }>(STREAMED_RUNS, [origin, now])).map((row) => row.runId);
+  }
 
-/** See `Store.listStreamedRuns`. */
-export const STREAMED_RUNS: Sql = { name: "cairn_streamed_runs", text: sql.streamed };
+  /**
+   * See {@link Store.writeLiveDeltas}: one statement into UNLOGGED tables (no WAL), with a NOTIFY on
+   * the schema's live channel. Only runs some server streams are ever written, so the NOTIFY's
+   * commit lock is paid only by those.
+   */
+  async writeLiveDeltas(origin: string, records: readonly NewLiveDelta[], now: number): Promise<void> {
+    if (records.length === 0) return;
+    await this.db.ensureReady();
+    await this.db.runner.write(WRITE_LIVE, writeLiveParams(origin, records, now, channelName(liveChannel(this.db.config.schema))));
+  }
 
-/**
- * See `Store.writeLiveDeltas`: one statement (one round trip, committed by itself). The `end`
- * records' steps lose their earlier rows, then the records go in, in order, and readers are told.
- * A statement's parts see one snapshot, so the delete never touches the rows it inserts.
- */
-export const WRITE_LIVE: Sql = {
-  name: "cairn_write_live",
-  text: `WITH ended AS (
-      DELETE FROM live_deltas d USING unnest($1::text[], $2::text[]) AS e(run_id, op_key)
-      WHERE d.run_id = e.run_id AND d.op_key = e.op_key
-    ), inserted AS (
-      INSERT INTO live_deltas (run_id, op_key, attempt, kind, origin, pieces, at)
-      SELECT r, o, a, k, $8, p, $9 FROM unnest($3::text[], $4::text[], $5::int[], $6::text[], $7::text[]) WITH ORDINALITY AS x(r, o, a, k, p, n) ORDER BY n
-      RETURNING 1
-    )
-    SELECT pg_notify($10, '') FROM (SELECT count(*) FROM inserted) AS c`,
-};
+  /** See {@link Store.readLiveDeltas}. */
+  async readLiveDeltas(runIds: readonly string[], afterId: number, origin: string, limit = 1000): Promise<LiveDeltaRecord[]> {
+    if (runIds.length === 0) return [];
+    return liveRecords(await this.db.query<LiveDeltaRow & Record<string, unknown>>(READ_LIVE, [afterId, origin, runIds, limit]));
+  }
 
-/** See `Store.readLiveDeltas`. */
-export const READ_LIVE: Sql = {
-  name: "cairn_read_live",
-  text: `SELECT ${LIVE_DELTA_COLUMNS} FROM live_deltas WHERE id > $1 AND origin <> $2 AND run_id = ANY($3::text[]) ORDER BY id LIMIT $4`,
-};
-
-/** See `Store.pruneLiveDeltas`. */
-export const PRUNE_LIVE: Sql = { name: "cairn_prune_live", text: `${sql.prune} RETURNING 1` };
-/** Expired advertisements, pruned with the records. */
-export const PRUNE_LIVE_LISTENERS: Sql = { name: "cairn_prune_live_listeners", text: sql.pruneListeners };
+  /** See {@link Store.pruneLiveDeltas}. */
+  async pruneLiveDeltas(before: number): Promise<number> {
+    await this.db.query(PRUNE_LIVE_LISTENERS, [before]);
+    return (await this.db.query(PRUNE_LIVE, [before])).length;
+  }
+}
 
 /** {@link WRITE_LIVE}'s parameters. */
 export function writeLiveParams(origin: string, records: readonly NewLiveDelta[], now: number, channel: string): unknown[] {

@@ -1,9 +1,10 @@
 import { IMPORT_CONFLICT_HINT, RunConflictError } from "../../core/errors.js";
 import { isTerminal, TERMINAL_STATUSES, type RunRecord } from "../../core/run.js";
-import type { PruneQuery, RunImport } from "../../core/store.js";
+import type { PruneQuery, RetentionStore, RunImport } from "../../core/store.js";
 import { humanRequestRow } from "../common/plan-write.js";
 import { journalTexts, PER_RUN_TABLES, PRUNABLE_SQL } from "../common/retention-sql.js";
-import { INSERT_RUN } from "./postgres-queries.js";
+import type { PostgresConnection } from "./postgres-connection.js";
+import { INSERT_RUN } from "./postgres-runs-queries.js";
 import {
   ENTRY_COLUMNS,
   HUMAN_COLUMNS,
@@ -20,6 +21,32 @@ import {
   type StateRow,
 } from "./postgres-rows.js";
 import type { Tx } from "./postgres-tx.js";
+
+/** The {@link RetentionStore} part of {@link PostgresStore}: pruning finished runs, and moving runs between stores. */
+export class PostgresRetention implements RetentionStore {
+  constructor(private readonly db: PostgresConnection) {}
+
+  /** See {@link Store.listPrunableRuns}. */
+  async listPrunableRuns(query: PruneQuery): Promise<RunRecord[]> {
+    return listPrunable((text, values) => this.db.query(text, values), query);
+  }
+
+  /** See {@link Store.deleteRuns}. */
+  async deleteRuns(runs: readonly { runId: string; lastSeq: number }[]): Promise<string[]> {
+    if (runs.length === 0) return [];
+    return this.db.tx(0, (tx) => deleteRunRows(tx, runs));
+  }
+
+  /** See {@link Store.readRunRows}. */
+  async readRunRows(runId: string): Promise<RunImport | undefined> {
+    return this.db.tx(0, (tx) => readRows(tx, runId));
+  }
+
+  /** See {@link Store.importRun}. */
+  async importRun(data: RunImport): Promise<void> {
+    await this.db.tx(0, (tx) => importRows(tx, data));
+  }
+}
 
 /** Runs one statement outside a transaction (the store's pooled query). */
 export type PgQuery = <R extends object>(text: string, values?: readonly unknown[]) => Promise<R[]>;

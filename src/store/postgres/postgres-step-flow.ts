@@ -1,6 +1,8 @@
 import { decideSlots, type BucketState, type StepFlowLimit, type StepSlotGrant, type StepSlotRequest } from "../../core/step-flow.js";
+import type { StepSlotStore } from "../../core/store.js";
+import type { PostgresConnection } from "./postgres-connection.js";
 import type { Tx } from "./postgres-tx.js";
-import type { WriteSession } from "./postgres-write.js";
+import { WriteSession } from "./postgres-write.js";
 
 /** Serialises the requests of one bucket until their transaction commits (like the queue lock of postgres-flow.ts). */
 const LOCK_BUCKET = "SELECT pg_advisory_xact_lock(hashtext('cairn.step'), hashtext(current_schema() || '/' || $1))";
@@ -22,6 +24,30 @@ const HIT = `INSERT INTO step_flow_hits (bucket, at) VALUES ($1, $2)`;
 const HOLD = `INSERT INTO step_flow_slots (bucket, run_id, op_key, epoch, acquired_at) VALUES ($1, $2, $3, $4, $5)`;
 const DROP_SLOT = `DELETE FROM step_flow_slots WHERE bucket = $1 AND run_id = $2 AND op_key = $3`;
 const FIRST_WAITER = `SELECT run_id AS "runId" FROM step_flow_waiters WHERE bucket = $1 ORDER BY since, id LIMIT 1`;
+
+/** The {@link StepSlotStore} part of {@link PostgresStore}: step flow control, each call one transaction. */
+export class PostgresStepSlots implements StepSlotStore {
+  constructor(private readonly db: PostgresConnection) {}
+
+  /** See {@link Store.acquireStepSlots}. */
+  async acquireStepSlots(request: StepSlotRequest, now: number): Promise<StepSlotGrant> {
+    return this.db.tx(now, async (tx) => {
+      const session = new WriteSession(tx);
+      const grant = await acquireStepSlots(tx, session, request);
+      await session.flush();
+      return grant;
+    });
+  }
+
+  /** See {@link Store.releaseStepSlots}. */
+  async releaseStepSlots(runId: string, opKey: string, buckets: readonly string[], now: number): Promise<void> {
+    await this.db.tx(now, async (tx) => {
+      const session = new WriteSession(tx);
+      await releaseStepSlots(tx, session, runId, opKey, buckets);
+      await session.flush();
+    });
+  }
+}
 
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 

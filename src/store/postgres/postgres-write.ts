@@ -3,25 +3,14 @@ import type { RunRecord } from "../../core/run.js";
 import type { CopiedEntry, NewRun } from "../../core/store.js";
 import { checkConsumable, humanRequestRow, planEntries, type SideEffect } from "../common/plan-write.js";
 import { copiedRun, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
-import {
-  CONSUME_INBOX,
-  INSERT_ENTRIES,
-  INSERT_TEXT,
-  EXTEND_HUMAN,
-  INSERT_HUMAN,
-  INSERT_RUN,
-  INSERT_RUNS,
-  LOCK_INBOX,
-  LOCK_STATES,
-  ANSWER_HUMAN,
-  CLOSE_HUMANS,
-  REOPEN_HUMANS,
-  UPDATE_STATES,
-} from "./postgres-queries.js";
+import { CONSUME_INBOX, LOCK_INBOX } from "./postgres-inbox-queries.js";
+import { ANSWER_HUMAN, CLOSE_HUMANS, EXTEND_HUMAN, INSERT_HUMAN, REOPEN_HUMANS } from "./postgres-human-requests-queries.js";
+import { INSERT_ENTRIES, INSERT_TEXT } from "./postgres-journal-queries.js";
+import { INSERT_RUN, INSERT_RUNS, LOCK_STATES, UPDATE_STATES } from "./postgres-runs-queries.js";
 import { entryArrays, runArrays, runValues, stateArrays, toState, type StateRow } from "./postgres-rows.js";
 import { setFlows } from "./postgres-flow.js";
-import { insertLive, putValue } from "./postgres-live.js";
-import { INSERT_OUTBOX, insertOutboxParams } from "./postgres-outbox.js";
+import { insertLive, putValue } from "./postgres-live-runs.js";
+import { INSERT_OUTBOX, insertOutboxParams } from "./postgres-outbox-queries.js";
 import type { Tx } from "./postgres-tx.js";
 
 /** Runs due this soon after a write get a wake-up NOTIFY, so workers need not poll for them. */

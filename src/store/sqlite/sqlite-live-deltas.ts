@@ -1,16 +1,17 @@
 import type Database from "better-sqlite3";
-import type { LiveDeltaRecord, NewLiveDelta } from "../../core/live-delta-store.js";
+import type { LiveDeltaRecord, LiveDeltaStore, NewLiveDelta } from "../../core/live-delta-store.js";
+import type { SqliteConnection } from "./sqlite-connection.js";
 import { LIVE_DELTA_COLUMNS, liveDeltaRecord, liveDeltaSql, type LiveDeltaRow } from "../common/live-delta-sql.js";
 
 const sql = liveDeltaSql(() => "?");
 
 /**
- * Live deltas for {@link SqliteStore} (see `core/live-delta-store.ts`): two small tables in the
+ * The live-delta statements of {@link SqliteStore} (see `core/live-delta-store.ts`): two small tables in the
  * database file, polled by readers. Deltas are ephemeral, so their writes do not wait for fsync
  * (`synchronous = NORMAL` for that transaction, which in WAL mode cannot corrupt the file; the next
  * journal commit makes them durable with it anyway).
  */
-export class SqliteLiveDeltas {
+export class SqliteLiveDeltaStatements {
   private readonly advertise: Database.Statement;
   private readonly retireRun: Database.Statement;
   private readonly retireAll: Database.Statement;
@@ -88,5 +89,48 @@ export class SqliteLiveDeltas {
     } finally {
       if (lower) this.db.pragma(`synchronous = ${previous}`);
     }
+  }
+}
+
+/** The {@link LiveDeltaStore} part of {@link SqliteStore} (polled by readers: no push notices). */
+export class SqliteLiveDeltas implements LiveDeltaStore {
+  private statements: SqliteLiveDeltaStatements | undefined;
+
+  constructor(private readonly c: SqliteConnection) {}
+
+  /** See {@link Store.advertiseLiveDeltas}. */
+  async advertiseLiveDeltas(origin: string, runIds: readonly string[], expiresAt: number): Promise<void> {
+    this.liveDeltas.advertiseRuns(origin, runIds, expiresAt);
+  }
+
+  /** See {@link Store.retireLiveDeltas}. */
+  async retireLiveDeltas(origin: string, runIds?: readonly string[]): Promise<void> {
+    this.liveDeltas.retire(origin, runIds);
+  }
+
+  /** See {@link Store.listStreamedRuns}. */
+  async listStreamedRuns(origin: string, now: number): Promise<string[]> {
+    return this.liveDeltas.streamedRuns(origin, now);
+  }
+
+  /** See {@link Store.writeLiveDeltas}. Does not wait for fsync: deltas are ephemeral. */
+  async writeLiveDeltas(origin: string, records: readonly NewLiveDelta[], now: number): Promise<void> {
+    this.liveDeltas.write(origin, records, now);
+  }
+
+  /** See {@link Store.readLiveDeltas}. */
+  async readLiveDeltas(runIds: readonly string[], afterId: number, origin: string, limit = 1000): Promise<LiveDeltaRecord[]> {
+    return this.liveDeltas.read(runIds, afterId, origin, limit);
+  }
+
+  /** See {@link Store.pruneLiveDeltas}. */
+  async pruneLiveDeltas(before: number): Promise<number> {
+    return this.liveDeltas.pruneBefore(before);
+  }
+
+  /** Live-delta statements, prepared on first use (reading `q` first checks the schema version). */
+  private get liveDeltas(): SqliteLiveDeltaStatements {
+    if (!this.statements && this.c.q) this.statements = new SqliteLiveDeltaStatements(this.c.db);
+    return this.statements!;
   }
 }

@@ -1,108 +1,34 @@
-import type Database from "better-sqlite3";
-import { OutboxMessageNotFoundError } from "../../core/errors.js";
-import type { ListOutboxQuery, NewOutboxMessage, OutboxClaimRequest, OutboxMessage, OutboxSettlement } from "../../core/outbox.js";
-import { pageLimit } from "../common/list-query.js";
+import type { ListOutboxQuery, OutboxClaimRequest, OutboxMessage, OutboxSettlement } from "../../core/outbox.js";
+import type { OutboxStore } from "../../core/store.js";
+import type { SqliteConnection } from "./sqlite-connection.js";
 
-const COLUMNS = `id, message_id AS messageId, run_id AS runId, op_key AS opKey, seq, topic, payload, status, attempts,
-  next_attempt_at AS nextAttemptAt, last_error AS lastError, lease_owner AS leaseOwner, created_at AS createdAt, delivered_at AS deliveredAt`;
+/** The {@link OutboxStore} part of {@link SqliteStore}: messages committed with journal entries, delivered at least once. */
+export class SqliteOutbox implements OutboxStore {
+  constructor(private readonly c: SqliteConnection) {}
 
-/**
- * The outbox statements of a SqliteStore. Claims are one conditional UPDATE … RETURNING inside the
- * store's BEGIN IMMEDIATE transaction, so dispatchers in several processes sharing the file never
- * claim one message twice while its lease holds.
- */
-export class SqliteOutbox {
-  private readonly insert: Database.Statement;
-  private readonly get: Database.Statement;
-  private readonly deliver: Database.Statement;
-  private readonly fail: Database.Statement;
-  private readonly retry: Database.Statement;
-  private readonly due: Database.Statement;
-  private readonly claims = new Map<number, Database.Statement>();
-
-  constructor(private readonly db: Database.Database) {
-    this.insert = db.prepare(
-      `INSERT INTO outbox (message_id, run_id, op_key, seq, topic, payload, status, attempts, next_attempt_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT (message_id) DO NOTHING`,
-    );
-    this.due = db.prepare(`SELECT 1 FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? LIMIT 1`);
-    this.get = db.prepare(`SELECT ${COLUMNS} FROM outbox WHERE message_id = ?`);
-    this.deliver = db.prepare(
-      `UPDATE outbox SET status = 'delivered', delivered_at = ?, lease_owner = NULL
-       WHERE message_id = ? AND status = 'pending' AND lease_owner = ? AND attempts = ?`,
-    );
-    this.fail = db.prepare(
-      `UPDATE outbox SET status = CASE WHEN ? IS NULL THEN 'dead' ELSE 'pending' END, next_attempt_at = COALESCE(?, ?), last_error = ?, lease_owner = NULL
-       WHERE message_id = ? AND status = 'pending' AND lease_owner = ? AND attempts = ?`,
-    );
-    this.retry = db.prepare(
-      `UPDATE outbox SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_owner = NULL WHERE message_id = ? AND status = 'dead'`,
-    );
+  /** See {@link Store.claimOutbox}. */
+  async claimOutbox(request: OutboxClaimRequest): Promise<OutboxMessage[]> {
+    if (request.topics.length === 0 || !this.c.outbox.anyDue(request.now)) return [];
+    return this.c.immediate(() => this.c.outbox.claim(request));
   }
 
-  /** Inserts a message emitted by a commit (inside the commit's transaction). */
-  insertMessage(m: NewOutboxMessage): void {
-    this.insert.run(m.messageId, m.runId, m.opKey, m.seq, m.topic, m.payload, m.createdAt, m.createdAt);
+  /** See {@link Store.settleOutbox}. */
+  async settleOutbox(settlement: OutboxSettlement, now: number): Promise<boolean> {
+    return this.c.outbox.settle(settlement, now);
   }
 
-  /** True when some message may be claimable: read without the write lock, so idle polls do not take it. */
-  anyDue(now: number): boolean {
-    return this.due.get(now) !== undefined;
+  /** See {@link Store.listOutbox}. */
+  async listOutbox(query: ListOutboxQuery): Promise<OutboxMessage[]> {
+    return this.c.outbox.list(query);
   }
 
-  /** See Store.claimOutbox; call inside a write transaction. */
-  claim(request: OutboxClaimRequest): OutboxMessage[] {
-    if (request.topics.length === 0 || request.limit < 1) return [];
-    let statement = this.claims.get(request.topics.length);
-    if (!statement) {
-      const topics = request.topics.map(() => "?").join(", ");
-      statement = this.db.prepare(
-        `UPDATE outbox SET attempts = attempts + 1, lease_owner = ?, next_attempt_at = ?
-         WHERE id IN (SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? AND topic IN (${topics}) ORDER BY next_attempt_at, id LIMIT ?)
-         RETURNING ${COLUMNS}`,
-      );
-      this.claims.set(request.topics.length, statement);
-    }
-    const rows = statement.all(request.owner, request.now + request.leaseMs, request.now, ...request.topics, request.limit) as OutboxMessage[];
-    return rows.sort((a, b) => a.id - b.id);
+  /** See {@link Store.getOutboxMessage}. */
+  async getOutboxMessage(messageId: string): Promise<OutboxMessage | undefined> {
+    return this.c.outbox.find(messageId);
   }
 
-  /** See Store.settleOutbox. */
-  settle(s: OutboxSettlement, now: number): boolean {
-    if (s.outcome === "delivered") return this.deliver.run(now, s.messageId, s.owner, s.attempts).changes === 1;
-    return this.fail.run(s.retryAt, s.retryAt, now, s.error, s.messageId, s.owner, s.attempts).changes === 1;
-  }
-
-  /** See Store.listOutbox. */
-  list(query: ListOutboxQuery): OutboxMessage[] {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (query.status !== undefined) {
-      if (query.status.length === 0) return [];
-      where.push(`status IN (${query.status.map(() => "?").join(", ")})`);
-      params.push(...query.status);
-    }
-    const add = (condition: string, value: unknown): void => {
-      where.push(condition);
-      params.push(value);
-    };
-    if (query.topic !== undefined) add("topic = ?", query.topic);
-    if (query.runId !== undefined) add("run_id = ?", query.runId);
-    if (query.afterId !== undefined) add("id > ?", query.afterId);
-    const sql = `SELECT ${COLUMNS} FROM outbox ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT ?`;
-    return this.db.prepare(sql).all(...params, pageLimit(query.limit)) as OutboxMessage[];
-  }
-
-  /** See Store.getOutboxMessage. */
-  find(messageId: string): OutboxMessage | undefined {
-    return this.get.get(messageId) as OutboxMessage | undefined;
-  }
-
-  /** See Store.retryOutbox; call inside a write transaction. */
-  requeue(messageId: string, now: number): { message: OutboxMessage; applied: boolean } {
-    const applied = this.retry.run(now, messageId).changes === 1;
-    const message = this.find(messageId);
-    if (!message) throw new OutboxMessageNotFoundError(messageId);
-    return { message, applied };
+  /** See {@link Store.retryOutbox}. */
+  async retryOutbox(messageId: string, now: number): Promise<{ message: OutboxMessage; applied: boolean }> {
+    return this.c.immediate(() => this.c.outbox.requeue(messageId, now));
   }
 }

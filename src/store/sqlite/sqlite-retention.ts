@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { IMPORT_CONFLICT_HINT, RunConflictError } from "../../core/errors.js";
 import type { RunRecord } from "../../core/run.js";
 import { TERMINAL_STATUSES } from "../../core/run.js";
-import type { PruneQuery, RunImport } from "../../core/store.js";
+import type { PruneQuery, RetentionStore, RunImport } from "../../core/store.js";
 import { humanRequestRow } from "../common/plan-write.js";
 import { journalTexts, PER_RUN_TABLES, PRUNABLE_SQL } from "../common/retention-sql.js";
 import {
@@ -19,6 +19,36 @@ import {
   type InboxRow,
   type StateRow,
 } from "./sqlite-rows.js";
+import type { SqliteConnection } from "./sqlite-connection.js";
+
+/** The {@link RetentionStore} part of {@link SqliteStore}: pruning finished runs, and moving runs between stores. */
+export class SqliteRetention implements RetentionStore {
+  constructor(private readonly c: SqliteConnection) {}
+
+  /** See {@link Store.listPrunableRuns}. */
+  async listPrunableRuns(query: PruneQuery): Promise<RunRecord[]> {
+    void this.c.q; // checks the schema version first
+    return listPrunable(this.c.db, query);
+  }
+
+  /** See {@link Store.deleteRuns}. */
+  async deleteRuns(runs: readonly { runId: string; lastSeq: number }[]): Promise<string[]> {
+    void this.c.q;
+    return deleteRunRows(this.c.db, runs);
+  }
+
+  /** See {@link Store.readRunRows}. */
+  async readRunRows(runId: string): Promise<RunImport | undefined> {
+    void this.c.q;
+    return readRows(this.c.db, runId);
+  }
+
+  /** See {@link Store.importRun}. */
+  async importRun(data: RunImport): Promise<void> {
+    void this.c.q;
+    importRows(this.c.db, data);
+  }
+}
 
 /** See `Store.listPrunableRuns`; served by `runs_finished_idx` (migration 0012). */
 export function listPrunable(db: Database.Database, query: PruneQuery): RunRecord[] {

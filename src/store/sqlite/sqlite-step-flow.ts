@@ -1,11 +1,14 @@
 import type Database from "better-sqlite3";
+import type { StepSlotStore } from "../../core/store.js";
+import type { SqliteConnection } from "./sqlite-connection.js";
+import type { SqliteWriter } from "./sqlite-write.js";
 import { decideSlots, type BucketState, type StepFlowLimit, type StepSlotGrant, type StepSlotRequest } from "../../core/step-flow.js";
 
 const LIVE_HOLDER = `EXISTS (SELECT 1 FROM runs r WHERE r.run_id = s.run_id AND r.status = 'running' AND r.lease_epoch = s.epoch AND r.lease_expires_at > @now)`;
 const LIVE_WAITER = `EXISTS (SELECT 1 FROM runs r WHERE r.run_id = w.run_id AND r.status IN ('pending', 'running', 'suspended'))`;
 
 /**
- * Step flow control of {@link import("./sqlite-store.js").SqliteStore} (see `Store.acquireStepSlots`).
+ * Step flow control statements of {@link SqliteStepSlots} (see `Store.acquireStepSlots`).
  * Every method runs inside the caller's write transaction (SQLite has one writer at a time), so
  * counting, then taking or queueing, is atomic across worker processes sharing the file.
  */
@@ -95,5 +98,33 @@ export class SqliteStepFlow {
     const first = this.sql("SELECT run_id AS runId FROM step_flow_waiters WHERE bucket = ? ORDER BY since, id LIMIT 1").get(bucket) as
       { runId: string } | undefined;
     if (first) this.wake(first.runId, now);
+  }
+}
+
+/** The {@link StepSlotStore} part of {@link SqliteStore}: step flow control, each call one write transaction. */
+export class SqliteStepSlots implements StepSlotStore {
+  private statements: SqliteStepFlow | undefined;
+
+  constructor(
+    private readonly c: SqliteConnection,
+    private readonly w: SqliteWriter,
+  ) {}
+
+  /** See {@link Store.acquireStepSlots}. */
+  async acquireStepSlots(request: StepSlotRequest, now: number): Promise<StepSlotGrant> {
+    return this.c.immediate(() => this.stepFlow.acquire(request, now));
+  }
+
+  /** See {@link Store.releaseStepSlots}. */
+  async releaseStepSlots(runId: string, opKey: string, buckets: readonly string[], now: number): Promise<void> {
+    return this.c.immediate(() => this.stepFlow.release(runId, opKey, buckets, now));
+  }
+
+  /** Step flow control (prepared on first use); wakes a waiter like an event does. */
+  private get stepFlow(): SqliteStepFlow {
+    return (this.statements ??= new SqliteStepFlow(this.c.db, (runId, now) => {
+      const run = this.w.loadState(runId);
+      if (run) this.w.wake(run, now);
+    }));
   }
 }

@@ -4,10 +4,10 @@ import { dueDeadlinesSql, tagRows } from "../common/live-sql.js";
 import type { SideEffect } from "../common/plan-write.js";
 
 /**
- * Run tags, published values and replies, and deadlines for {@link SqliteStore} (see `store/common/live-sql.ts`).
+ * The statements of run tags, published values and replies, and deadlines for {@link SqliteStore} (see `store/common/live-sql.ts`).
  * Writes run inside the caller's transaction.
  */
-export class SqliteLive {
+export class SqliteLiveStatements {
   private readonly insertTag: Database.Statement;
   private readonly insertDeadline: Database.Statement;
   private readonly putValueStatement: Database.Statement;
