@@ -2,6 +2,8 @@ import { IMPORT_CONFLICT_HINT, RunConflictError } from "../../core/errors.js";
 import { isTerminal, type RunRecord } from "../../core/run.js";
 import type { PruneQuery, RunImport } from "../../core/store.js";
 import type { MemoryTables } from "./memory-tables.js";
+import { agentRowsOfEntries } from "../common/agent-rows.js";
+import { applyAgentRows } from "./memory-agent-rows.js";
 
 /** A terminal run that may go: its parent, if any, is finished, and so are all its children. */
 function prunable(t: MemoryTables, run: RunRecord): boolean {
@@ -41,6 +43,8 @@ export function deleteRunRows(t: MemoryTables, runs: readonly { runId: string; l
   for (const { runId } of doomed) {
     t.runs.delete(runId);
     t.journal.delete(runId);
+    t.agentMessages.delete(runId);
+    t.toolCalls.delete(runId);
     for (const id of t.inboxByRun.get(runId) ?? []) {
       const event = t.inbox.get(id);
       t.inbox.delete(id);
@@ -81,5 +85,6 @@ export function importRows(t: MemoryTables, data: RunImport): void {
     t.append(data.journal.map((entry) => ({ ...entry })));
     for (const event of data.inbox) t.insertInbox({ ...event });
     for (const request of data.humanRequests) t.putHuman({ ...request });
+    for (const rows of agentRowsOfEntries(data.run.runId, data.journal)) applyAgentRows(t, rows);
   });
 }

@@ -41,6 +41,8 @@ import { queryTerms } from "../common/search-terms.js";
 import { checkConsumable, planEntries, type SideEffect } from "../common/plan-write.js";
 import { claimKey, claimRun, copiedRun, fenceOut, fenceReason, isClaimable, isStuck, newRunEntries, newRunRecord, wakePatch } from "../common/run-state.js";
 import { MemoryLive } from "./memory-live.js";
+import { applyAgentRows, listToolCalls, readAgentMessages } from "./memory-agent-rows.js";
+import type { AgentMessageRow, ToolCallRow } from "../../core/store/agent-rows.js";
 import { MemoryLiveDeltas } from "./memory-live-deltas.js";
 import type { LiveDeltaRecord, NewLiveDelta } from "../../core/live-delta-store.js";
 import { deleteRunRows, importRows, listPrunable, readRows } from "./memory-retention.js";
@@ -149,6 +151,7 @@ export class MemoryStore implements Store {
       this.t.putBlobs(run.blobs, now);
       this.t.putRun(copied.run);
       this.t.append(copied.entries);
+      for (const rows of copied.agentRows) applyAgentRows(this.t, rows);
       return { run: { ...copied.run }, created: true };
     });
   }
@@ -168,6 +171,16 @@ export class MemoryStore implements Store {
   /** See {@link Store.readRunRows}. */
   async readRunRows(runId: string): Promise<RunImport | undefined> {
     return readRows(this.t, runId);
+  }
+
+  /** See {@link Store.readAgentMessages}. */
+  async readAgentMessages(runId: string, options?: { fromSeq?: number; throughSeq?: number; limit?: number }): Promise<AgentMessageRow[]> {
+    return readAgentMessages(this.t, runId, options);
+  }
+
+  /** See {@link Store.listToolCalls}. */
+  async listToolCalls(runId: string): Promise<ToolCallRow[]> {
+    return listToolCalls(this.t, runId);
   }
 
   /** See {@link Store.importRun}. */
@@ -717,6 +730,9 @@ export class MemoryStore implements Store {
         return;
       case "close-humans":
         this.closeHumans(effect.runId, effect.reason, effect.at);
+        return;
+      case "agent-rows":
+        applyAgentRows(this.t, effect.rows);
         return;
       case "reopen-humans":
         for (const request of this.t.humansOf(effect.runId)) {

@@ -125,6 +125,9 @@ import {
 } from "./postgres-deploys.js";
 import { WakeListener } from "./postgres-wake.js";
 import { WriteSession } from "./postgres-write.js";
+import { LIST_TOOL_CALLS, READ_AGENT_MESSAGES } from "./postgres-agent-rows.js";
+import { messageBounds } from "../common/agent-rows.js";
+import type { AgentMessageRow, ToolCallRow } from "../../core/store/agent-rows.js";
 import { CLEAR_DEADLINE, DUE_DEADLINES, GET_TAGS, GET_VALUE, tagsOf } from "./postgres-live.js";
 import {
   ADVERTISE_LIVE,
@@ -453,6 +456,16 @@ export class PostgresStore implements Store {
   /** See {@link Store.getRunTags}. */
   async getRunTags(runId: string): Promise<Record<string, string>> {
     return tagsOf(await this.query<{ key: string; value: string }>(GET_TAGS, [runId]));
+  }
+
+  /** See {@link Store.readAgentMessages}. */
+  async readAgentMessages(runId: string, options?: { fromSeq?: number; throughSeq?: number; limit?: number }): Promise<AgentMessageRow[]> {
+    return this.query<AgentMessageRow>(READ_AGENT_MESSAGES, [runId, ...messageBounds(options)]);
+  }
+
+  /** See {@link Store.listToolCalls}. */
+  async listToolCalls(runId: string): Promise<ToolCallRow[]> {
+    return this.query<ToolCallRow>(LIST_TOOL_CALLS, [runId]);
   }
 
   /** See {@link Store.getRunValue}. */

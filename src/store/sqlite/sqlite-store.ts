@@ -43,6 +43,8 @@ import type { ScheduleDefinitionRecord, ScheduleRecord, ScheduleState } from "..
 import * as schedules from "../common/schedule-rows.js";
 import { queryTerms } from "../common/search-terms.js";
 import { acceptedBlobs, referencedHashesSql } from "../common/blob-rows.js";
+import { SqliteAgentRows } from "./sqlite-agent-rows.js";
+import type { AgentMessageRow, ToolCallRow } from "../../core/store/agent-rows.js";
 import { checkConsumable, humanRequestRow, isPlainAppend, planEntries, type SideEffect } from "../common/plan-write.js";
 import { claimRun, copiedRun, fenceOut, fenceReason, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
 import { CAIRN_APPLICATION_ID, applyMigrations, latestSchemaVersion, schemaVersion } from "./sqlite-migrations.js";
@@ -107,6 +109,7 @@ export class SqliteStore implements Store {
   private stepFlowQueries: SqliteStepFlow | undefined;
   private liveQueries: SqliteLive | undefined;
   private liveDeltaQueries: SqliteLiveDeltas | undefined;
+  private agentRowQueries: SqliteAgentRows | undefined;
   private outboxPrepared: SqliteOutbox | undefined;
   private readonly transaction: Database.Transaction<(fn: () => unknown) => unknown>;
 
@@ -177,6 +180,7 @@ export class SqliteStore implements Store {
       this.q.insertRun.run(runParams(copied.run));
       this.insertEntries(copied.entries);
       for (const t of copied.texts) this.q.insertText.run(t.text, run.runId, t.seq, t.opKey);
+      for (const rows of copied.agentRows) this.agentRows.apply(rows);
       return { run: copied.run, created: true };
     });
   }
@@ -698,6 +702,22 @@ export class SqliteStore implements Store {
     return this.liveQueries!;
   }
 
+  /** Agent message and tool call statements, prepared on first use. */
+  private get agentRows(): SqliteAgentRows {
+    if (!this.agentRowQueries && this.q) this.agentRowQueries = new SqliteAgentRows(this.db);
+    return this.agentRowQueries!;
+  }
+
+  /** See {@link Store.readAgentMessages}. */
+  async readAgentMessages(runId: string, options?: { fromSeq?: number; throughSeq?: number; limit?: number }): Promise<AgentMessageRow[]> {
+    return this.agentRows.read(runId, options);
+  }
+
+  /** See {@link Store.listToolCalls}. */
+  async listToolCalls(runId: string): Promise<ToolCallRow[]> {
+    return this.agentRows.toolCalls(runId);
+  }
+
   /** Live-delta statements, prepared on first use. */
   private get liveDeltas(): SqliteLiveDeltas {
     if (!this.liveDeltaQueries && this.q) this.liveDeltaQueries = new SqliteLiveDeltas(this.db);
@@ -810,6 +830,9 @@ export class SqliteStore implements Store {
         return;
       case "reopen-humans":
         this.q.reopenHumans.run(effect.runId);
+        return;
+      case "agent-rows":
+        this.agentRows.apply(effect.rows);
         return;
     }
   }
