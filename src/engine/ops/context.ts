@@ -62,7 +62,8 @@ export function workflowContext(parts: ContextParts, scope: Scope): WorkflowCont
   };
   registerAgentRowOps(ctx, {
     append: (name, data) => agentMessages(exec, scope, name, data),
-    read: (fromSeq, throughSeq) => host.store.readAgentMessages(exec.runId, { fromSeq, throughSeq }),
+    // In flight, so the run is not taken for quiescent (nor its journal for unreached) while the read is out.
+    read: (fromSeq, throughSeq) => exec.inFlight(() => host.store.readAgentMessages(exec.runId, { fromSeq, throughSeq })),
   });
   return ctx;
 }
