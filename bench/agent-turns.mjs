@@ -148,8 +148,12 @@ async function journalBytes(target, runId) {
     const db = new Database(target.file, { readonly: true, timeout: 10_000 });
     try {
       const entries = db
-        .prepare("SELECT kind, op_key AS opKey, length(CAST(payload AS BLOB)) AS bytes FROM journal WHERE run_id = ? ORDER BY seq")
-        .all(runId);
+        .prepare(
+          `SELECT kind, op_key AS opKey, length(CAST(payload AS BLOB)) AS bytes, CASE WHEN payload LIKE '{"$cairn":"blob"%' THEN payload END AS marker
+           FROM journal WHERE run_id = ? ORDER BY seq`,
+        )
+        .all(runId)
+        .map(withBlobBytes);
       const rows = hasTable(db, "agent_messages")
         ? db
             .prepare(
@@ -169,7 +173,12 @@ async function journalBytes(target, runId) {
   const client = await connectPg(target.url);
   try {
     const s = `"${target.schema}"`;
-    const { rows: entries } = await client.query(`SELECT kind, op_key AS "opKey", octet_length(payload::text)::int AS bytes FROM ${s}.journal WHERE run_id = $1 ORDER BY seq`, [runId]);
+    const { rows: found } = await client.query(
+      `SELECT kind, op_key AS "opKey", octet_length(payload::text)::int AS bytes, CASE WHEN payload LIKE '{"$cairn":"blob"%' THEN payload END AS marker
+       FROM ${s}.journal WHERE run_id = $1 ORDER BY seq`,
+      [runId],
+    );
+    const entries = found.map(withBlobBytes);
     const { rows: t } = await client.query(`SELECT to_regclass($1) AS t`, [`${target.schema}.agent_messages`]);
     let rows = [];
     if (t[0].t) {
@@ -185,6 +194,13 @@ async function journalBytes(target, runId) {
   } finally {
     await client.end();
   }
+}
+
+/** A payload offloaded to a blob counts with the blob's size (the marker gives it). */
+function withBlobBytes(entry) {
+  if (!entry.marker) return entry;
+  const size = Number(/"size":(\d+)/.exec(entry.marker)?.[1] ?? 0);
+  return { ...entry, bytes: entry.bytes + size };
 }
 
 function hasTable(db, name) {
@@ -319,7 +335,7 @@ try {
 const f = (x, d = 0) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
 const lines = [
   "| store | turns | bytes/turn, first 10% | bytes/turn, last 10% | last ÷ first | mean | max | store size | size/turn | resume (answer → done) | resume read | load before → after |",
-  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
   ...results.map(
     (r) =>
       `| ${r.store} | ${f(r.turns)} | ${f(r.bytesPerTurnFirst)} B | ${f(r.bytesPerTurnLast)} B | ×${f(r.growth, 2)} | ${f(r.bytesPerTurnMean)} B | ${f(r.bytesPerTurnMax)} B | ${f(r.storeBytes / 1024)} KB | ${f(r.storeBytesPerTurn)} B | ${f(r.resumeMs, 1)} ms | ${f(r.readEntries)} entries, ${f(r.readBytes / 1024, 1)} KB, ${f(r.readMs, 1)} ms | ${f(r.loadBefore, 2)} → ${f(r.loadAfter, 2)} |`,

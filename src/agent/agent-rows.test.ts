@@ -151,7 +151,10 @@ describe.each(STORE_KINDS)("agent message rows on %s", (kind) => {
     await suspended(engine!, "forked");
     await approve(engine!, "forked");
     await approve(engine!, "orig");
-    const [a, b] = await Promise.all([engine!.result<{ messages: Message[] }>("orig", { timeoutMs: 60_000 }), engine!.result<{ messages: Message[] }>("forked", { timeoutMs: 60_000 })]);
+    const [a, b] = await Promise.all([
+      engine!.result<{ messages: Message[] }>("orig", { timeoutMs: 60_000 }),
+      engine!.result<{ messages: Message[] }>("forked", { timeoutMs: 60_000 }),
+    ]);
     expect(b.messages).toEqual(a.messages);
     const forkRows = await engine!.store.readAgentMessages("forked");
     const origRows = await engine!.store.readAgentMessages("orig");

@@ -249,7 +249,16 @@ class DryReplay {
       for (const m of data.messages) {
         if (m.seq < fromSeq || m.seq > throughSeq) continue;
         const kind = m.kind === "summary" ? "summary" : "message";
-        rows.push({ runId: this.run.runId, seq: m.seq, turn: m.turn, role: m.role, kind, content: encode(m.content ?? null), journalSeq: entry.seq, createdAt: entry.at });
+        rows.push({
+          runId: this.run.runId,
+          seq: m.seq,
+          turn: m.turn,
+          role: m.role,
+          kind,
+          content: encode(m.content ?? null),
+          journalSeq: entry.seq,
+          createdAt: entry.at,
+        });
       }
     }
     return rows.sort((a, b) => a.seq - b.seq);

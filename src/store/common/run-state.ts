@@ -111,7 +111,10 @@ export function copiedRun(run: NewRun, copies: readonly CopiedEntry[], now: numb
   }
   let agentRows: AgentRowsWrite[];
   try {
-    agentRows = agentRowsOfEntries(run.runId, entries.slice(1).map((entry, i) => ({ ...entry, data: copies[i]?.data })));
+    agentRows = agentRowsOfEntries(
+      run.runId,
+      entries.slice(1).map((entry, i) => ({ ...entry, data: copies[i]?.data })),
+    );
   } catch (error) {
     throw new ValidationError(`A copied agent.messages entry of run "${run.runId}" is not an encoded payload (${(error as Error).message}).`);
   }

@@ -100,14 +100,26 @@ export function agentRowsSpec(store: () => Store): void {
 
     it("writes nothing when the commit is refused (stale epoch) or fails (a repeated message seq rolls back the whole write)", async () => {
       const run = await startRun(store(), "r");
-      const [stale] = await store().commit([{ runId: "r", epoch: run.leaseEpoch + 1, entries: [entry("agent.messages", "turn#0/0/messages#0", turn0)] }], T0 + 1);
+      const [stale] = await store().commit(
+        [{ runId: "r", epoch: run.leaseEpoch + 1, entries: [entry("agent.messages", "turn#0/0/messages#0", turn0)] }],
+        T0 + 1,
+      );
       expect(stale).toMatchObject({ ok: false, reason: "lease-lost" });
       expect(await store().readAgentMessages("r")).toEqual([]);
       expect(await store().listToolCalls("r")).toEqual([]);
       await commitOk(store(), run, [entry("agent.messages", "turn#0/0/messages#0", turn0)], T0 + 2);
       const before = await mustGet(store(), "r");
       await expect(
-        store().commit([{ runId: "r", epoch: run.leaseEpoch, entries: [entry("agent.messages", "turn#0/0/messages#1", { ...results0, messages: [{ ...results0.messages[0]!, seq: 2 }] })] }], T0 + 3),
+        store().commit(
+          [
+            {
+              runId: "r",
+              epoch: run.leaseEpoch,
+              entries: [entry("agent.messages", "turn#0/0/messages#1", { ...results0, messages: [{ ...results0.messages[0]!, seq: 2 }] })],
+            },
+          ],
+          T0 + 3,
+        ),
       ).rejects.toThrow();
       expect((await mustGet(store(), "r")).lastSeq).toBe(before.lastSeq);
       expect((await store().readAgentMessages("r")).map((m) => m.seq)).toEqual([1, 2]);
@@ -138,7 +150,9 @@ export function agentRowsSpec(store: () => Store): void {
       expect(await store().listToolCalls("r")).toEqual([]);
       await store().importRun(rows);
       expect(await store().readAgentMessages("r")).toEqual(messages);
-      expect((await store().listToolCalls("r")).map(({ createdAt: _, updatedAt: __, ...c }) => c)).toEqual(calls.map(({ createdAt: _, updatedAt: __, ...c }) => c));
+      expect((await store().listToolCalls("r")).map(({ createdAt: _, updatedAt: __, ...c }) => c)).toEqual(
+        calls.map(({ createdAt: _, updatedAt: __, ...c }) => c),
+      );
     });
   });
 }

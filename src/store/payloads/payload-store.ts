@@ -238,7 +238,9 @@ class PayloadStore implements Partial<Store> {
   importRun = async (rows: RunImport) => {
     const seal = async (text: string | null) => (text === null ? null : this.put(text, null));
     const run = { ...rows.run, input: (await seal(rows.run.input))!, output: await seal(rows.run.output), error: await seal(rows.run.error) };
-    const journal = await Promise.all(rows.journal.map(async (entry) => ({ ...entry, payload: (await seal(entry.payload))!, ...(await this.agentRowData(entry)) })));
+    const journal = await Promise.all(
+      rows.journal.map(async (entry) => ({ ...entry, payload: (await seal(entry.payload))!, ...(await this.agentRowData(entry)) })),
+    );
     const inbox = await Promise.all(rows.inbox.map(async (event) => ({ ...event, payload: (await seal(event.payload))! })));
     const humanRequests = await Promise.all(
       rows.humanRequests.map(async (request) => ({
