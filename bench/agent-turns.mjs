@@ -260,7 +260,7 @@ async function runCase(kind, turns, tmpDir) {
       try {
         const worker = engine.startWorker({ concurrency: 4, pollInterval: 5 });
         await engine.start(agent, { prompt: "Look up everything." }, { runId });
-        await waitFor(async () => (await engine.getRun(runId)).status === "suspended" || (await engine.getRun(runId)).status === "failed", `${runId} to suspend`);
+        await waitFor(async () => ["suspended", "failed"].includes((await engine.getRun(runId)).status), `${runId} to suspend`, Math.max(600_000, turns * 1_000));
         const run = await engine.getRun(runId);
         if (run.status !== "suspended") throw new Error(`${runId} ${run.status}: ${JSON.stringify(run.error)}`);
         await worker.stop({ drain: true });
