@@ -135,6 +135,11 @@ describe.each(STORE_KINDS)("agent message rows on %s", (kind) => {
     const view = agentRunView(journal);
     expect(view.items.filter((i) => i.kind === "tool-call")).toHaveLength(TURNS + 1);
     expect(view.items.filter((i) => i.kind === "tool-result")).toHaveLength(TURNS + 1);
+
+    // A dry replay (engine.replay, `cairn replay`) checks the run against the code from its journal alone.
+    const report = await two!.replay("resumed");
+    expect(report.divergence).toBeUndefined();
+    expect(report.ok).toBe(true);
   });
 
   it("a fork of an agent run carries its message rows up to the fork point, and the fork runs on from them", async () => {
