@@ -29,6 +29,8 @@ import { textOf } from "./model/messages.js";
 import type { Model, ModelRequest } from "./model/model.js";
 import { ProviderToolsSchema, type JsonValue, type Message, type ProviderTools, type StopReason, type ToolResult, type ToolUseBlock } from "./model/schemas.js";
 import { argumentsHash, defineTool, describeIssues, formatOutput, type Tool } from "./tool.js";
+import { EMPTY_WINDOW, sealCalls, sealResults, Transcript, type WindowRef } from "./transcript-rows.js";
+import type { ToolCallRecord } from "../core/journal.js";
 
 /** What an agent run starts with: a prompt, or a whole conversation, and optionally tighter limits. */
 export type AgentInput = ({ prompt: string } | { messages: Message[] }) & {
@@ -126,9 +128,15 @@ function modelFlowOf(flow: AgentDefinition["modelFlow"], input: AgentInput, mode
   return { ...(rateLimit ? { rateLimit } : {}), ...(concurrency ? { concurrency } : {}) };
 }
 
-/** The loop's state: journaled in snapshots, so it is all a resume needs. */
+/**
+ * The loop's state: journaled in snapshots, so it is all a resume needs (with the message rows its
+ * `window` refers to). Runs started before agents had message rows carry `messages` instead.
+ */
 interface AgentState {
-  messages: Message[];
+  /** Where the context window sits in the run's `agent_messages` rows. */
+  window?: WindowRef;
+  /** Runs journaled before message rows: the whole window, in every snapshot. */
+  messages?: Message[];
   totals: AgentTotals;
   turns: number;
   approvedTiers: number;
@@ -191,14 +199,20 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
       const manifest = makeManifest(name, definition.version ?? "1", definition.system, specs, getModel().modelId);
       const runBudget = tighten(budget, input?.limits);
       // The limits ride along for views (spend against limit); diffManifests does not compare them.
-      const recorded = await ctx.step("manifest", () => ({ ...manifest, budget: budgetLimits(runBudget) }));
+      // `transcript: "rows"`: the run keeps its messages as rows and its snapshots refer to them; a run
+      // journaled before that (no such field) replays as it was written, with the transcript in its state.
+      const recorded = await ctx.step("manifest", () => ({ ...manifest, budget: budgetLimits(runBudget), transcript: "rows" as const }));
+      const rows = (recorded as { transcript?: unknown }).transcript === "rows";
+      const transcript = new Transcript();
+      const pendingInitial = rows ? initialMessages(name, input) : null;
+      const isSecretTool = (tool: string) => tools.get(tool)?.secret === true;
       const changes = diffManifests(recorded, manifest);
       if (changes.length > 0 && !definition.migrate?.(changes, recorded, manifest)) throw new ManifestChangedError(ctx.runId, changes);
       // A cost limit needs every model priced; without one, unpriced calls are reported as of unknown cost.
       const priced = [getModel().modelId, ...getFallbacks().map((f) => f.modelId), ...(context.summaryModel ? [context.summaryModel.modelId] : [])];
       requirePrices(name, runBudget.maxCostMicros !== null || runBudget.tiersMicros.length > 0, priced, costOptions);
       const initial: AgentState = {
-        messages: initialMessages(name, input),
+        ...(rows ? { window: EMPTY_WINDOW } : { messages: initialMessages(name, input) }),
         totals: emptyTotals(),
         turns: 0,
         approvedTiers: 0,
@@ -213,18 +227,37 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
           const turnCtx = it.ctx;
           const current = getModel();
           const started = startedAt;
+          let window = state.window;
+          let windowMessages: Message[];
+          if (window) {
+            windowMessages = await transcript.window(turnCtx, window);
+            // The first turn journals the messages the run starts with.
+            if (window.through === 0 && pendingInitial) {
+              window = transcript.append(turnCtx, window, it.index, pendingInitial);
+              windowMessages = await transcript.window(turnCtx, window);
+            }
+          } else windowMessages = state.messages ?? [];
           // Keep the prompt within the window: older turns become a journaled summary.
-          state = await compactIfNeeded(
+          const compacted = await compactIfNeeded(
             turnCtx,
             current,
             context,
             { system: definition.system, tools: specs, maxTokens },
-            state,
+            { messages: windowMessages, totals: state.totals, summaries: state.summaries },
             costOptions,
             (next) => checkBeforeCall(runBudget, state.totals, next, turnCtx.now("summary-clock").getTime() - started),
             { budget: runBudget, unconfirmed, fallbacks: getFallbacks() },
           );
-          const request: Omit<ModelRequest, "signal"> = { messages: state.messages, maxTokens };
+          if (compacted.summaries !== state.summaries) {
+            if (window) {
+              // The summary replaced all but the last `compacted.messages.length - 1` messages.
+              window = transcript.summarize(turnCtx, window, it.index, windowMessages.length - (compacted.messages.length - 1), compacted.messages[0]!);
+              windowMessages = await transcript.window(turnCtx, window);
+            } else windowMessages = compacted.messages;
+            state = { ...state, totals: compacted.totals, summaries: compacted.summaries };
+          }
+          if (window) state = { ...state, window };
+          const request: Omit<ModelRequest, "signal"> = { messages: windowMessages, maxTokens };
           if (definition.system !== undefined) request.system = definition.system;
           if (specs.length > 0) request.tools = specs;
           if (definition.temperature !== undefined) request.temperature = definition.temperature;
@@ -250,8 +283,25 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
             flow: (model) => modelFlowOf(definition.modelFlow, input, model.modelId),
           });
           let totals = addCall(state.totals, call.usage, call.costMicros, call.possiblyBilledMicros ?? 0);
-          const messages: Message[] = [...state.messages, { role: "assistant", content: call.content }];
           const turns = state.turns + 1;
+          const placed = (block: ToolUseBlock, index: number): PlacedCall => ({
+            ...block,
+            turn: it.index,
+            duplicate: call.toolCalls.slice(0, index).filter((other) => other.id === block.id).length,
+          });
+          let messages: Message[];
+          if (window) {
+            const called: ToolCallRecord[] = call.toolCalls.map((block, index) => ({
+              idempotencyKey: toolKey(ctx.runId, placed(block, index)),
+              callId: block.id,
+              tool: block.name,
+              turn: it.index,
+              status: "called",
+              args: isSecretTool(block.name) ? secret(block.input) : block.input,
+            }));
+            window = transcript.append(turnCtx, window, it.index, [{ role: "assistant", content: sealCalls(call.content, isSecretTool) } as Message], called);
+            messages = await transcript.window(turnCtx, window);
+          } else messages = [...windowMessages, { role: "assistant", content: call.content }];
 
           if (call.toolCalls.length === 0) {
             const result: AgentResult = { text: textOf(call.content), messages, stopReason: call.stopReason, totals, turns, memory: state.memory };
@@ -266,8 +316,7 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
           let serial: Promise<unknown> = Promise.resolve();
           const outcomes = await Promise.all(
             call.toolCalls.map((block, index): Promise<CallOutcome | MemoryCall> => {
-              const duplicate = call.toolCalls.slice(0, index).filter((other) => other.id === block.id).length;
-              const toolCall: PlacedCall = { ...block, turn: it.index, duplicate };
+              const toolCall = placed(block, index);
               if (memoryOptions && (MEMORY_TOOLS as readonly string[]).includes(toolCall.name)) return runMemoryTool(turnCtx, memoryOptions, memory, toolCall);
               if (!tools.get(toolCall.name)?.workflow) return runToolCall(turnCtx, tools, toolCall, remaining, toolState);
               const outcome = serial.then(() => runToolCall(turnCtx, tools, toolCall, remaining, toolState));
@@ -281,8 +330,23 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
           totals = { ...totals, toolCalls: totals.toolCalls + call.toolCalls.length };
           // What sub-agents spent counts against this run's budget too.
           for (const outcome of outcomes) if ("child" in outcome && outcome.child) totals = addTotals(totals, outcome.child);
-          messages.push({ role: "tool", content: outcomes.map((outcome) => outcome.result) });
-          return { ...state, messages, totals, turns, memory: nextMemory, ...(Object.keys(toolState).length > 0 ? { toolState } : {}) };
+          const results = outcomes.map((outcome) => outcome.result);
+          const rest = { totals, turns, memory: nextMemory, ...(Object.keys(toolState).length > 0 ? { toolState } : {}) };
+          if (!window) return { ...state, messages: [...messages, { role: "tool" as const, content: results }], ...rest };
+          const secretIds = new Set(call.toolCalls.filter((block) => isSecretTool(block.name)).map((block) => block.id));
+          const answered: ToolCallRecord[] = call.toolCalls.map((block, index) => {
+            const result = results[index]!;
+            return {
+              idempotencyKey: toolKey(ctx.runId, placed(block, index)),
+              callId: block.id,
+              tool: block.name,
+              turn: it.index,
+              status: result.isError ? "failed" : "completed",
+              result: secretIds.has(block.id) ? secret(result.content) : result.content,
+            };
+          });
+          window = transcript.append(turnCtx, window, it.index, [{ role: "tool", content: sealResults(results, secretIds) }], answered);
+          return { ...state, window, ...rest };
         },
         { snapshotEvery: definition.snapshotEvery ?? 5 },
       );

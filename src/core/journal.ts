@@ -155,6 +155,38 @@ export interface EntryData {
   "resource.releasing": { attempt: number; by: "workflow" | "engine" };
   "resource.released": { attempt: number; by: "workflow" | "engine" };
   "resource.release_failed": { attempt: number; error: SerializedError; final: boolean; by: "workflow" | "engine" };
+  /**
+   * An agent appended messages to its transcript, and made or answered tool calls. Projected, in the
+   * same transaction, onto the `agent_messages` and `tool_calls` rows (core/store/agent-rows.ts), which
+   * a resume reads its context window from instead of carrying the transcript in loop snapshots.
+   */
+  "agent.messages": { messages: AgentMessageRecord[]; toolCalls?: ToolCallRecord[] };
+}
+
+/** One message of an `agent.messages` entry: `seq` numbers an agent run's messages 1, 2, … (not journal seqs). */
+export interface AgentMessageRecord {
+  seq: number;
+  /** The loop iteration (turn index, from 0) that appended it. */
+  turn: number;
+  role: "user" | "assistant" | "tool";
+  /** `summary`: a summary of earlier messages that replaced them in the context window. */
+  kind?: "summary";
+  /** The message's content, as the model adapters take it (text or blocks). */
+  content: unknown;
+}
+
+/** A tool call of an `agent.messages` entry: made (`called`, with its arguments) or answered (with its result). */
+export interface ToolCallRecord {
+  /** The key the tool call runs under (`<runId>:tool:<turn>:<callId>`), unique in the run. */
+  idempotencyKey: string;
+  callId: string;
+  tool: string;
+  turn: number;
+  status: "called" | "completed" | "failed";
+  /** With `called`: the arguments the model sent. */
+  args?: unknown;
+  /** With `completed` / `failed`: what the model was told. */
+  result?: unknown;
 }
 
 /** The kind of a journal entry. */
@@ -218,7 +250,7 @@ export function newEntry<K extends EntryKind>(kind: K, opKey: string | null, dat
 }
 
 /** Op kinds, as determinism checks compare them. */
-export type OpKind = "step" | "sleep" | "event" | "child" | "value" | "human" | "loop" | "emit" | "publish" | "request";
+export type OpKind = "step" | "sleep" | "event" | "child" | "value" | "human" | "loop" | "emit" | "publish" | "request" | "messages";
 
 /** The op kind an entry belongs to, or null for run-level entries. */
 export function opKindOf(kind: EntryKind): OpKind | null {
@@ -237,6 +269,8 @@ export function opKindOf(kind: EntryKind): OpKind | null {
       return "value";
     case "outbox":
       return "emit";
+    case "agent":
+      return "messages";
     default:
       return null;
   }

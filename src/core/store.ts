@@ -13,6 +13,7 @@ import type { BlobStore } from "./store/blobs.js";
 import type { StepSlotStore } from "./store/step-slots.js";
 import type { LiveRunStore } from "./store/live-runs.js";
 import type { LiveDeltaStore } from "./live-delta-store.js";
+import type { AgentRowStore } from "./store/agent-rows.js";
 
 export type * from "./store/connection.js";
 export type * from "./store/runs.js";
@@ -28,6 +29,7 @@ export type * from "./store/schedules.js";
 export type * from "./store/blobs.js";
 export type * from "./store/step-slots.js";
 export type * from "./store/live-runs.js";
+export type * from "./store/agent-rows.js";
 
 /**
  * The Store port: everything the engine needs from storage, and nothing more, as one
@@ -63,4 +65,5 @@ export interface Store
     BlobStore,
     StepSlotStore,
     LiveRunStore,
-    LiveDeltaStore {}
+    LiveDeltaStore,
+    AgentRowStore {}

@@ -4,7 +4,9 @@ import { NonDeterminismError, ValidationError, isCairnError } from "../core/erro
 import type { EntryData, JournalEntry, OpKind } from "../core/journal.js";
 import { resumeView } from "../core/resume.js";
 import { isTerminalEntry } from "../core/run.js";
-import { decode, type SerializedError } from "../core/serialize.js";
+import { decode, decodeKeepingSecrets, encode, type SerializedError } from "../core/serialize.js";
+import type { AgentMessageRow } from "../core/store/agent-rows.js";
+import { registerAgentRowOps } from "./agent-rows.js";
 import { eventName, type EventDefinition } from "./define-event.js";
 import { iterationScope, lastOpKey, rootScope, type Scope } from "./replay/op-keys.js";
 import { ReplayCore } from "./replay/replay-core.js";
@@ -55,7 +57,7 @@ interface TerminalEntry {
  * if (!report.ok) console.error(report.divergence?.message);
  */
 export async function dryReplay(workflow: Workflow<any, any>, run: DryReplayRun, journal: readonly JournalEntry[]): Promise<ReplayReport> {
-  const replay = new DryReplay(workflow, run, await resumeView(journal));
+  const replay = new DryReplay(workflow, run, await resumeView(journal), journal);
   return replay.replay();
 }
 
@@ -73,6 +75,8 @@ class DryReplay {
     private readonly workflow: Workflow<any, any>,
     private readonly run: DryReplayRun,
     entries: JournalEntry[],
+    /** The whole journal: an agent's message rows are read from its `agent.messages` entries. */
+    private readonly all: readonly JournalEntry[],
   ) {
     this.core = new ReplayCore(run.runId);
     this.core.load(entries, {
@@ -229,7 +233,35 @@ class DryReplay {
       random: (name = "random") => this.value(scope, name, 0) as number,
       uuid: (name = "uuid") => this.value(scope, name, "00000000-0000-4000-8000-000000000000") as string,
     };
+    registerAgentRowOps(ctx, {
+      append: (name) => void this.issue(scope, name, "messages"),
+      read: async (fromSeq, throughSeq) => this.agentMessages(fromSeq, throughSeq),
+    });
     return ctx;
+  }
+
+  /** Message rows as the store would project them, from the journal's `agent.messages` entries. */
+  private agentMessages(fromSeq: number, throughSeq: number): AgentMessageRow[] {
+    const rows: AgentMessageRow[] = [];
+    for (const entry of this.all) {
+      if (entry.kind !== "agent.messages") continue;
+      const data = decodeKeepingSecrets<EntryData["agent.messages"]>(entry.payload);
+      for (const m of data.messages) {
+        if (m.seq < fromSeq || m.seq > throughSeq) continue;
+        const kind = m.kind === "summary" ? "summary" : "message";
+        rows.push({
+          runId: this.run.runId,
+          seq: m.seq,
+          turn: m.turn,
+          role: m.role,
+          kind,
+          content: encode(m.content ?? null),
+          journalSeq: entry.seq,
+          createdAt: entry.at,
+        });
+      }
+    }
+    return rows.sort((a, b) => a.seq - b.seq);
   }
 
   /**

@@ -7,7 +7,15 @@ import type { EngineLogger } from "./engine.js";
  */
 export type ExecutionStore = Pick<
   Store,
-  "readJournal" | "readJournalForResume" | "pendingEvents" | "getRunTags" | "getRun" | "searchJournal" | "acquireStepSlots" | "releaseStepSlots"
+  | "readJournal"
+  | "readJournalForResume"
+  | "pendingEvents"
+  | "getRunTags"
+  | "getRun"
+  | "searchJournal"
+  | "acquireStepSlots"
+  | "releaseStepSlots"
+  | "readAgentMessages"
 >;
 
 /** What an execution needs from the worker that hosts it. */

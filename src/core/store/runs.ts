@@ -63,7 +63,10 @@ export interface RunStore {
 }
 
 /** A journal entry to copy into a new run by {@link Store.createRunWithJournal}: everything but its run and seq. */
-export type CopiedEntry = Omit<JournalEntry, "runId" | "seq">;
+export type CopiedEntry = Omit<JournalEntry, "runId" | "seq"> & {
+  /** The entry's decoded data, when the caller has it: stores project `agent.messages` rows from it (its payload may be a blob reference). */
+  data?: unknown;
+};
 /** Filters and paging of {@link Store.listRunEntries}. */
 export interface RunEntriesQuery {
   kind: EntryKind;

@@ -6,7 +6,8 @@ import type { WaitOptions, Workflow, WorkflowContext, WorkflowLogger } from "../
 import { acquire } from "./acquire.js";
 import { askHuman } from "./ask-human.js";
 import { child } from "./child.js";
-import { emit, handle, publish, value } from "./journal-once.js";
+import { agentMessages, emit, handle, publish, value } from "./journal-once.js";
+import { registerAgentRowOps } from "../agent-rows.js";
 import type { Loops } from "./loop.js";
 import type { OpScheduler } from "./op-scheduler.js";
 import { sleep } from "./sleep.js";
@@ -33,7 +34,7 @@ export function workflowContext(parts: ContextParts, scope: Scope): WorkflowCont
     if (!parts.replaying()) host.logger.log(level, message, { runId: exec.runId, workflow: workflow.name, ...fields });
   };
   const logger: WorkflowLogger = { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
-  return {
+  const ctx: WorkflowContext = {
     runId: exec.runId,
     workflow: workflow.name,
     version: workflow.version,
@@ -59,4 +60,10 @@ export function workflowContext(parts: ContextParts, scope: Scope): WorkflowCont
     random: (name = "random") => value(exec, scope, name, () => Math.random()) as number,
     uuid: (name = "uuid") => value(exec, scope, name, () => randomUUID()) as string,
   };
+  registerAgentRowOps(ctx, {
+    append: (name, data) => agentMessages(exec, scope, name, data),
+    // In flight, so the run is not taken for quiescent (nor its journal for unreached) while the read is out.
+    read: (fromSeq, throughSeq) => exec.inFlight(() => host.store.readAgentMessages(exec.runId, { fromSeq, throughSeq })),
+  });
+  return ctx;
 }

@@ -56,3 +56,10 @@ export function value(exec: OpScheduler, scope: Scope, name: string, make: () =>
   exec.write([newEntry("value.recorded", key, { value: made })]).catch(noop);
   return made;
 }
+
+/** The agent's `agent.messages` op (engine/agent-rows.ts): journaled once, nothing to wait for; on replay the entry stands. */
+export function agentMessages(exec: OpScheduler, scope: Scope, name: string, data: EntryData["agent.messages"]): void {
+  const key = exec.issue(scope, name, "messages");
+  if (exec.replay.journal.first(key)) return;
+  exec.write([newEntry("agent.messages", key, data)]).catch(noop);
+}

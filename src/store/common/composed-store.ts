@@ -24,6 +24,7 @@ export interface StoreEntities {
   stepSlots: S.StepSlotStore;
   liveRuns: S.LiveRunStore;
   liveDeltas: LiveDeltaStore;
+  agentRows: S.AgentRowStore;
 }
 
 /**
@@ -51,6 +52,7 @@ export abstract class ComposedStore implements S.Store {
   private readonly stepSlots: S.StepSlotStore;
   private readonly liveRuns: S.LiveRunStore;
   private readonly liveDeltas: LiveDeltaStore;
+  private readonly agentRows: S.AgentRowStore;
 
   constructor(entities: StoreEntities) {
     this.runs = entities.runs;
@@ -67,6 +69,7 @@ export abstract class ComposedStore implements S.Store {
     this.stepSlots = entities.stepSlots;
     this.liveRuns = entities.liveRuns;
     this.liveDeltas = entities.liveDeltas;
+    this.agentRows = entities.agentRows;
   }
 
   // Runs
@@ -286,5 +289,13 @@ export abstract class ComposedStore implements S.Store {
   }
   pruneLiveDeltas(before: number): Promise<number> {
     return this.liveDeltas.pruneLiveDeltas(before);
+  }
+
+  // Agent message and tool call rows
+  readAgentMessages(runId: string, options?: { fromSeq?: number; throughSeq?: number; limit?: number }): Promise<S.AgentMessageRow[]> {
+    return this.agentRows.readAgentMessages(runId, options);
+  }
+  listToolCalls(runId: string): Promise<S.ToolCallRow[]> {
+    return this.agentRows.listToolCalls(runId);
   }
 }

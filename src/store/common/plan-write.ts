@@ -3,6 +3,7 @@ import { isTerminal, isTerminalEntry, projectEntry, type RunPatch } from "../../
 import { encode } from "../../core/serialize.js";
 import type { NewOutboxMessage } from "../../core/outbox.js";
 import type { HumanRequest, InboxEvent, NewRun } from "../../core/store.js";
+import { agentRowsOf, type AgentRowsWrite } from "./agent-rows.js";
 import type { RunState } from "./run-state.js";
 
 /**
@@ -31,7 +32,9 @@ export type SideEffect =
   /** `publish.value` / `request.replied`: replace the run's value row (`Store.getRunValue`). */
   | { kind: "put-value"; runId: string; valueKind: "published" | "reply"; name: string; value: string; seq: number; at: number }
   /** `run.retried`: the requests closed when the run finished are pending again (the retried run waits on them). */
-  | { kind: "reopen-humans"; runId: string };
+  | { kind: "reopen-humans"; runId: string }
+  /** `agent.messages`: insert the agent's message rows and upsert its tool call rows (common/agent-rows.ts). */
+  | { kind: "agent-rows"; rows: AgentRowsWrite };
 
 /** A human request as the SQL stores insert it, in column order (options as JSON text). */
 export function humanRequestRow(r: HumanRequest): unknown[] {
@@ -111,6 +114,7 @@ const SIDE_EFFECT_KINDS = new Set([
   "run.retried",
   "publish.value",
   "request.replied",
+  "agent.messages",
 ]);
 
 /**
@@ -204,6 +208,8 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
     }
     case "run.retried":
       return [{ kind: "reopen-humans", runId: run.runId }];
+    case "agent.messages":
+      return [{ kind: "agent-rows", rows: agentRowsOf(run.runId, seq, entry.data as EntryData["agent.messages"], now) }];
     case "publish.value": {
       const data = entry.data as EntryData["publish.value"];
       return [{ kind: "put-value", runId: run.runId, valueKind: "published", name: data.name, value: encode(data.value), seq, at: now }];

@@ -7,7 +7,18 @@ import { decode } from "../../core/serialize.js";
  * first. A migration that adds another per-run table adds it here too; one that references `runs`
  * with a foreign key makes a forgotten table fail the prune loudly instead of leaving orphans.
  */
-export const PER_RUN_TABLES = ["journal_text", "journal", "inbox", "human_requests", "outbox", "run_tags", "run_values", "run_deadlines"] as const;
+export const PER_RUN_TABLES = [
+  "journal_text",
+  "journal",
+  "inbox",
+  "human_requests",
+  "outbox",
+  "run_tags",
+  "run_values",
+  "run_deadlines",
+  "agent_messages",
+  "tool_calls",
+] as const;
 
 /**
  * SQL condition on `runs AS r`: a terminal run whose parent (if any) is finished or gone, whose

@@ -1,3 +1,4 @@
+import { agentRowsOfEntries, type AgentRowsWrite } from "./agent-rows.js";
 import { ValidationError } from "../../core/errors.js";
 import { newEntry, type EntryData, type JournalEntry } from "../../core/journal.js";
 import { isTerminal, type RunRecord } from "../../core/run.js";
@@ -81,6 +82,8 @@ export interface CopiedRun {
   run: RunRecord;
   entries: JournalEntry[];
   texts: { seq: number; opKey: string; text: string }[];
+  /** The agent message and tool call rows of the copied `agent.messages` entries. */
+  agentRows: AgentRowsWrite[];
 }
 
 /**
@@ -106,7 +109,16 @@ export function copiedRun(run: NewRun, copies: readonly CopiedEntry[], now: numb
     }
     if (typeof text === "string") texts.push({ seq, opKey: copy.opKey ?? "", text });
   }
-  return { run: { ...pendingRecord(run, now), leaseEpoch: epoch, lastSeq: entries.length }, entries, texts };
+  let agentRows: AgentRowsWrite[];
+  try {
+    agentRows = agentRowsOfEntries(
+      run.runId,
+      entries.slice(1).map((entry, i) => ({ ...entry, data: copies[i]?.data })),
+    );
+  } catch (error) {
+    throw new ValidationError(`A copied agent.messages entry of run "${run.runId}" is not an encoded payload (${(error as Error).message}).`);
+  }
+  return { run: { ...pendingRecord(run, now), leaseEpoch: epoch, lastSeq: entries.length }, entries, texts, agentRows };
 }
 
 /**

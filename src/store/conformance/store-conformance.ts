@@ -1,4 +1,5 @@
 import { describe } from "vitest";
+import { agentRowsSpec } from "./agent-rows-spec.js";
 import { blobsSpec } from "./blobs-spec.js";
 import { commitSpec } from "./commit-spec.js";
 import { copySpec } from "./copy-spec.js";
@@ -56,5 +57,6 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     deploysSpec(store);
     liveSpec(store);
     liveDeltasSpec(store);
+    agentRowsSpec(store);
   });
 }

@@ -2,6 +2,8 @@ import { IMPORT_CONFLICT_HINT, RunConflictError } from "../../core/errors.js";
 import { isTerminal, type RunRecord } from "../../core/run.js";
 import type { PruneQuery, RetentionStore, RunImport } from "../../core/store.js";
 import type { MemoryTables } from "./memory-tables.js";
+import { agentRowsOfEntries } from "../common/agent-rows.js";
+import { applyAgentRows } from "./memory-agent-rows.js";
 import type { MemoryWriter } from "./memory-write.js";
 
 /** The {@link RetentionStore} part of {@link MemoryStore}: pruning finished runs, and moving runs between stores. */
@@ -69,6 +71,8 @@ export function deleteRunRows(t: MemoryTables, runs: readonly { runId: string; l
   for (const { runId } of doomed) {
     t.runs.delete(runId);
     t.journal.delete(runId);
+    t.agentMessages.delete(runId);
+    t.toolCalls.delete(runId);
     for (const id of t.inboxByRun.get(runId) ?? []) {
       const event = t.inbox.get(id);
       t.inbox.delete(id);
@@ -109,5 +113,6 @@ export function importRows(t: MemoryTables, data: RunImport): void {
     t.append(data.journal.map((entry) => ({ ...entry })));
     for (const event of data.inbox) t.insertInbox({ ...event });
     for (const request of data.humanRequests) t.putHuman({ ...request });
+    for (const rows of agentRowsOfEntries(data.run.runId, data.journal)) applyAgentRows(t, rows);
   });
 }

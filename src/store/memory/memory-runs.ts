@@ -6,6 +6,7 @@ import { compareText, decodeCursor, encodeCursor, pageLimit } from "../common/li
 import { copiedRun } from "../common/run-state.js";
 import { listRunEntries } from "./memory-run-entries.js";
 import type { MemoryWriter } from "./memory-write.js";
+import { applyAgentRows } from "./memory-agent-rows.js";
 
 /** The {@link RunStore} part of {@link MemoryStore}: creating runs and reading their rows. */
 export class MemoryRuns implements RunStore {
@@ -42,6 +43,7 @@ export class MemoryRuns implements RunStore {
       t.putBlobs(run.blobs, now);
       t.putRun(copied.run);
       t.append(copied.entries);
+      for (const rows of copied.agentRows) applyAgentRows(t, rows);
       return { run: { ...copied.run }, created: true };
     });
   }

@@ -18,6 +18,7 @@ import { MemorySecurity } from "./memory-security.js";
 import { MemoryStepSlots } from "./memory-step-flow.js";
 import { MemoryTables } from "./memory-tables.js";
 import { MemoryWriter } from "./memory-write.js";
+import { listToolCalls, readAgentMessages } from "./memory-agent-rows.js";
 
 /**
  * The reference {@link Store}: plain maps in one process, nothing durable.
@@ -58,6 +59,10 @@ export class MemoryStore extends ComposedStore implements S.Store {
       stepSlots: new MemoryStepSlots(w),
       liveRuns: new MemoryLiveRuns(w),
       liveDeltas,
+      agentRows: {
+        readAgentMessages: async (runId, options) => readAgentMessages(t, runId, options),
+        listToolCalls: async (runId) => listToolCalls(t, runId),
+      },
     });
     this.url = "memory:";
     this.liveDeltaFeed = liveDeltas;

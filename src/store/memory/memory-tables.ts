@@ -1,6 +1,7 @@
 import type { JournalEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
 import type { OutboxMessage } from "../../core/outbox.js";
+import type { AgentMessageRow, ToolCallRow } from "../../core/store/agent-rows.js";
 import type { AuditEntry, HumanRequest, InboxEvent, PayloadBlob, TokenRecord, WorkerRecord } from "../../core/store.js";
 
 /**
@@ -19,6 +20,9 @@ export class MemoryTables {
   private readonly humanIdsByRun = new Map<string, Set<string>>();
   /** Indexed step-result text (`StepOptions.searchText`) by `runId\0seq`, like the SQL stores' index: never the payload itself. */
   readonly texts = new Map<string, string>();
+  /** Agent message rows by run, then seq (inserted in seq order), and tool call rows by run, then idempotency key (memory-agent-rows.ts). */
+  readonly agentMessages = new Map<string, Map<number, AgentMessageRow>>();
+  readonly toolCalls = new Map<string, Map<string, ToolCallRow>>();
   /** Content-addressed payloads by hash; `usedAt` is the last write that referenced each. */
   readonly blobs = new Map<string, PayloadBlob & { usedAt: number }>();
   /** Outbox messages by message id, in insertion (id) order. */

@@ -8,6 +8,7 @@ import type { MemoryFlow } from "./memory-flow.js";
 import type { MemoryLive } from "./memory-live.js";
 import type { MemoryOutbox } from "./memory-outbox.js";
 import type { MemoryTables } from "./memory-tables.js";
+import { applyAgentRows } from "./memory-agent-rows.js";
 
 /**
  * The state and writes the entity modules of a {@link MemoryStore} share: the tables, flow-control,
@@ -100,6 +101,9 @@ export class MemoryWriter {
         return;
       case "close-humans":
         this.closeHumans(effect.runId, effect.reason, effect.at);
+        return;
+      case "agent-rows":
+        applyAgentRows(this.t, effect.rows);
         return;
       case "reopen-humans":
         for (const request of this.t.humansOf(effect.runId)) {

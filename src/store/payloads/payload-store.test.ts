@@ -56,6 +56,33 @@ describe("withPayloads", () => {
     });
   });
 
+  it("seals agent message and tool call rows with the codec, opens them on read, and offloads nothing a fork copies", async () => {
+    const inner = new MemoryStore();
+    const store = withPayloads(inner, { codec: aesGcmCodec({ keys: { k1: Buffer.alloc(32, 2) }, currentKeyId: "k1" }), inlineLimit: 64 });
+    await store.createRun({ ...run("r", "go"), workflow: "solo" }, 1);
+    const [claimed] = await store.claimRuns({ workerId: "w", now: 2, leaseMs: 30_000, limit: 1, workflows: [{ name: "solo", version: "1" }] });
+    const data = {
+      messages: [{ seq: 1, turn: 0, role: "assistant" as const, content: [{ type: "text", text: "the confidential plan, long enough to go to a blob" }] }],
+      toolCalls: [{ idempotencyKey: "r:tool:0:c1", callId: "c1", tool: "search", turn: 0, status: "called" as const, args: { q: "confidential" } }],
+    };
+    const [ok] = await store.commit([{ runId: "r", epoch: claimed!.leaseEpoch, entries: [newEntry("agent.messages", "turn#0/0/messages#0", data)] }], 3);
+    expect(ok).toMatchObject({ ok: true });
+    const raw = await inner.readAgentMessages("r");
+    expect(raw[0]!.content).toMatch(/^\{"\$cairn":"enc"/);
+    expect(JSON.stringify(await inner.listToolCalls("r"))).not.toContain("confidential");
+    expect(decode((await store.readAgentMessages("r"))[0]!.content)).toEqual(data.messages[0]!.content);
+    expect(decode((await store.listToolCalls("r"))[0]!.args)).toEqual({ q: "confidential" });
+    // A fork copies the entry's plain payload from a read; its rows are projected (and sealed) all the same.
+    const journal = await store.readJournal("r");
+    await store.createRunWithJournal(
+      run("fork", "go"),
+      journal.slice(1).map(({ runId: _, seq: __, ...copy }) => copy),
+      4,
+    );
+    expect((await inner.readAgentMessages("fork"))[0]!.content).toMatch(/^\{"\$cairn":"enc"/);
+    expect(decode((await store.readAgentMessages("fork"))[0]!.content)).toEqual(data.messages[0]!.content);
+  });
+
   it("passes methods it does not know through, and wraps a store once", async () => {
     class Extended extends MemoryStore {
       extra(): string {

@@ -1,5 +1,5 @@
 import { isCairnError, ValidationError } from "../../core/errors.js";
-import type { EntryKind, HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
+import type { EntryData, EntryKind, HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { PayloadCorruptError, PayloadKeyMissingError } from "../../core/payload-errors.js";
 import {
   blobRef,
@@ -19,7 +19,7 @@ import {
 import { isCheckpoint } from "../../core/resume.js";
 import type { OutboxMessage } from "../../core/outbox.js";
 import type { RunRecord } from "../../core/run.js";
-import { byteLength, encode, StoredText } from "../../core/serialize.js";
+import { byteLength, decodeKeepingSecrets, encode, StoredText } from "../../core/serialize.js";
 import type { CopiedEntry, HumanRequest, InboxEvent, NewInboxEvent, NewRun, PayloadBlob, RunFilter, RunImport, RunWrite, Store } from "../../core/store.js";
 import { peekKeyId } from "./aes-gcm-codec.js";
 
@@ -148,7 +148,9 @@ class PayloadStore implements Partial<Store> {
   async createRunWithJournal(run: NewRun, entries: readonly CopiedEntry[], now: number) {
     const blobs: PayloadBlob[] = [...(run.blobs ?? [])];
     const stored = { ...run, input: await this.put(run.input, blobs) };
-    const copies = await Promise.all(entries.map(async (entry) => ({ ...entry, payload: await this.put(entry.payload, blobs) })));
+    const copies = await Promise.all(
+      entries.map(async (entry) => ({ ...entry, payload: await this.put(entry.payload, blobs), ...(await this.agentRowData(entry)) })),
+    );
     if (blobs.length > 0) stored.blobs = blobs;
     const result = await this.inner.createRunWithJournal(stored, copies, now);
     return { ...result, run: await this.resolveRun(result.run) };
@@ -236,7 +238,9 @@ class PayloadStore implements Partial<Store> {
   importRun = async (rows: RunImport) => {
     const seal = async (text: string | null) => (text === null ? null : this.put(text, null));
     const run = { ...rows.run, input: (await seal(rows.run.input))!, output: await seal(rows.run.output), error: await seal(rows.run.error) };
-    const journal = await Promise.all(rows.journal.map(async (entry) => ({ ...entry, payload: (await seal(entry.payload))! })));
+    const journal = await Promise.all(
+      rows.journal.map(async (entry) => ({ ...entry, payload: (await seal(entry.payload))!, ...(await this.agentRowData(entry)) })),
+    );
     const inbox = await Promise.all(rows.inbox.map(async (event) => ({ ...event, payload: (await seal(event.payload))! })));
     const humanRequests = await Promise.all(
       rows.humanRequests.map(async (request) => ({
@@ -323,6 +327,7 @@ class PayloadStore implements Partial<Store> {
     // A checkpoint stored as a marker still says what it supersedes, or resumes would read all of history.
     if (payload !== entry.payload && isCheckpoint(entry.kind)) payload = withSupersedes(payload, entry.data as { from: unknown; keep: unknown });
     let data = entry.data;
+    if (entry.kind === "agent.messages" && this.codec) data = (await this.sealAgentRows(data as EntryData["agent.messages"])) as typeof data;
     const projected = PROJECTED[entry.kind];
     if (projected && (this.codec || large)) {
       const value = (data as Record<string, unknown>)[projected.field];
@@ -333,6 +338,52 @@ class PayloadStore implements Partial<Store> {
     }
     return payload === entry.payload && data === entry.data ? entry : { ...entry, payload, data };
   }
+
+  /**
+   * The rows an `agent.messages` entry projects, sealed with the codec like every payload (a store
+   * writes `encode(value)`, and a marker object encodes to the marker itself).
+   */
+  private async sealAgentRows(data: EntryData["agent.messages"]): Promise<EntryData["agent.messages"]> {
+    const seal = async (value: unknown) => new StoredText(await this.seal(encode(value)));
+    const messages = await Promise.all(data.messages.map(async (m) => ({ ...m, content: await seal(m.content ?? null) })));
+    const toolCalls =
+      data.toolCalls &&
+      (await Promise.all(
+        data.toolCalls.map(async (c) => ({
+          ...c,
+          ...(c.args === undefined ? {} : { args: await seal(c.args) }),
+          ...(c.result === undefined ? {} : { result: await seal(c.result) }),
+        })),
+      ));
+    return toolCalls ? { messages, toolCalls } : { messages };
+  }
+
+  /** For a copied or imported `agent.messages` entry (its payload plain here): the data its rows are projected from. */
+  private async agentRowData(entry: { kind: EntryKind; payload: string }): Promise<{ data?: unknown }> {
+    if (entry.kind !== "agent.messages") return {};
+    const data = decodeKeepingSecrets<EntryData["agent.messages"]>(entry.payload);
+    return { data: this.codec && data && Array.isArray(data.messages) ? await this.sealAgentRows(data) : data };
+  }
+
+  /** Agent rows as stored, their sealed JSON opened. */
+  readAgentMessages = async (runId: string, options?: Parameters<Store["readAgentMessages"]>[1]) => {
+    const rows = await this.inner.readAgentMessages(runId, options);
+    if (!this.codec) return rows;
+    const texts = await this.resolve(rows.map((row) => ({ text: row.content, where: () => `Message ${row.seq} of agent run "${runId}"` })));
+    return rows.map((row, i) => ({ ...row, content: texts[i]! }));
+  };
+  listToolCalls = async (runId: string) => {
+    const rows = await this.inner.listToolCalls(runId);
+    if (!this.codec) return rows;
+    const open = async (text: string | null, what: string) => (text === null ? null : (await this.resolve([{ text, where: () => what }]))[0]!);
+    return Promise.all(
+      rows.map(async (row) => ({
+        ...row,
+        args: await open(row.args, `The arguments of tool call "${row.idempotencyKey}"`),
+        result: await open(row.result, `The result of tool call "${row.idempotencyKey}"`),
+      })),
+    );
+  };
 
   // ── decoding ──
 

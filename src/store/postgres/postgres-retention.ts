@@ -2,6 +2,8 @@ import { IMPORT_CONFLICT_HINT, RunConflictError } from "../../core/errors.js";
 import { isTerminal, TERMINAL_STATUSES, type RunRecord } from "../../core/run.js";
 import type { PruneQuery, RetentionStore, RunImport } from "../../core/store.js";
 import { humanRequestRow } from "../common/plan-write.js";
+import { agentRowsOfEntries } from "../common/agent-rows.js";
+import { applyAgentRows } from "./postgres-agent-rows.js";
 import { journalTexts, PER_RUN_TABLES, PRUNABLE_SQL } from "../common/retention-sql.js";
 import type { PostgresConnection } from "./postgres-connection.js";
 import { INSERT_RUN } from "./postgres-runs-queries.js";
@@ -139,6 +141,7 @@ export async function importRows(tx: Tx, data: RunImport): Promise<void> {
   for (const t of journalTexts(data.journal)) {
     await tx.query("INSERT INTO journal_text (run_id, seq, op_key, body) VALUES ($1, $2, $3, $4)", [run.runId, t.seq, t.opKey, t.text]);
   }
+  for (const rows of agentRowsOfEntries(data.run.runId, data.journal)) await applyAgentRows(tx, rows);
   // A live run imported may be runnable now: wake the workers of every process, as a start does.
   if (!isTerminal(run.status)) tx.wake();
 }

@@ -143,6 +143,7 @@ describe.skipIf(!available)("postgres", () => {
       expect((await store.createRun({ runId: "r", workflow: "w", version: "1", input }, 1)).created).toBe(true);
       const tables = await admin<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1", [schema]);
       expect(tables.map((t) => t.table_name)).toEqual([
+        "agent_messages",
         "audit_log",
         "blobs",
         "cairn_migrations",
@@ -164,6 +165,7 @@ describe.skipIf(!available)("postgres", () => {
         "step_flow_slots",
         "step_flow_waiters",
         "tokens",
+        "tool_calls",
         "workers",
       ]);
     });

@@ -16,6 +16,8 @@ import { PostgresRuns } from "./postgres-runs.js";
 import { PostgresSchedules } from "./postgres-schedules.js";
 import { PostgresSecurity } from "./postgres-security.js";
 import { PostgresStepSlots } from "./postgres-step-flow.js";
+import { LIST_TOOL_CALLS, READ_AGENT_MESSAGES } from "./postgres-agent-rows.js";
+import { messageBounds } from "../common/agent-rows.js";
 
 export type { PostgresStoreOptions } from "./postgres-config.js";
 export { MAX_COMMIT_WRITERS, type PostgresSettings } from "./postgres-connection.js";
@@ -77,6 +79,10 @@ export class PostgresStore extends ComposedStore implements S.Store {
       stepSlots: new PostgresStepSlots(db),
       liveRuns: new PostgresLiveRuns(db),
       liveDeltas: new PostgresLiveDeltas(db),
+      agentRows: {
+        readAgentMessages: (runId, options) => db.query<S.AgentMessageRow>(READ_AGENT_MESSAGES, [runId, ...messageBounds(options)]),
+        listToolCalls: (runId) => db.query<S.ToolCallRow>(LIST_TOOL_CALLS, [runId]),
+      },
     });
     this.db = db;
     this.url = db.url;

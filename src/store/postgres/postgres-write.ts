@@ -12,6 +12,7 @@ import { setFlows } from "./postgres-flow.js";
 import { insertLive, putValue } from "./postgres-live-runs.js";
 import { INSERT_OUTBOX, insertOutboxParams } from "./postgres-outbox-queries.js";
 import type { Tx } from "./postgres-tx.js";
+import { applyAgentRows } from "./postgres-agent-rows.js";
 
 /** Runs due this soon after a write get a wake-up NOTIFY, so workers need not poll for them. */
 export const WAKE_HORIZON_MS = 2000;
@@ -101,6 +102,7 @@ export class WriteSession {
     this.created.add(run.runId);
     this.entries.push(...copied.entries);
     for (const t of copied.texts) await this.tx.query(INSERT_TEXT, [run.runId, t.seq, t.opKey, t.text]);
+    for (const rows of copied.agentRows) await applyAgentRows(this.tx, rows);
     return copied.run;
   }
 
@@ -194,6 +196,9 @@ export class WriteSession {
         return;
       case "close-humans":
         this.closing.set(effect.runId, effect.reason);
+        return;
+      case "agent-rows":
+        await applyAgentRows(this.tx, effect.rows);
         return;
       case "reopen-humans":
         this.closing.delete(effect.runId);

@@ -4,6 +4,8 @@ import type { RunRecord } from "../../core/run.js";
 import { TERMINAL_STATUSES } from "../../core/run.js";
 import type { PruneQuery, RetentionStore, RunImport } from "../../core/store.js";
 import { humanRequestRow } from "../common/plan-write.js";
+import { agentRowsOfEntries } from "../common/agent-rows.js";
+import { SqliteAgentRows } from "./sqlite-agent-rows.js";
 import { journalTexts, PER_RUN_TABLES, PRUNABLE_SQL } from "../common/retention-sql.js";
 import {
   ENTRY_COLUMNS,
@@ -125,5 +127,7 @@ export function importRows(db: Database.Database, data: RunImport): void {
     for (const r of data.humanRequests) request.run(...humanRequestRow({ ...r, runId: run.runId }));
     const text = db.prepare("INSERT INTO journal_text (body, run_id, seq, op_key) VALUES (?, ?, ?, ?)");
     for (const t of journalTexts(data.journal)) text.run(t.text, run.runId, t.seq, t.opKey);
+    const agentRows = new SqliteAgentRows(db);
+    for (const rows of agentRowsOfEntries(run.runId, data.journal)) agentRows.apply(rows);
   }).immediate();
 }

@@ -47,6 +47,7 @@ export class SqliteRuns implements RunStore {
       this.c.q.insertRun.run(runParams(copied.run));
       this.w.insertEntries(copied.entries);
       for (const t of copied.texts) this.c.q.insertText.run(t.text, run.runId, t.seq, t.opKey);
+      for (const rows of copied.agentRows) this.w.agentRows.apply(rows);
       return { run: copied.run, created: true };
     });
   }

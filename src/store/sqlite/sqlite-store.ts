@@ -62,6 +62,10 @@ export class SqliteStore extends ComposedStore implements S.Store {
       stepSlots: new SqliteStepSlots(db, writer),
       liveRuns: new SqliteLiveRuns(db),
       liveDeltas: new SqliteLiveDeltas(db),
+      agentRows: {
+        readAgentMessages: async (runId, options) => writer.agentRows.read(runId, options),
+        listToolCalls: async (runId) => writer.agentRows.toolCalls(runId),
+      },
     });
     this.db = db;
     this.url = db.url;

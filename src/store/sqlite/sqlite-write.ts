@@ -7,13 +7,21 @@ import { newRunEntries, newRunRecord, wakePatch, type RunState } from "../common
 import { INSERT_BLOB } from "./sqlite-blobs-queries.js";
 import type { SqliteConnection } from "./sqlite-connection.js";
 import { runParams, stateParams, toRun, toState, type InboxRow, type StateRow } from "./sqlite-rows.js";
+import { SqliteAgentRows } from "./sqlite-agent-rows.js";
 
 /**
  * The writes the entity modules of a {@link SqliteStore} share, inside the caller's transaction: run
  * rows, journal entries with their projections and side effects (common/plan-write), wake-ups and blobs.
  */
 export class SqliteWriter {
+  private agentRowStatements: SqliteAgentRows | undefined;
+
   constructor(private readonly c: SqliteConnection) {}
+
+  /** Agent message and tool call statements, prepared on first use (after migrations). */
+  get agentRows(): SqliteAgentRows {
+    return (this.agentRowStatements ??= new SqliteAgentRows(this.c.db));
+  }
 
   loadState(runId: string): RunState | undefined {
     const row = this.c.q.getState.get(runId) as StateRow | undefined;
@@ -113,6 +121,9 @@ export class SqliteWriter {
         return;
       case "reopen-humans":
         q.reopenHumans.run(effect.runId);
+        return;
+      case "agent-rows":
+        this.agentRows.apply(effect.rows);
         return;
     }
   }
