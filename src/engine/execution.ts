@@ -362,9 +362,10 @@ export class Execution implements EndingExecution {
     }
     // Keep the per-op history current, so an op relaunched after a wait sees what it wrote.
     entries.forEach((entry, i) => {
-      if (entry.opKey === null || isSagaKind(entry.kind)) return;
+      if (entry.opKey === null) return;
       const seq = result.firstSeq + i;
-      if (this.loops.running) this.loops.noteForeign(entry.opKey, seq);
+      if (this.loops.running) this.loops.noteForeign(entry as NewEntry & { opKey: string }, seq);
+      if (isSagaKind(entry.kind)) return;
       // An op of a loop iteration that has ended is forgotten: its late-committing outcome is not kept.
       if (!this.replay.issued.has(entry.opKey)) return;
       this.replay.journal.noteWritten(entry as NewEntry & { opKey: string }, seq);

@@ -24,13 +24,8 @@ export function step<T>(
   if (options.compensate !== undefined && typeof options.compensate !== "function") {
     throw new ValidationError(`ctx.step("${name}"): compensate must be a function (result, { idempotencyKey }) => …`);
   }
-  if (resource && scope.prefix !== "") {
-    // A loop snapshot supersedes its iterations' entries: the acquisition would not survive a resume.
-    throw new ValidationError(`ctx.acquire("${name}"): resources cannot be acquired inside ctx.loop iterations; acquire them outside the loop.`);
-  }
-  // Inside a loop iteration a compensate keeps its older meaning only (undo of an interrupted
-  // reversible step): a snapshot would supersede the registration, so none is made there.
-  const registers = resource !== undefined || (options.compensate !== undefined && scope.prefix === "");
+  // Inside a loop iteration too: loop checkpoints keep the registrations' entries (engine/ops/loop.ts).
+  const registers = resource !== undefined || options.compensate !== undefined;
   const cleanupPolicy = registers ? resolveRetryPolicy(name, resource ? resource.retry : (options.compensateRetry ?? options.retry)) : undefined;
   const policy = resolveRetryPolicy(name, options.retry);
   const timeoutMs = options.timeout === undefined ? undefined : toMs(options.timeout);
