@@ -44,7 +44,7 @@ function legs(name: string, log: string[]) {
             acquire: () => (log.push(`acquire ${it.index}`), `sb-${it.index}`),
             release: (id) => void log.push(`release ${id}`),
           });
-          const undo = it.index >= (input.compensateFrom ?? 0) ? { compensate: (leg: string) => void log.push(`undo ${leg}`) } : {};
+          const undo = it.index >= (input.compensateFrom ?? 0) ? { compensate: (leg: string | undefined) => void log.push(`undo ${String(leg)}`) } : {};
           await it.ctx.step("book", () => (log.push(`book ${it.index} in ${sandbox.value}`), `leg-${it.index}`), undo);
           return it.index === 3 ? it.done(booked + 1) : booked + 1;
         },
