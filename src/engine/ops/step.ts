@@ -7,6 +7,7 @@ import { resolveRetryPolicy } from "../retry-policy.js";
 import { runStep } from "../step-runner.js";
 import type { JournalSearchHit, ResourceOptions, StepOptions } from "../workflow.js";
 import type { OpScheduler } from "./op-scheduler.js";
+import { approvalGate, checkApproval } from "./resume-approval.js";
 
 /**
  * `ctx.step`: checks the options (bad ones fail the workflow code at the call, before anything is
@@ -19,6 +20,23 @@ export function step<T>(
   fn: (info: any) => Promise<T> | T,
   options: StepOptions<T> = {},
   resource?: ResourceOptions<T>,
+): Promise<T> {
+  if (options.approval !== undefined) {
+    if (typeof fn !== "function") throw new ValidationError(`ctx.step("${name}") needs a function to run.`);
+    // A step that needs a fresh approval is issued once a person approved it (engine/ops/resume-approval.ts).
+    const gate = approvalGate(exec, scope, name, checkApproval(name, options.approval));
+    if (gate) return gate.then(() => issueStep(exec, scope, name, fn, options, resource));
+  }
+  return issueStep(exec, scope, name, fn, options, resource);
+}
+
+function issueStep<T>(
+  exec: OpScheduler,
+  scope: Scope,
+  name: string,
+  fn: (info: any) => Promise<T> | T,
+  options: StepOptions<T>,
+  resource: ResourceOptions<T> | undefined,
 ): Promise<T> {
   if (typeof fn !== "function") throw new ValidationError(`ctx.step("${name}") needs a function to run.`);
   if (options.compensate !== undefined && typeof options.compensate !== "function") {
