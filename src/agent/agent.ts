@@ -499,6 +499,7 @@ async function runToolCallInner(
         ...(tool.secret ? { secret: true } : { searchText: (output: unknown) => `${tool.name} ${JSON.stringify(args)} → ${formatOutput(tool, output)}` }),
         ...(tool.retry === undefined ? {} : { retry: tool.retry }),
         ...(tool.timeout === undefined ? {} : { timeout: tool.timeout }),
+        ...(tool.resumeApproval === undefined ? {} : { approval: tool.resumeApproval }),
         // What an operator needs to answer "did this happen?" without rebuilding anything from op keys.
         recoveryContext: {
           tool: tool.name,

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Duration } from "../core/duration.js";
 import { ValidationError } from "../core/errors.js";
-import type { ReconcileResult, RetryPolicy, StepEffect, WorkflowContext } from "../engine/workflow.js";
+import type { ReconcileResult, ResumeApproval, RetryPolicy, StepEffect, WorkflowContext } from "../engine/workflow.js";
 import type { JsonValue, ToolSpec } from "./model/schemas.js";
 
 /** What a tool's `run` receives besides its parsed input. */
@@ -78,6 +78,12 @@ export interface ToolDefinition<I, O> {
   compensate?: (input: I, output: O | undefined, idempotencyKey: string) => Promise<void> | void;
   /** Require a person's approval: `true` for every call, or a policy. */
   approval?: boolean | ApprovalPolicy<I>;
+  /**
+   * Fresh approval: before the call runs, a person must approve it again when the run was recovered
+   * after a crash (`onResume`) or slept longer than `afterSleep` (the step option `approval`,
+   * docs/operations/approvals.md). Independent of `approval`, which asks before every call.
+   */
+  resumeApproval?: ResumeApproval;
   /** Retry policy of the call's step (default: 3 attempts). */
   retry?: RetryPolicy;
   /** Per-attempt timeout. */

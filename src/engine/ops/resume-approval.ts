@@ -40,8 +40,14 @@ export function checkApproval(name: string, approval: unknown): ResumeApproval {
   if (!approval || typeof approval !== "object") throw new ValidationError(`${where} must be { onResume?, afterSleep?, question?, timeout? }.`);
   const given = approval as ResumeApproval;
   if (given.onResume !== undefined && typeof given.onResume !== "boolean") throw new ValidationError(`${where}.onResume must be true or false.`);
-  if (given.afterSleep !== undefined) toMs(given.afterSleep);
-  if (given.timeout !== undefined) toMs(given.timeout);
+  for (const field of ["afterSleep", "timeout"] as const) {
+    if (given[field] === undefined) continue;
+    try {
+      toMs(given[field]);
+    } catch (error) {
+      throw new ValidationError(`${where}.${field}: ${(error as Error).message}`);
+    }
+  }
   if (given.question !== undefined && (typeof given.question !== "string" || given.question.trim() === "")) {
     throw new ValidationError(`${where}.question must be a non-empty string.`);
   }
