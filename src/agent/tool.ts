@@ -22,6 +22,12 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** Renews the run's lease for a long call. */
   heartbeat(): void;
+  /**
+   * A credential the tool declared in `credentials` (`ctx.credential` with scope `tool:<name>`):
+   * resolved now, never journaled, audited; any other name is refused. Given by the agent loop (absent
+   * where a tool is run by other code, e.g. a plan's steps).
+   */
+  credential?(name: string): Promise<string>;
 }
 
 /**
@@ -84,6 +90,8 @@ export interface ToolDefinition<I, O> {
    * docs/operations/approvals.md). Independent of `approval`, which asks before every call.
    */
   resumeApproval?: ResumeApproval;
+  /** Credentials the tool may use through `context.credential(name)` (names of `createEngine({ credentials })`); none by default. */
+  credentials?: readonly string[];
   /** Retry policy of the call's step (default: 3 attempts). */
   retry?: RetryPolicy;
   /** Per-attempt timeout. */

@@ -370,6 +370,16 @@ export interface WorkflowContext {
    */
   acquire<T>(name: string, resource: ResourceOptions<T>): Promise<ResourceHandle<T>>;
   /**
+   * A credential by name, from the provider registered with `createEngine({ credentials })`: resolved
+   * now (so the current value after a rotation), never journaled, each use written to the audit log
+   * with the run, the use's op key (`credential:<name>#k`) and `scope`. Refused with
+   * CredentialRevokedError once the run has ended. Use it inside the step that needs it, and do not
+   * return it from a step (step results are journaled). See docs/operations/credentials.md.
+   * @example
+   * await ctx.step("open-pr", async () => github.openPr(await ctx.credential("github", { scope: "repo:write" }), pr));
+   */
+  credential(name: string, options?: { scope?: string }): Promise<string>;
+  /**
    * Emits a message to the transactional outbox: the message is written in the same store commit as
    * its journal entry, so it exists exactly when the run's history says it was emitted, and replay
    * never emits it again. A dispatcher then delivers it at least once to the handlers and webhooks of
