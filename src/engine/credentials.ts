@@ -79,6 +79,8 @@ export class CredentialUnavailableError extends CairnError {
 
 /** A credential was used after the run's credentials were revoked: docs/errors/CREDENTIAL_REVOKED.md. */
 export class CredentialRevokedError extends CairnError {
+  /** A step that hits it fails at once: retrying cannot bring a revoked credential back. */
+  readonly nonRetryable = true;
   constructor(
     readonly credential: string,
     readonly runId: string,
