@@ -96,3 +96,13 @@ export {
 } from "./core/deploys.js";
 export type { StepFlowOptions, StepFlowLimit, StepConcurrency, StepRateLimit, StepSlotGrant, StepSlotRequest } from "./core/step-flow.js";
 export type { PublishedValue, RequestOptions } from "./engine/live-runs.js";
+export { ApprovalRefusedError } from "./engine/ops/resume-approval.js";
+export {
+  commandCredential,
+  CredentialRevokedError,
+  CredentialUnavailableError,
+  envCredential,
+  fileCredential,
+  type CredentialProvider,
+  type CredentialRequest,
+} from "./engine/credentials.js";

@@ -549,7 +549,16 @@ async function runToolCallInner(
   try {
     const output = await ctx.step(
       `tool-${suffix}`,
-      (info) => tool.run(args, { idempotencyKey, toolCallId: call.id, runId, attempt: info.attempt, signal: info.signal, heartbeat: info.heartbeat }),
+      (info) =>
+        tool.run(args, {
+          idempotencyKey,
+          toolCallId: call.id,
+          runId,
+          attempt: info.attempt,
+          signal: info.signal,
+          heartbeat: info.heartbeat,
+          credential: (name) => toolCredential(ctx, tool, name),
+        }),
       {
         effect: tool.effect,
         intent: {
@@ -563,6 +572,7 @@ async function runToolCallInner(
         ...(tool.secret ? { secret: true } : { searchText: (output: unknown) => `${tool.name} ${JSON.stringify(args)} → ${formatOutput(tool, output)}` }),
         ...(tool.retry === undefined ? {} : { retry: tool.retry }),
         ...(tool.timeout === undefined ? {} : { timeout: tool.timeout }),
+        ...(tool.resumeApproval === undefined ? {} : { approval: tool.resumeApproval }),
         // What an operator needs to answer "did this happen?" without rebuilding anything from op keys.
         recoveryContext: {
           tool: tool.name,
@@ -596,4 +606,14 @@ function markSecretCalls(call: ModelCall, tools: Map<string, Tool>): ModelCall {
       ? ({ ...block, input: secret((block as unknown as ToolUseBlock).input) } as B)
       : block;
   return { ...call, content: call.content.map(mark), toolCalls: call.toolCalls.map(mark) };
+}
+
+/** A tool's `context.credential`: only the names the tool declared, used with the scope `tool:<name>`. */
+function toolCredential(ctx: WorkflowContext, tool: Tool, name: string): Promise<string> {
+  if (!tool.credentials?.includes(name)) {
+    return Promise.reject(
+      new ValidationError(`Tool "${tool.name}" asked for credential "${name}", which it does not declare: add it to the tool's credentials ([${(tool.credentials ?? []).join(", ")}]).`),
+    );
+  }
+  return ctx.credential(name, { scope: `tool:${tool.name}` });
 }

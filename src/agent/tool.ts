@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Duration } from "../core/duration.js";
 import { ValidationError } from "../core/errors.js";
-import type { ReconcileResult, RetryPolicy, StepEffect, WorkflowContext } from "../engine/workflow.js";
+import type { ReconcileResult, ResumeApproval, RetryPolicy, StepEffect, WorkflowContext } from "../engine/workflow.js";
 import type { JsonValue, ToolSpec } from "./model/schemas.js";
 
 /** What a tool's `run` receives besides its parsed input. */
@@ -22,6 +22,12 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** Renews the run's lease for a long call. */
   heartbeat(): void;
+  /**
+   * A credential the tool declared in `credentials` (`ctx.credential` with scope `tool:<name>`):
+   * resolved now, never journaled, audited; any other name is refused. Given by the agent loop (absent
+   * where a tool is run by other code, e.g. a plan's steps).
+   */
+  credential?(name: string): Promise<string>;
 }
 
 /**
@@ -78,6 +84,14 @@ export interface ToolDefinition<I, O> {
   compensate?: (input: I, output: O | undefined, idempotencyKey: string) => Promise<void> | void;
   /** Require a person's approval: `true` for every call, or a policy. */
   approval?: boolean | ApprovalPolicy<I>;
+  /**
+   * Fresh approval: before the call runs, a person must approve it again when the run was recovered
+   * after a crash (`onResume`) or slept longer than `afterSleep` (the step option `approval`,
+   * docs/operations/approvals.md). Independent of `approval`, which asks before every call.
+   */
+  resumeApproval?: ResumeApproval;
+  /** Credentials the tool may use through `context.credential(name)` (names of `createEngine({ credentials })`); none by default. */
+  credentials?: readonly string[];
   /** Retry policy of the call's step (default: 3 attempts). */
   retry?: RetryPolicy;
   /** Per-attempt timeout. */

@@ -58,6 +58,9 @@ export type ErrorCode =
   | "UNSUPPORTED_MEDIA_TYPE"
   | "CROSS_ORIGIN_REFUSED"
   | "HOST_NOT_ALLOWED"
+  | "APPROVAL_REFUSED"
+  | "CREDENTIAL_UNAVAILABLE"
+  | "CREDENTIAL_REVOKED"
   | "INTERNAL_ERROR";
 
 /** Base of every Cairn error: carries a stable {@link ErrorCode}. */

@@ -152,9 +152,13 @@ export interface EntryData {
   /** A compensation failed for good: the run ends `compensation_failed`; `error` names it, `cause` is why the saga unwound. */
   "run.compensation_failed": { error: SerializedError; cause: SerializedError };
   /** Intent of one release attempt of a resource; the op key is its acquisition's. `by`: the workflow's `release()` or the engine at a terminal state. */
-  "resource.releasing": { attempt: number; by: "workflow" | "engine" };
-  "resource.released": { attempt: number; by: "workflow" | "engine" };
-  "resource.release_failed": { attempt: number; error: SerializedError; final: boolean; by: "workflow" | "engine" };
+  /**
+   * `by`: the workflow's `handle.release()`, the engine at the run's (or a loop iteration's) end, or
+   * `resume`: a resume released a resource a loop iteration held when its worker stopped, before acquiring it again.
+   */
+  "resource.releasing": { attempt: number; by: "workflow" | "engine" | "resume" };
+  "resource.released": { attempt: number; by: "workflow" | "engine" | "resume" };
+  "resource.release_failed": { attempt: number; error: SerializedError; final: boolean; by: "workflow" | "engine" | "resume" };
   /**
    * An agent appended messages to its transcript, and made or answered tool calls. Projected, in the
    * same transaction, onto the `agent_messages` and `tool_calls` rows (core/store/agent-rows.ts), which

@@ -37,6 +37,7 @@ import type { ForkOptions } from "./fork.js";
 import type { EngineObserver } from "./observer.js";
 import { EngineOperations } from "./engine-operations.js";
 import { ObserverHub } from "./observer-hub.js";
+import { CredentialBroker, credentialProviders } from "./credentials.js";
 import { consoleLogger } from "./logger.js";
 import { StoreClock } from "./store-clock.js";
 import { exportRun, importRun, prune } from "./retention.js";
@@ -86,6 +87,7 @@ class EngineImpl implements Engine {
   private readonly outbox: OutboxRegistry;
   private readonly schedules: ScheduleService;
   private readonly observers: ObserverHub;
+  private readonly credentials: CredentialBroker | undefined;
   private readonly pool: WorkerPool;
   private readonly views: RunViews;
   private readonly starter: RunStarter;
@@ -122,7 +124,10 @@ class EngineImpl implements Engine {
       { enabled: options.scheduler?.enabled ?? true, pollMs: options.scheduler?.pollMs ?? 1000, leaseMs: options.scheduler?.leaseMs ?? 10_000 },
     );
     this.outbox = new OutboxRegistry(options.outbox);
+    const providers = credentialProviders(options.credentials);
+    this.credentials = providers.size > 0 ? new CredentialBroker(providers, store, clock, logger) : undefined;
     this.pool = new WorkerPool({
+      ...(this.credentials ? { credentials: this.credentials } : {}),
       ...{ store, clock, logger, maxPayloadBytes, queues, cancel, outbox: this.outbox, observers: this.observers, schedules: this.schedules },
       committer: new Committer(store, clock),
       workflows: workflows.byKey,
@@ -221,7 +226,10 @@ class EngineImpl implements Engine {
   }
   async cancel(runId: string, reason?: string): Promise<RunInfo> {
     this.ensureOpen();
-    return this.control.cancel(runId, reason);
+    const info = await this.control.cancel(runId, reason);
+    // A run cancelled without a worker (nothing to unwind) ends here: its credentials are revoked now.
+    void this.credentials?.settle(runId);
+    return info;
   }
   async retry(runId: string): Promise<RunInfo> {
     this.ensureOpen();

@@ -219,6 +219,8 @@ class DryReplay {
       loop: (name, initial, body) => this.loop(scope, name, initial, body),
       emit: (topic, _payload, options) => op<never>("emit")(options?.name ?? topic),
       // An acquisition is a step named `acquire:<name>`; its release writes no outcome the code waits on here.
+      // A dry replay reads no secrets: a credential is a placeholder (the steps that use it do not run).
+      credential: (name) => Promise.resolve(`[credential ${String(name)}]`),
       acquire: (name, _resource) => {
         const acquired = op<never>("step")(`acquire:${name}`);
         const key = lastOpKey(scope, `acquire:${name}`);

@@ -24,9 +24,18 @@ import type { PayloadOptions } from "../store/payloads/payload-store.js";
  * @example
  * const engine = await createEngine({ store: "sqlite:.cairn/cairn.db", workflows: [research] });
  */
+import type { CredentialProvider } from "./credentials.js";
+
 export interface EngineOptions {
   /** A store URL (`sqlite:<path>`, `memory:`) or a Store. Default: `CAIRN_STORE`, else `sqlite:.cairn/cairn.db`. */
   store?: string | Store;
+  /**
+   * Credentials runs may use by name (`ctx.credential("github")`), each from a provider resolved at
+   * every use, never journaled, audited, and revoked when the run ends (docs/operations/credentials.md).
+   * @example
+   * createEngine({ credentials: { github: envCredential("GITHUB_TOKEN"), npm: fileCredential("/run/secrets/npm") } })
+   */
+  credentials?: Record<string, CredentialProvider>;
   /** Workflows this engine can start and its workers can run. */
   workflows?: Workflow<any, any>[];
   /**

@@ -1,3 +1,4 @@
+import type { CredentialBroker } from "./credentials.js";
 import type { CommitResult, RunWrite, Store } from "../core/store.js";
 import type { EngineLogger } from "./engine.js";
 
@@ -37,4 +38,6 @@ export interface ExecutionHost {
   kick(): void;
   /** A suspended run wants to wake at this time: poll then. */
   scheduleWake(at: number): void;
+  /** The engine's credentials (`ctx.credential`); undefined when it registers none. */
+  readonly credentials?: CredentialBroker | undefined;
 }

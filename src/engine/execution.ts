@@ -14,6 +14,8 @@ import { ReplayCore } from "./replay/replay-core.js";
 import { Waits } from "./waits.js";
 import { RunEnd, type EndingExecution, type ExecutionEnd } from "./run-end.js";
 import { isSagaKind, Saga } from "./saga.js";
+import type { ResumedAs } from "./ops/op-scheduler.js";
+import { resumedAs } from "./ops/resume-approval.js";
 import type { Workflow, WorkflowContext } from "./workflow.js";
 
 export type { ExecutionEnd } from "./run-end.js";
@@ -35,6 +37,8 @@ export class Execution implements EndingExecution {
   readonly done: Promise<ExecutionEnd>;
   /** The run's compensations and resources (engine/saga.ts). */
   readonly saga = new Saga();
+  /** How this execution took the run (a step's fresh approval reads it: engine/ops/resume-approval.ts). */
+  resumedAs: ResumedAs = { recovered: false, sleptMs: 0 };
   /** The journal, the outcomes due and the ops issued: the rules shared with a dry replay. */
   readonly replay: ReplayCore;
   /** Where the execution is in its life (engine/execution-phase.ts). */
@@ -122,6 +126,7 @@ export class Execution implements EndingExecution {
   }
 
   private index(entries: JournalEntry[]): void {
+    this.resumedAs = resumedAs(entries);
     const saga = this.saga;
     this.replayRemaining = this.replay.load(entries, {
       entry: (raw) => saga.index(raw),
@@ -362,9 +367,10 @@ export class Execution implements EndingExecution {
     }
     // Keep the per-op history current, so an op relaunched after a wait sees what it wrote.
     entries.forEach((entry, i) => {
-      if (entry.opKey === null || isSagaKind(entry.kind)) return;
+      if (entry.opKey === null) return;
       const seq = result.firstSeq + i;
-      if (this.loops.running) this.loops.noteForeign(entry.opKey, seq);
+      if (this.loops.running) this.loops.noteForeign(entry as NewEntry & { opKey: string }, seq);
+      if (isSagaKind(entry.kind)) return;
       // An op of a loop iteration that has ended is forgotten: its late-committing outcome is not kept.
       if (!this.replay.issued.has(entry.opKey)) return;
       this.replay.journal.noteWritten(entry as NewEntry & { opKey: string }, seq);

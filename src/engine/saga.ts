@@ -7,6 +7,9 @@ import type { ReconcileResult, StepEffect } from "./workflow.js";
 /** Why a saga unwinds (journaled in `saga.compensating`). */
 export type SagaReason = EntryData["saga.compensating"]["reason"];
 
+/** Who runs a cleanup action (journaled on releases). */
+type By = "workflow" | "engine" | "resume";
+
 /** The two kinds of cleanup action: undoing a step, releasing a resource. */
 type Family = "compensation" | "resource";
 
@@ -72,6 +75,10 @@ export class Saga {
   private readonly interrupted: string[] = [];
   private readonly resources: Registration[] = [];
   private readonly compensators = new Map<string, Cleanup>();
+  /** Seqs of loop iterations' registrations and cleanup entries: loop checkpoints keep them (engine/ops/loop.ts). */
+  private readonly kept: { key: string; seq: number }[] = [];
+  /** Resources a resume released (`by: "resume"`) and not acquired again since. */
+  private readonly releasedOnResume = new Set<string>();
   private readonly releasers = new Map<string, Cleanup>();
   private readonly actions = new Map<string, ActionState>();
   private readonly inFlight = new Map<string, Promise<ActionResult>>();
@@ -107,10 +114,15 @@ export class Saga {
       }
       return false;
     }
-    if (raw.kind === "step.completed") return false;
+    if (raw.kind === "step.failed" && raw.opKey !== null) this.releasedOnResume.delete(raw.opKey); // a re-acquisition failed
+    if (raw.kind === "step.completed") {
+      if (raw.opKey?.includes("/") && raw.payload.includes('"compensable"')) this.kept.push({ key: raw.opKey, seq: raw.seq });
+      return false;
+    }
     if (!SAGA_KINDS.has(raw.kind)) return false;
     this.seen = true;
     const data = decode<any>(raw.payload);
+    if (raw.opKey?.includes("/") && raw.kind.startsWith("compensation.")) this.kept.push({ key: raw.opKey, seq: raw.seq });
     switch (raw.kind) {
       case "run.cancelling":
         this.cancelling = data as EntryData["run.cancelling"];
@@ -129,6 +141,7 @@ export class Saga {
       case "compensation.completed":
       case "resource.released":
         state.done = true;
+        if ((data as { by?: string }).by === "resume") this.releasedOnResume.add(raw.opKey!);
         break;
       case "compensation.failed":
       case "resource.release_failed": {
@@ -143,8 +156,15 @@ export class Saga {
 
   /** A journaled or live `step.completed`: registers its compensation or resource, if it has one. */
   noteCompleted(key: string, data: EntryData["step.completed"]): void {
-    if (data.compensable) this.compensations.push({ key, value: data.result });
-    if (data.resource) this.resources.push({ key, value: data.result });
+    if (data.compensable && !this.compensations.some((r) => r.key === key)) this.compensations.push({ key, value: data.result });
+    if (data.resource) {
+      // A resource acquired again after a resume released it: a new generation under the same key.
+      const previous = this.resources.findIndex((r) => r.key === key);
+      if (previous >= 0) this.resources.splice(previous, 1);
+      this.actions.delete(`resource ${key}`);
+      this.releasedOnResume.delete(key);
+      this.resources.push({ key, value: data.result });
+    }
   }
 
   /**
@@ -162,6 +182,56 @@ export class Saga {
   /** Workflow code issued a step with a `compensate` (again on every replay). */
   setCompensator(key: string, cleanup: Cleanup): void {
     this.compensators.set(key, cleanup);
+  }
+
+  /**
+   * True when a step of a loop's iterations (under `prefix`) registered a compensation: the loop
+   * then stops checkpointing, so that a resume replays those iterations and their code registers
+   * the compensate functions again (closures of that code, e.g. over a tool call's arguments).
+   */
+  hasCompensationsUnder(prefix: string): boolean {
+    return this.compensations.some((r) => r.key.startsWith(prefix));
+  }
+
+  /** Seqs of loop iterations' compensable outcomes and compensation entries read on this resume (loop checkpoints keep them). */
+  keptEntries(): readonly { key: string; seq: number }[] {
+    return this.kept;
+  }
+
+  /**
+   * What a resume must do for a resource a loop iteration acquired under `key` in an earlier
+   * execution: `"held"`, release it and acquire it again; `"released"`, a resume released it and
+   * crashed before acquiring it again: acquire it again; null, nothing (never acquired, or released
+   * by the workflow or at its iteration's end: replay returns the journaled value).
+   */
+  staleResource(key: string): "held" | "released" | null {
+    if (this.releasedOnResume.has(key)) return "released";
+    const held = this.resources.some((r) => r.key === key) && !this.isReleased(key);
+    return held ? "held" : null;
+  }
+
+  /** Releases, on resume, a resource an earlier execution held (journaled `by: "resume"`). */
+  releaseStale(execution: SagaExecution, key: string): Promise<ActionResult> {
+    const registration = this.resources.find((r) => r.key === key);
+    const cleanup = this.releasers.get(key);
+    if (!registration || !cleanup) return Promise.resolve({ ok: true });
+    return this.run(execution, "resource", registration, cleanup, "resume");
+  }
+
+  /** Releases the resources still held under a loop iteration's prefix, newest first (the iteration ended). */
+  async releaseUnder(execution: SagaExecution, prefix: string, onFailure: (key: string, error: SerializedError) => void): Promise<void> {
+    for (const registration of [...this.resources].reverse()) {
+      if (!registration.key.startsWith(prefix) || this.isReleased(registration.key)) continue;
+      const cleanup = this.releasers.get(registration.key);
+      if (!cleanup) continue;
+      const result = await this.run(execution, "resource", registration, cleanup, "engine");
+      if (!result.ok) onFailure(registration.key, result.error);
+    }
+  }
+
+  /** True when a resource registration under this loop iteration prefix is still held. */
+  holdsUnder(prefix: string): boolean {
+    return this.resources.some((r) => r.key.startsWith(prefix) && !this.isReleased(r.key));
   }
 
   /** Workflow code issued `ctx.acquire` (again on every replay). */
@@ -263,7 +333,7 @@ export class Saga {
   }
 
   /** One action at a time per key: a release racing the engine's joins it. */
-  private run(execution: SagaExecution, family: Family, registration: Registration, cleanup: Cleanup, by: "workflow" | "engine"): Promise<ActionResult> {
+  private run(execution: SagaExecution, family: Family, registration: Registration, cleanup: Cleanup, by: By): Promise<ActionResult> {
     const id = `${family} ${registration.key}`;
     const running = this.inFlight.get(id);
     if (running) return running;
@@ -281,7 +351,7 @@ export class Saga {
     family: Family,
     registration: Registration,
     cleanup: Cleanup,
-    by: "workflow" | "engine",
+    by: By,
   ): Promise<ActionResult> {
     const { key } = registration;
     const state = this.state(family, key);

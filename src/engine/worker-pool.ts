@@ -1,3 +1,4 @@
+import type { CredentialBroker } from "./credentials.js";
 import type { LiveDeltaPublisher } from "./live-publisher.js";
 import { EventEmitter } from "node:events";
 import type { QueueLimits } from "../core/flow-control.js";
@@ -18,6 +19,8 @@ import type { Workflow } from "./workflow.js";
 
 /** What the engine's workers and dispatchers need from it. */
 export interface WorkerPoolDeps {
+  /** The engine's credentials: revoked for a run when one of this pool's executions ends it. */
+  credentials?: CredentialBroker;
   store: Store;
   committer: Committer;
   clock: () => number;
@@ -71,6 +74,7 @@ export class WorkerPool {
         drained: this.drained,
         ...(deps.maxRecoveryAttempts === undefined ? {} : { maxRecoveryAttempts: deps.maxRecoveryAttempts }),
         ...(deps.live ? { live: deps.live } : {}),
+        ...(deps.credentials ? { credentials: deps.credentials } : {}),
         report: () => (deps.observers.active ? deps.observers.report : undefined),
         aroundStep: () => deps.observers.aroundStep(),
         onExecutionEnd: (runId, end, parentRunId) => {
@@ -78,6 +82,7 @@ export class WorkerPool {
           // A queued run that ends frees a slot another run of its queue may be waiting for.
           if (deps.queues.length > 0) this.kick();
           if (parentRunId && (end === "completed" || end === "failed")) this.notify(parentRunId);
+          if (end === "completed" || end === "failed") void deps.credentials?.settle(runId);
         },
       },
       options,

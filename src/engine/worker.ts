@@ -1,3 +1,4 @@
+import type { CredentialBroker } from "./credentials.js";
 import type { QueueLimits } from "../core/flow-control.js";
 import { randomBytes } from "node:crypto";
 import type { LiveDeltaPublisher } from "./live-publisher.js";
@@ -39,6 +40,8 @@ export interface WorkerDeps {
   report(): ((event: EngineEvent) => void) | undefined;
   /** The observers' `aroundStep` wrappers, composed; undefined while none has one (steps then run bare). */
   aroundStep?(): (<T>(step: StepAttempt, run: () => T) => T) | undefined;
+  /** The engine's credentials (`ctx.credential`). */
+  credentials?: CredentialBroker;
 }
 
 const optionsSchema = z
@@ -120,6 +123,10 @@ export class WorkerImpl implements Worker, ExecutionHost {
 
   clock(): number {
     return this.deps.clock();
+  }
+
+  get credentials(): CredentialBroker | undefined {
+    return this.deps.credentials;
   }
 
   commit(write: RunWrite): Promise<CommitResult> {

@@ -69,7 +69,7 @@ export interface StepOptions<T> extends StepFlowOptions {
    * A `reversible` step interrupted mid-flight is also compensated (with `undefined`) before it runs again.
    * A step cut short by a cancel (its intent journaled, its outcome fenced out) is compensated when the
    * run unwinds: with what `reconcile` finds (not at all if it finds nothing), else with `undefined`.
-   * Steps inside `ctx.loop` iterations do not register (a snapshot would supersede the registration).
+   * Steps inside `ctx.loop` iterations register too (docs/operations/sagas.md, "Limits").
    */
   compensate?: (result: T | undefined, info: { idempotencyKey: string; attempt?: number }) => Promise<void> | void;
   /** Retries of this step's compensation; defaults to the step's `retry`. */
@@ -103,6 +103,27 @@ export interface StepOptions<T> extends StepFlowOptions {
   resultSchema?: Record<string, unknown>;
   /** Asked first after a crash between intent and outcome: did the effect happen, and with what value? */
   reconcile?: (idempotencyKey: string) => Promise<ReconcileResult<T>> | ReconcileResult<T>;
+  /**
+   * Fresh approval: before the step runs, a person must approve it again when the run was recovered
+   * after a crash (`onResume`) or slept longer than `afterSleep`. The question is an `ctx.askHuman`
+   * op (`approve:<name>@<k>`, in the inbox like any other); a step replayed from the journal asks
+   * nothing. See docs/operations/approvals.md.
+   * @example
+   * await ctx.step("wire-money", () => bank.send(order), { approval: { onResume: true, afterSleep: "1h" } });
+   */
+  approval?: ResumeApproval;
+}
+
+/** When a step (or an agent tool call) needs a person's approval again before it runs. */
+export interface ResumeApproval {
+  /** Ask when this execution recovered the run after its previous worker died (its lease expired). */
+  onResume?: boolean;
+  /** Ask when the run was suspended (asleep, waiting) for longer than this before this execution. */
+  afterSleep?: Duration;
+  /** The question; default names the step and why it asks. */
+  question?: string;
+  /** How long the person may take; on timeout the step is refused (default: no limit). */
+  timeout?: Duration;
 }
 
 /** What `ctx.acquire` acquires and how to give it back. */
@@ -348,6 +369,16 @@ export interface WorkflowContext {
    * await lock.release();
    */
   acquire<T>(name: string, resource: ResourceOptions<T>): Promise<ResourceHandle<T>>;
+  /**
+   * A credential by name, from the provider registered with `createEngine({ credentials })`: resolved
+   * now (so the current value after a rotation), never journaled, each use written to the audit log
+   * with the run, the use's op key (`credential:<name>#k`) and `scope`. Refused with
+   * CredentialRevokedError once the run has ended. Use it inside the step that needs it, and do not
+   * return it from a step (step results are journaled). See docs/operations/credentials.md.
+   * @example
+   * await ctx.step("open-pr", async () => github.openPr(await ctx.credential("github", { scope: "repo:write" }), pr));
+   */
+  credential(name: string, options?: { scope?: string }): Promise<string>;
   /**
    * Emits a message to the transactional outbox: the message is written in the same store commit as
    * its journal entry, so it exists exactly when the run's history says it was emitted, and replay

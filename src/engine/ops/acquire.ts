@@ -1,18 +1,84 @@
 import { StepFailedError, ValidationError } from "../../core/errors.js";
+import { newEntry, opKey, type EntryData } from "../../core/journal.js";
+import { serializeError } from "../../core/serialize.js";
 import { lastOpKey, type Scope } from "../replay/op-keys.js";
+import { backoffDelay, isNonRetryable, resolveRetryPolicy, type ResolvedRetryPolicy } from "../retry-policy.js";
 import type { ResourceHandle, ResourceOptions } from "../workflow.js";
 import type { OpScheduler } from "./op-scheduler.js";
 import { step } from "./step.js";
 
-/** `ctx.acquire`: a step named `acquire:<name>` whose result is released when the run ends, if not before (engine/saga.ts). */
+/**
+ * `ctx.acquire`: a step named `acquire:<name>` whose result is released when the run ends, if not
+ * before (engine/saga.ts). Inside a loop iteration the resource is released when the iteration ends
+ * at the latest, and a resume that finds it still held (its worker stopped mid-iteration) releases
+ * it and acquires it again, so the continuation never works with a resource of a dead process.
+ */
 export function acquire<T>(exec: OpScheduler, scope: Scope, name: string, resource: ResourceOptions<T>): Promise<ResourceHandle<T>> {
   if (typeof name !== "string" || name.length === 0) throw new ValidationError(`ctx.acquire needs a non-empty resource name (got ${JSON.stringify(name)}).`);
   if (!resource || typeof resource.acquire !== "function" || typeof resource.release !== "function") {
     throw new ValidationError(`ctx.acquire("${String(name)}") needs { acquire, release } functions.`);
   }
-  const acquired = step<T>(exec, scope, `acquire:${String(name)}`, resource.acquire, { effect: "idempotent", retry: resource.retry }, resource);
-  const key = lastOpKey(scope, `acquire:${String(name)}`);
+  const opName = `acquire:${String(name)}`;
+  if (scope.prefix !== "" && !exec.saga.halted) {
+    const next = scope.prefix + opKey(opName, scope.counters.get(opName) ?? 0);
+    const stale = exec.saga.staleResource(next);
+    if (stale) return reacquire(exec, scope, opName, resource, stale);
+  }
+  const acquired = step<T>(exec, scope, opName, resource.acquire, { effect: "idempotent", retry: resource.retry }, resource);
+  const key = lastOpKey(scope, opName);
   return acquired.then((value) => ({ value, key, release: () => releaseResource(exec, key) }));
+}
+
+/**
+ * A loop iteration's resource an earlier execution acquired and did not release: release it (journaled
+ * `by: "resume"`), then acquire it again under the same op key, as a new attempt with its own
+ * idempotency key (`<runId>:<key>@<attempt>`). The journaled acquisition is dropped from replay; the
+ * new one's outcome takes its place (replay/journal-index.ts), so a later resume returns it.
+ */
+async function reacquire<T>(exec: OpScheduler, scope: Scope, opName: string, resource: ResourceOptions<T>, stale: "held" | "released"): Promise<ResourceHandle<T>> {
+  const key = exec.issue(scope, opName, "step");
+  const policy = resolveRetryPolicy(opName, resource.retry);
+  exec.saga.setReleaser(key, { fn: resource.release, policy });
+  const value = await exec.inFlight(async () => {
+    if (stale === "held") {
+      const released = await exec.saga.releaseStale(exec, key);
+      if (!released.ok) {
+        exec.hostRef.logger.log("warn", "a resource held before the resume could not be released", { runId: exec.runId, opKey: key, error: released.error });
+      }
+    }
+    return acquireAgain(exec, key, resource, policy);
+  });
+  return { value, key, release: () => releaseResource(exec, key) };
+}
+
+/** Attempts the acquisition until it succeeds or its retries run out; intent before, outcome after. */
+async function acquireAgain<T>(exec: OpScheduler, key: string, resource: ResourceOptions<T>, policy: ResolvedRetryPolicy): Promise<T> {
+  let attempt = Math.max(0, ...exec.stepHistory(key).entries.map((entry) => (entry.data as { attempt?: number }).attempt ?? 0));
+  for (let used = 1; ; used++) {
+    attempt += 1;
+    await exec.write([newEntry("step.started", key, { attempt })]);
+    try {
+      const value = await resource.acquire({
+        idempotencyKey: `${exec.runId}:${key}@${attempt}`,
+        attempt,
+        unconfirmed: 0,
+        signal: exec.signal,
+        heartbeat: () => exec.hostRef.heartbeat(exec.runId),
+        progress: () => undefined,
+      });
+      const completed: EntryData["step.completed"] = { result: value, attempt, resource: true };
+      await exec.write([newEntry("step.completed", key, completed)]);
+      exec.saga.noteCompleted(key, completed);
+      return value;
+    } catch (error) {
+      const final = isNonRetryable(error, policy) || used >= policy.maxAttempts;
+      const serialized = serializeError(error);
+      serialized.opKey = key;
+      await exec.write([newEntry("step.failed", key, { attempt, error: serialized, final })]);
+      if (final) throw new StepFailedError(key, serialized, attempt);
+      await new Promise((resolve) => setTimeout(resolve, backoffDelay(policy, used)));
+    }
+  }
 }
 
 /** The workflow's `handle.release()`: journaled, run at most once to success; replay returns at once. */

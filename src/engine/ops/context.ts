@@ -4,6 +4,7 @@ import type { Scope } from "../replay/op-keys.js";
 import type { RunEnd } from "../run-end.js";
 import type { WaitOptions, Workflow, WorkflowContext, WorkflowLogger } from "../workflow.js";
 import { acquire } from "./acquire.js";
+import { credential } from "./credential.js";
 import { askHuman } from "./ask-human.js";
 import { child } from "./child.js";
 import { agentMessages, emit, handle, publish, value } from "./journal-once.js";
@@ -53,6 +54,7 @@ export function workflowContext(parts: ContextParts, scope: Scope): WorkflowCont
     searchJournal: (query, options) => searchJournal(exec, scope, query, options),
     compensate: (reason) => ending.requestCompensation(reason),
     acquire: (name, resource) => acquire(exec, scope, name, resource),
+    credential: (name, options) => credential(exec, scope, name, options),
     publish: (name, published) => publish(exec, scope, name, published),
     handle: (name, fn) => handle(exec, scope, parts.root(), name, fn),
     continueAsNew: (input) => ending.continueAsNew(input),

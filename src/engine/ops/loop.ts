@@ -49,7 +49,13 @@ export class Loops {
     const key = exec.issue(scope, name, "loop");
     // Workflow code, not an effect: it runs during replay, and does not count as in flight (its ops
     // do), so a loop waiting on an event still lets the run suspend. A completed loop's journaled
-    // result is delivered in order and the body never runs.
+    // result is delivered in order and the body never runs, unless its iterations registered
+    // compensations: then the body replays, so that their compensate functions exist again.
+    if (exec.replay.deliveries.has(key) && exec.saga.hasCompensationsUnder(`${key}/`)) {
+      const result = exec.registerOp<R>(key, noop, noop);
+      void this.run(key, initial, body, snapshotEvery).catch((error: unknown) => exec.onInternalError(key, error));
+      return result;
+    }
     return exec.registerOp<R>(
       key,
       noop,
@@ -74,6 +80,8 @@ export class Loops {
       if (other === key || other.startsWith(open.prefix)) continue;
       for (const entry of entries) if (entry.seq >= open.from) open.keep.add(entry.seq);
     }
+    // And the saga's entries of its iterations (compensations registered, cleanup actions): they outlive the iterations.
+    for (const kept of exec.saga.keptEntries()) if (kept.seq >= open.from && kept.key.startsWith(open.prefix)) open.keep.add(kept.seq);
     this.open.add(open);
     let iteration = snapshot?.iteration ?? 0;
     let state = (snapshot ? snapshot.state : initial) as S;
@@ -83,16 +91,27 @@ export class Loops {
         const index = iteration;
         const next = await body(state, { ctx: exec.makeContext(scope), index, done: <V>(result: V) => new LoopDone(result) });
         if (exec.isSettled) return;
+        // A resource acquired in an iteration is held until the iteration ends at the latest.
+        if (exec.saga.holdsUnder(scope.prefix)) {
+          await exec.inFlight(() =>
+            exec.saga.releaseUnder(exec, scope.prefix, (resource, error) =>
+              exec.hostRef.logger.log("warn", "a loop iteration's resource could not be released", { runId: exec.runId, opKey: resource, error }),
+            ),
+          );
+          if (exec.isSettled) return;
+        }
         this.endIteration(key, index, scope);
         iteration += 1;
         if (next instanceof LoopDone) {
+          // Replayed to its journaled completion (see loop()): delivered from the journal.
+          if (journaled.some((entry) => entry.kind === "loop.completed")) return;
           // The completion supersedes the loop's range: every other op's entry in it must have its seq.
           if (open.foreignInFlight > 0) await new Promise<void>((resolve) => (open.onForeignCommitted = resolve));
           if (exec.isSettled) return;
           const { entry, value } = journaledValue(
             "loop.completed",
             key,
-            { result: next.result, iterations: iteration, from: open.from, keep: [...open.keep] },
+            { result: next.result, iterations: iteration, from: this.checkpointFrom(open), keep: [...open.keep] },
             (copy) => copy.result,
             maxBytes,
             `The result of loop "${key}"`,
@@ -102,7 +121,7 @@ export class Loops {
           return;
         }
         state = next;
-        if (snapshotEvery > 0 && iteration % snapshotEvery === 0) {
+        if (snapshotEvery > 0 && iteration % snapshotEvery === 0 && !exec.saga.hasCompensationsUnder(open.prefix)) {
           const { entry, value } = journaledValue(
             "loop.snapshot",
             key,
@@ -129,6 +148,11 @@ export class Loops {
     }
   }
 
+  /** Where a checkpoint's superseded range starts: nowhere when iterations registered compensations (see loop()). */
+  private checkpointFrom(open: OpenLoop): number {
+    return this.exec.saga.hasCompensationsUnder(open.prefix) ? Number.MAX_SAFE_INTEGER : open.from;
+  }
+
   /** Checks an iteration against the journal, then forgets its ops so a long loop holds no history. */
   private endIteration(key: string, index: number, scope: Scope): void {
     const error = this.exec.replay.endIteration(key, index, scope, this.forget);
@@ -150,7 +174,7 @@ export class Loops {
   watchForeign(entries: NewEntry[]): (() => void) | null {
     let watched: OpenLoop[] | null = null;
     for (const open of this.open) {
-      if (!entries.some((entry) => entry.opKey !== null && entry.opKey !== open.key && !entry.opKey.startsWith(open.prefix))) continue;
+      if (!entries.some((entry) => entry.opKey !== null && outlivesLoop(open, entry.opKey, entry.kind, entry.data))) continue;
       open.foreignInFlight += 1;
       (watched ??= []).push(open);
     }
@@ -163,10 +187,20 @@ export class Loops {
     };
   }
 
-  /** Records an entry of some other op written while loops run: their checkpoints must keep it. */
-  noteForeign(opKey: string, seq: number): void {
+  /** Records an entry written while loops run: their checkpoints keep it if it is another op's or the saga's. */
+  noteForeign(entry: NewEntry & { opKey: string }, seq: number): void {
     for (const open of this.open) {
-      if (seq >= open.from && opKey !== open.key && !opKey.startsWith(open.prefix)) open.keep.add(seq);
+      if (seq >= open.from && outlivesLoop(open, entry.opKey, entry.kind, entry.data)) open.keep.add(seq);
     }
   }
+}
+
+/**
+ * True for an entry the loop's checkpoints must keep: another op's, or one of the saga's written in
+ * an iteration (a compensation's registration or its cleanup actions, which outlive the iteration).
+ */
+function outlivesLoop(open: OpenLoop, opKey: string, kind: string, data: unknown): boolean {
+  if (opKey === open.key) return false;
+  if (!opKey.startsWith(open.prefix)) return true;
+  return kind.startsWith("compensation.") || (kind === "step.completed" && (data as EntryData["step.completed"]).compensable === true);
 }

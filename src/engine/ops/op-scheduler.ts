@@ -6,6 +6,14 @@ import type { ReplayCore } from "../replay/replay-core.js";
 import type { Scope } from "../replay/op-keys.js";
 import type { WorkflowContext } from "../workflow.js";
 
+/** How an execution took its run, read from the journal's latest `run.claimed` as it loads. */
+export interface ResumedAs {
+  /** The previous execution's lease expired (its worker died or stalled): this one recovered the run. */
+  recovered: boolean;
+  /** How long the run was suspended before this execution claimed it (0 if it was not). */
+  sleptMs: number;
+}
+
 /**
  * What the ops of `engine/ops/` issue and schedule through: the execution of one run
  * (engine/execution.ts). An op checks its arguments, issues its key, then either gets its journaled
@@ -16,6 +24,8 @@ export interface OpScheduler extends OpExecution {
   readonly run: RunRecord;
   /** The journal, the outcomes due and the ops issued. */
   readonly replay: ReplayCore;
+  /** How this execution took the run: after its previous worker died, or after it slept (engine/ops/resume-approval.ts). */
+  readonly resumedAs: ResumedAs;
   /** True once the run's end is decided: no new ops. */
   readonly isSettled: boolean;
   /** Issues an op: its key. Throws on a bad name or a divergence (failing the run). */

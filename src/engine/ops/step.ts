@@ -7,6 +7,7 @@ import { resolveRetryPolicy } from "../retry-policy.js";
 import { runStep } from "../step-runner.js";
 import type { JournalSearchHit, ResourceOptions, StepOptions } from "../workflow.js";
 import type { OpScheduler } from "./op-scheduler.js";
+import { approvalGate, checkApproval } from "./resume-approval.js";
 
 /**
  * `ctx.step`: checks the options (bad ones fail the workflow code at the call, before anything is
@@ -20,17 +21,29 @@ export function step<T>(
   options: StepOptions<T> = {},
   resource?: ResourceOptions<T>,
 ): Promise<T> {
+  if (options.approval !== undefined) {
+    if (typeof fn !== "function") throw new ValidationError(`ctx.step("${name}") needs a function to run.`);
+    // A step that needs a fresh approval is issued once a person approved it (engine/ops/resume-approval.ts).
+    const gate = approvalGate(exec, scope, name, checkApproval(name, options.approval));
+    if (gate) return gate.then(() => issueStep(exec, scope, name, fn, options, resource));
+  }
+  return issueStep(exec, scope, name, fn, options, resource);
+}
+
+function issueStep<T>(
+  exec: OpScheduler,
+  scope: Scope,
+  name: string,
+  fn: (info: any) => Promise<T> | T,
+  options: StepOptions<T>,
+  resource: ResourceOptions<T> | undefined,
+): Promise<T> {
   if (typeof fn !== "function") throw new ValidationError(`ctx.step("${name}") needs a function to run.`);
   if (options.compensate !== undefined && typeof options.compensate !== "function") {
     throw new ValidationError(`ctx.step("${name}"): compensate must be a function (result, { idempotencyKey }) => …`);
   }
-  if (resource && scope.prefix !== "") {
-    // A loop snapshot supersedes its iterations' entries: the acquisition would not survive a resume.
-    throw new ValidationError(`ctx.acquire("${name}"): resources cannot be acquired inside ctx.loop iterations; acquire them outside the loop.`);
-  }
-  // Inside a loop iteration a compensate keeps its older meaning only (undo of an interrupted
-  // reversible step): a snapshot would supersede the registration, so none is made there.
-  const registers = resource !== undefined || (options.compensate !== undefined && scope.prefix === "");
+  // Inside a loop iteration too: loop checkpoints keep the registrations' entries (engine/ops/loop.ts).
+  const registers = resource !== undefined || options.compensate !== undefined;
   const cleanupPolicy = registers ? resolveRetryPolicy(name, resource ? resource.retry : (options.compensateRetry ?? options.retry)) : undefined;
   const policy = resolveRetryPolicy(name, options.retry);
   const timeoutMs = options.timeout === undefined ? undefined : toMs(options.timeout);

@@ -1,4 +1,5 @@
 import { isOutcome, type EntryData, type JournalEntry, type NewEntry } from "../../core/journal.js";
+import { isCheckpoint, supersededBy } from "../../core/resume.js";
 import { decode } from "../../core/serialize.js";
 import type { DecodedEntry } from "../execution-types.js";
 import { isSagaKind } from "../saga.js";
@@ -32,9 +33,17 @@ export class JournalIndex {
   /** Indexes a resume's entries; returns the outcomes to deliver, in journal order. */
   load(entries: readonly JournalEntry[], observer: IndexObserver = {}): JournaledOutcome[] {
     const outcomes: JournaledOutcome[] = [];
+    const checkpoints = loopCheckpoints(entries);
+    /** A resource acquired again on resume: its later outcome replaces the first in place (engine/ops/acquire.ts). */
+    const acquisitions = new Map<string, JournaledOutcome>();
     for (const raw of entries) {
       observer.entry?.(raw);
       if (isSagaKind(raw.kind)) continue;
+      if (checkpoints.size > 0 && raw.opKey !== null && supersededIteration(raw.opKey, raw.seq, checkpoints)) {
+        // A registration a loop checkpoint kept: it belongs to the saga, its iteration never runs again.
+        if (raw.kind === "step.completed") observer.stepCompleted?.(raw.opKey, decode(raw.payload));
+        continue;
+      }
       if (raw.kind === "run.retried") {
         // A retry forgets the terminal step failures before it, so those steps run again.
         for (let i = outcomes.length - 1; i >= 0; i--) {
@@ -49,7 +58,15 @@ export class JournalIndex {
       const entry: DecodedEntry = { seq: raw.seq, kind: raw.kind, data: decode(raw.payload) };
       this.append(raw.opKey, entry, true);
       if (raw.kind === "step.completed") observer.stepCompleted?.(raw.opKey, entry.data as EntryData["step.completed"]);
-      if (isOutcome(raw.kind, entry.data)) outcomes.push({ key: raw.opKey, entry });
+      if (!isOutcome(raw.kind, entry.data)) continue;
+      const acquired = acquisitions.get(raw.opKey);
+      if (acquired && (raw.kind === "step.completed" || raw.kind === "step.failed")) {
+        acquired.entry = entry;
+        continue;
+      }
+      const outcome = { key: raw.opKey, entry };
+      if (raw.kind === "step.completed" && (entry.data as EntryData["step.completed"]).resource) acquisitions.set(raw.opKey, outcome);
+      outcomes.push(outcome);
     }
     return outcomes;
   }
@@ -120,4 +137,24 @@ export class JournalIndex {
     this.history.delete(key);
     this.forgotten.delete(key);
   }
+}
+
+/** The seq of each loop's newest checkpoint (snapshot or completion) among a resume's entries, by loop key. */
+function loopCheckpoints(entries: readonly JournalEntry[]): Map<string, { from: number; seq: number }> {
+  const seqs = new Map<string, { from: number; seq: number }>();
+  for (const raw of entries) if (raw.opKey !== null && isCheckpoint(raw.kind)) seqs.set(raw.opKey, { from: supersededBy(raw).from, seq: raw.seq });
+  return seqs;
+}
+
+/**
+ * True for an entry of a loop iteration that a checkpoint of that loop (or of an enclosing one)
+ * supersedes (in its range). Only kept entries of that kind reach a resume.
+ */
+function supersededIteration(key: string, seq: number, checkpoints: Map<string, { from: number; seq: number }>): boolean {
+  const segments = key.split("/");
+  for (let j = 0; j + 2 < segments.length; j += 2) {
+    const checkpoint = checkpoints.get(segments.slice(0, j + 1).join("/"));
+    if (checkpoint !== undefined && seq >= checkpoint.from && seq < checkpoint.seq) return true;
+  }
+  return false;
 }
