@@ -56,7 +56,7 @@ export function OverviewPage() {
           <div className="tile-value">{!data ? placeholder(summary) : finished ? `${Math.round((100 * count("completed")) / finished)}%` : "—"}</div>
           <div className="tile-label">completion rate</div>
         </div>
-        <Link className={`tile ${data?.human.pending ? "attention" : ""}`} href={`${BASE}/inbox`}>
+        <Link className={`tile ${data?.human.pending ? "attention" : ""}`} href={`${BASE}/human-requests`}>
           <div className="tile-value">{data ? `${data.human.pending}${data.human.pendingCapped ? "+" : ""}` : placeholder(summary)}</div>
           <div className="tile-label">waiting for a person</div>
         </Link>

@@ -27,7 +27,7 @@ export function registerSystemRoutes(app: Hono, engine: Engine): void {
   });
   app.get("/queues", async (c) => {
     requireEveryNamespace(c, "Queue counts");
-    return json(c, { queues: await engine.queueStates() });
+    return json(c, { queues: await engine.listQueues() });
   });
   app.get("/versions", async (c) => {
     requireEveryNamespace(c, "Version counts");
