@@ -1,3 +1,4 @@
+import { TERMINAL_STATUSES } from "cairn/client";
 import { useState } from "react";
 import { getJson } from "../api";
 import { Link } from "../components/link";
@@ -27,7 +28,7 @@ export function OverviewPage() {
   const summary = usePolling(() => getJson<OverviewSummary>(`/overview?since=${chosen.ms === null ? 0 : Date.now() - chosen.ms}`), 20_000, [range]);
   const data = summary.data;
   const count = (status: string) => data?.counts.byStatus[status] ?? 0;
-  const finished = count("completed") + count("failed") + count("cancelled") + count("compensated") + count("compensation_failed");
+  const finished = TERMINAL_STATUSES.reduce((sum, status) => sum + count(status), 0);
 
   return (
     <section>

@@ -15,7 +15,7 @@ import {
   stuckRunsQuery,
 } from "../../core/api-schemas.js";
 import type { Engine, ListRunsOptions } from "../../engine/engine.js";
-import type { RunStatus } from "../../core/run.js";
+import { FAILED_STATUSES, LIVE_STATUSES, type RunStatus } from "../../core/run.js";
 import type { z } from "zod";
 import { json, jsonObjectParts, parse, queryOf, readJson, streamedJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
@@ -210,10 +210,7 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
 }
 
 /** Statuses a bulk action applies to: cancel stops unfinished runs, retry restarts failed ones. */
-const BULK_STATUSES = {
-  cancel: ["pending", "running", "suspended"],
-  retry: ["failed", "compensation_failed", "dead"],
-} as const satisfies Record<string, readonly RunStatus[]>;
+const BULK_STATUSES: Record<"cancel" | "retry", readonly RunStatus[]> = { cancel: LIVE_STATUSES, retry: FAILED_STATUSES };
 
 /** The runs a bulk action with `filter` applies to (at most {@link BULK_MAX_RUNS}; more is an error: narrow the filter). */
 async function bulkTargets(
