@@ -4,7 +4,6 @@ import { versionRefSchema, type ReplayReport, type JournalFile, type VersionSumm
 import { NonDeterminismError } from "../../core/errors.js";
 import { readJournalFile } from "../../engine/deploys.js";
 import { RUN_STATUSES } from "../../core/run.js";
-import { recordAudit } from "../audit.js";
 import { deprecatedCommand } from "../deprecated.js";
 import { UsageError } from "../errors.js";
 import { CLI, jsonOption, note, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
@@ -84,14 +83,14 @@ export function versionTable(versions: readonly VersionSummary[]): string[] {
 }
 
 async function setRetired(ref: VersionRef, retired: boolean, options: StoreOptions & JsonOptions): Promise<void> {
-  await withEngine(options, [], async (engine) => {
+  await withEngine(options, [], async (engine, cli) => {
     if (retired) {
       // A typo (research@l) would retire nothing useful: say so, and still record it (a version may be deployed later).
       const known = (await engine.listVersions()).some((v) => v.workflow === ref.workflow && v.version === ref.version);
       if (!known) note(`warning: the store has no run of ${ref.workflow}@${ref.version}; check the name and version (${CLI} versions lists them).`);
     }
     const changed = retired ? await engine.retireVersion(ref.workflow, ref.version) : await engine.reinstateVersion(ref.workflow, ref.version);
-    if (changed) await recordAudit(engine.store, retired ? "version.drain" : "version.undrain", `${ref.workflow}@${ref.version}`, null);
+    if (changed) await cli.audit(retired ? "version.drain" : "version.undrain", `${ref.workflow}@${ref.version}`, null);
     // `drained` is the field's stored name, kept so scripts reading --json keep working.
     if (options.json) return printJson({ ...ref, drained: retired, changed });
     const name = `${ref.workflow}@${ref.version}`;

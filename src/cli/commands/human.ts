@@ -6,7 +6,6 @@ import { decode } from "../../core/serialize.js";
 import { idArg, intArg, jsonArg } from "../args.js";
 import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { humanContextLines, humanTable } from "../format.js";
-import { recordAudit } from "../audit.js";
 import { deprecatedCommand } from "../deprecated.js";
 
 const ACTIONS = ["retry", "skip", "fail", "answer"] as const;
@@ -72,11 +71,11 @@ async function answerRequest(requestId: string, choice: string, options: AnswerO
   if (options.value !== undefined) answer.value = options.value;
   if (options.message !== undefined) answer.message = options.message;
   if (options.by !== undefined) answer.by = options.by;
-  await withEngine(options, [], async (engine) => {
+  await withEngine(options, [], async (engine, cli) => {
     const result = await engine.respondToHuman(requestId, answer);
-    const request = await engine.store.getHumanRequest(requestId);
+    const request = await engine.getHumanRequest(requestId);
     if (!result.duplicate) {
-      await recordAudit(engine.store, "human.answer", requestId, {
+      await cli.audit("human.answer", requestId, {
         runId: request?.runId ?? null,
         action: answer.action,
         ...(answer.option === undefined ? {} : { option: answer.option }),
