@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { UsageError } from "./errors.js";
-import { escapeJsonForTerminal, escapeTerminal } from "./format.js";
+import { escapeJsonForTerminal, escapeTerminal } from "./terminal-escape.js";
 import { loadModuleEngineOptions } from "./load-schedules.js";
 import { createEngine } from "../engine/create-engine.js";
 import type { Engine } from "../engine/engine.js";

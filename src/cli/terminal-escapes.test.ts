@@ -14,7 +14,7 @@ import { silentLogger } from "../engine/logger.js";
 import { issueToken } from "../server/auth/tokens.js";
 import { createServer } from "../server/create-server.js";
 import { waitFor } from "../testing/wait-for.js";
-import { escapeTerminal } from "./format.js";
+import { escapeTerminal } from "./terminal-escape.js";
 
 const EVIL = "evil\u001b]0;pwned\u0007\u001b[2J\u009b31m";
 

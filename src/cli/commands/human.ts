@@ -5,7 +5,7 @@ import type { HumanAnswer } from "../../core/journal.js";
 import { decode } from "../../core/serialize.js";
 import { idArg, intArg, jsonArg } from "../args.js";
 import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
-import { humanContextLines, humanTable } from "../format.js";
+import { humanContextLines, humanTable } from "../human-format.js";
 import { deprecatedCommand } from "../deprecated.js";
 
 const ACTIONS = ["retry", "skip", "fail", "answer"] as const;
