@@ -15,7 +15,7 @@
  *
  * @example
  * const run = await engine.start(research, { topic: "solid-state batteries" }, { runId: "thread-42" });
- * // …once the run waits for its review (request id "thread-42:review#0", listed by `cairn inbox`):
+ * // …once the run waits for its review (request id "thread-42:review#0", listed by `cairn human-requests`):
  * await engine.respondToHuman("thread-42:review#0", { action: "answer", option: "approve", by: "ada" });
  * const result = await run.result();
  */

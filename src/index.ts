@@ -61,9 +61,12 @@ export { REDACTED } from "./core/redact.js";
 export type { EntryKind, EntryData, JournalEntry, NewEntry, WaitDescriptor, HumanAnswer, HumanNotice, OpKind } from "./core/journal.js";
 export {
   RUN_STATUSES,
+  LIVE_STATUSES,
   TERMINAL_STATUSES,
+  FAILED_STATUSES,
   TERMINAL_ENTRY_KINDS,
   isTerminal,
+  isFailed,
   isTerminalEntry,
   projectEntry,
   type RunStatus,

@@ -111,7 +111,7 @@ if (!haveChromium && process.env.CI === "true") {
       await expect.poll(() => page.locator('[data-kind="human.requested"]').count(), { timeout: 15_000 }).toBe(1);
       expect(await page.locator('[data-kind="human.requested"]').textContent()).toContain("asks for { amount, reason, channel, rush }");
 
-      await page.getByRole("link", { name: "Inbox", exact: true }).click();
+      await page.getByRole("link", { name: "Human requests", exact: true }).click();
       const card = page.locator('[data-request-id="refund-ui-1:amount#0"]');
       await expect.poll(() => card.count()).toBe(1);
       // A field per property, each with its input type.

@@ -174,7 +174,7 @@ if (!haveChromium && process.env.CI === "true") {
       await engine.start("ask", {}, { runId: "ask-1" });
       await status("ask-1", "suspended");
 
-      const page = await open("/ui/inbox");
+      const page = await open("/ui/human-requests");
       const card = page.locator('[data-request-id="ask-1:review#0"]');
       await expect.poll(() => card.count()).toBe(1);
       expect(await card.textContent()).toContain("Ship it?");
@@ -215,7 +215,7 @@ if (!haveChromium && process.env.CI === "true") {
       await expect.poll(() => page.locator(".waiting").textContent()).toContain("a person");
       await page.screenshot({ path: join(ARTIFACTS, "flow-2-waiting-for-a-person.png"), fullPage: true });
 
-      await page.getByRole("link", { name: "Inbox", exact: true }).click();
+      await page.getByRole("link", { name: "Human requests", exact: true }).click();
       const card = page.locator('[data-request-id="from-ui-1:review#0"]');
       await expect.poll(() => card.count()).toBe(1);
       await page.screenshot({ path: join(ARTIFACTS, "flow-3-inbox.png"), fullPage: true });

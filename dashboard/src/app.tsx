@@ -13,7 +13,7 @@ import { setZoneMode, useZoneMode, zoneLabel } from "./format";
 const NAV = [
   { href: `${BASE}/`, label: "Overview", view: "overview" },
   { href: `${BASE}/runs`, label: "Runs", view: "runs" },
-  { href: `${BASE}/inbox`, label: "Inbox", view: "inbox" },
+  { href: `${BASE}/human-requests`, label: "Human requests", view: "human-requests" },
   { href: `${BASE}/workers`, label: "Workers", view: "workers" },
 ] as const;
 
@@ -80,7 +80,7 @@ function Page({ route }: { route: Route }) {
       return <RunsPage query={route.query} />;
     case "run":
       return <RunPage key={route.runId} runId={route.runId} />;
-    case "inbox":
+    case "human-requests":
       return <InboxPage />;
     case "workers":
       return <WorkersPage />;

@@ -7,7 +7,7 @@ export type Route =
   | { view: "overview" }
   | { view: "runs"; query: URLSearchParams }
   | { view: "run"; runId: string }
-  | { view: "inbox" }
+  | { view: "human-requests" }
   | { view: "workers" }
   | { view: "missing"; path: string };
 
@@ -17,7 +17,9 @@ export function parseRoute(pathname: string, search: string): Route {
   if (parts.length === 0) return { view: "overview" };
   if (parts[0] === "runs" && parts.length === 1) return { view: "runs", query: new URLSearchParams(search) };
   if (parts[0] === "runs" && parts.length === 2) return { view: "run", runId: decodeURIComponent(parts[1]!) };
-  if (parts[0] === "inbox" && parts.length === 1) return { view: "inbox" };
+  if (parts[0] === "human-requests" && parts.length === 1) return { view: "human-requests" };
+  // The page's older address, kept so bookmarks and links keep working.
+  if (parts[0] === "inbox" && parts.length === 1) return { view: "human-requests" };
   if (parts[0] === "workers" && parts.length === 1) return { view: "workers" };
   return { view: "missing", path };
 }

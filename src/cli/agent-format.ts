@@ -29,7 +29,7 @@ export function transcriptLines(item: TranscriptItem): string[] {
       const lines = [`${label("question")} ${truncate(oneLine(item.question), 300)}`];
       if (item.context !== undefined) lines.push(`${label("")} context ${preview(item.context, 400)}`);
       lines.push(
-        `${label("")} ${answer ? `answered ${answer.option ?? answer.action}${answer.by ? ` by ${answer.by}` : ""}${answer.value === undefined ? "" : ` ${preview(answer.value, 200)}`}` : "waiting for a person (cairn inbox)"}`,
+        `${label("")} ${answer ? `answered ${answer.option ?? answer.action}${answer.by ? ` by ${answer.by}` : ""}${answer.value === undefined ? "" : ` ${preview(answer.value, 200)}`}` : "waiting for a person (cairn human-requests)"}`,
       );
       return lines;
     }

@@ -65,10 +65,16 @@ describe("cairn show of an agent run", () => {
     expect(out).toMatch(/cost\s+\$0\.\d{6}/);
     expect(out).toContain("limit        $5.000000");
 
-    // The inbox says what the approval is about.
+    // The list of human requests says what the approval is about.
+    const requests = await runCli(["human-requests", "--store", store], { cwd: dir });
+    expect(requests.stdout).toContain("What they are about:");
+    expect(requests.stdout).toMatch(/tool=deploy\s+toolCallId=call_1\s+arguments=\{"env":"prod"\}/);
+    expect(requests.stderr).not.toContain("deprecated");
+    // `cairn inbox`, its older name, prints the same and a one-line deprecation notice on stderr.
     const inbox = await runCli(["inbox", "--store", store], { cwd: dir });
-    expect(inbox.stdout).toContain("What they are about:");
-    expect(inbox.stdout).toMatch(/tool=deploy\s+toolCallId=call_1\s+arguments=\{"env":"prod"\}/);
+    expect(inbox.code, inbox.stderr).toBe(0);
+    expect(inbox.stdout).toBe(requests.stdout);
+    expect(inbox.stderr.trim()).toBe("warning: cairn inbox is deprecated and will be removed; use cairn human-requests (it does the same).");
 
     // Follow it while a person edits the call: the rest of the transcript arrives, then the end.
     const follow = spawn(process.execPath, [CLI_MAIN, "show", "ship", "--follow", "--store", store], { cwd: dir });

@@ -19,7 +19,7 @@ afterAll(() => {
 describe("the CLI refuses what it would otherwise get silently wrong", () => {
   it("read-only commands refuse a SQLite path with no store and create nothing there", async () => {
     const missing = join(dir, "nowhere", "typo.db");
-    for (const args of [["runs"], ["show", "r1"], ["inbox"], ["versions"], ["outbox"], ["audit"]]) {
+    for (const args of [["runs"], ["show", "r1"], ["human-requests"], ["inbox"], ["versions"], ["outbox"], ["audit"]]) {
       const result = await runCli([...args, "--store", `sqlite:${missing}`], { cwd: dir });
       expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toContain(`No Cairn store at ${missing}`);

@@ -21,7 +21,9 @@ const COMMANDS = [
   "retry",
   "fork",
   "answer",
-  "inbox",
+  "human-requests",
+  "retire",
+  "reinstate",
   "migrate",
   "audit",
   "prune",
@@ -115,6 +117,8 @@ describe("help", () => {
     const { code, stdout } = await cli("--help");
     expect(code).toBe(0);
     for (const command of COMMANDS) expect(stdout).toMatch(new RegExp(`^\\s+${command}\\b`, "m"));
+    // The deprecated older names still run (see agent-show.test.ts, deploys-spec.ts) but are not listed.
+    for (const old of ["inbox", "drain", "undrain"]) expect(stdout).not.toMatch(new RegExp(`^\\s+${old}\\b`, "m"));
   });
 
   it.concurrent.each(COMMANDS)("%s --help describes the command and its --store option", async (command) => {
@@ -321,7 +325,7 @@ describe("a run from start to completion", () => {
 });
 
 describe("a question for a person", () => {
-  it("inbox lists it; answer takes one of its options and refuses others", async () => {
+  it("human-requests lists it; answer takes one of its options and refuses others", async () => {
     const fixture = join(dir, "asker.mjs");
     writeFileSync(
       fixture,
@@ -340,7 +344,7 @@ describe("a question for a person", () => {
     const { child } = await spawnUntil(["worker", "--workflows", fixture, "--poll-ms", "50", "--store", store], /^cairn worker \S+ ready \(/);
     try {
       const inbox = await eventually("the question in the inbox", async () => {
-        const listed = await cli("inbox", "--store", store);
+        const listed = await cli("human-requests", "--store", store);
         return listed.stdout.includes("ask-1:deploy#0") ? listed.stdout : undefined;
       });
       expect(inbox).toContain("approve|reject");
@@ -358,19 +362,21 @@ describe("a question for a person", () => {
 
       // A question whose run is cancelled leaves the inbox: closed, and an answer is refused.
       expect((await cli("start", "asker", "--run-id", "ask-2", "--workflows", fixture, "--store", store)).code).toBe(0);
-      await eventually("the second question", async () => ((await cli("inbox", "--store", store)).stdout.includes("ask-2:deploy#0") ? true : undefined));
+      await eventually("the second question", async () =>
+        (await cli("human-requests", "--store", store)).stdout.includes("ask-2:deploy#0") ? true : undefined,
+      );
       expect((await cli("cancel", "ask-2", "--store", store)).code).toBe(0);
       await eventually("the run to be cancelled", async () => {
         const shown = JSON.parse((await cli("show", "ask-2", "--json", "--store", store)).stdout) as { run: { status: string } };
         return shown.run.status === "cancelled" ? true : undefined;
       });
-      expect((await cli("inbox", "--store", store)).stdout).not.toContain("ask-2:deploy#0");
-      const all = (await cli("inbox", "--all", "--store", store)).stdout;
+      expect((await cli("human-requests", "--store", store)).stdout).not.toContain("ask-2:deploy#0");
+      const all = (await cli("human-requests", "--all", "--store", store)).stdout;
       expect(all).toMatch(/ask-2:deploy#0 .*closed \(run cancelled\)/);
       const closed = await cli("answer", "ask-2:deploy#0", "approve", "--store", store);
       expect(closed.code).not.toBe(0);
       expect(closed.stderr).toContain("HUMAN_REQUEST_CLOSED");
-      const limited = (await cli("inbox", "--all", "--limit", "1", "--store", store)).stdout;
+      const limited = (await cli("human-requests", "--all", "--limit", "1", "--store", store)).stdout;
       expect(limited).toContain("More requests match than the 1 shown");
     } finally {
       expect(await stop(child)).toBe(0);

@@ -2,10 +2,12 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { UsageError } from "./errors.js";
-import { escapeJsonForTerminal, escapeTerminal } from "./format.js";
+import { escapeJsonForTerminal, escapeTerminal } from "./terminal-escape.js";
 import { loadModuleEngineOptions } from "./load-schedules.js";
 import { createEngine } from "../engine/create-engine.js";
 import type { Engine } from "../engine/engine.js";
+import type { AuditStore, RunStore, TokenStore } from "../core/store.js";
+import { recordAudit } from "./audit.js";
 import type { Workflow } from "../engine/workflow.js";
 import { defaultStoreUrl } from "../store/open-store.js";
 
@@ -53,6 +55,25 @@ export function requireExistingStore(url: string): void {
 }
 
 /**
+ * What a command gets beside the engine: the audit log it records privileged actions in, and the
+ * one store slice the security commands manage (API tokens and the audit log). Commands never see
+ * the whole store: what the engine offers they ask the engine for.
+ */
+export interface CommandContext {
+  /** Records a privileged action taken through the CLI in the audit log (actor `cli:<OS user>`). */
+  audit(action: string, target: string | null, detail?: Record<string, unknown> | null): Promise<void>;
+  /** API tokens and the audit log: `cairn token` and `cairn audit`. */
+  store: TokenStore & AuditStore;
+  /** Run counts by status and entry listings (store aggregates): `cairn top`'s overview. */
+  runs: Pick<RunStore, "countRuns" | "listRunEntries">;
+}
+
+/** The {@link CommandContext} over a store. */
+export function commandContext(store: TokenStore & AuditStore & Pick<RunStore, "countRuns" | "listRunEntries">): CommandContext {
+  return { audit: (action, target, detail = null) => recordAudit(store, action, target, detail), store, runs: store };
+}
+
+/**
  * Opens an engine on the store, runs `use`, and closes the engine whatever happens.
  * A `sqlite:` file that does not exist is refused unless `create` is set (see {@link requireExistingStore}).
  * @example await withEngine(opts, [], (engine) => engine.getRun(runId));
@@ -60,7 +81,7 @@ export function requireExistingStore(url: string): void {
 export async function withEngine<T>(
   options: StoreOptions,
   workflows: Workflow<any, any>[],
-  use: (engine: Engine) => Promise<T>,
+  use: (engine: Engine, cli: CommandContext) => Promise<T>,
   { create = false }: WithEngineOptions = {},
 ): Promise<T> {
   if (!create) requireExistingStore(options.store);
@@ -69,7 +90,7 @@ export async function withEngine<T>(
   const queues = specs && specs.length > 0 ? (await loadModuleEngineOptions(specs)).queues : undefined;
   const engine = await createEngine({ store: options.store, workflows, ...(queues ? { queues } : {}) });
   try {
-    return await use(engine);
+    return await use(engine, commandContext(engine.store));
   } finally {
     await engine.close();
   }

@@ -1,6 +1,6 @@
 import { CommanderError } from "commander";
 import { isCairnError } from "../core/errors.js";
-import { escapeTerminal } from "./format.js";
+import { escapeTerminal } from "./terminal-escape.js";
 
 /** Exit code for bad arguments or options (what was typed was wrong). */
 export const EXIT_USAGE = 2;

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { isTerminal } from "../core/run.js";
 import type { Engine, JournalEntryView, RunInfo } from "../engine/engine.js";
-import { timelineLine } from "./format.js";
+import { timelineLine } from "./journal-format.js";
 
 /** Options of {@link followRun}. */
 export interface FollowOptions {

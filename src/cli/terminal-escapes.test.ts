@@ -14,7 +14,7 @@ import { silentLogger } from "../engine/logger.js";
 import { issueToken } from "../server/auth/tokens.js";
 import { createServer } from "../server/create-server.js";
 import { waitFor } from "../testing/wait-for.js";
-import { escapeTerminal } from "./format.js";
+import { escapeTerminal } from "./terminal-escape.js";
 
 const EVIL = "evil\u001b]0;pwned\u0007\u001b[2J\u009b31m";
 
@@ -47,7 +47,7 @@ describe("control characters", () => {
     expect(await engine.store.listInbox("fine")).toEqual([]);
   });
 
-  it("stored by an older version, are printed escaped by runs, show, inbox and audit: no raw ESC, BEL or C1 on stdout", async () => {
+  it("stored by an older version, are printed escaped by runs, show, human-requests and audit: no raw ESC, BEL or C1 on stdout", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cairn-escapes-"));
     const store = `sqlite:${join(dir, "cairn.db")}`;
     const engine = await createEngine({ store, workflows: [ask], logger: silentLogger });
@@ -60,7 +60,7 @@ describe("control characters", () => {
     await waitFor(async () => (await engine.listHumanRequests({ status: "pending" })).length === 1, { what: "the question of the evil run" });
     await worker.stop();
 
-    for (const args of [["runs"], ["runs", "--json"], ["show", EVIL], ["inbox"], ["audit"]]) {
+    for (const args of [["runs"], ["runs", "--json"], ["show", EVIL], ["human-requests"], ["audit"]]) {
       const result = await runCli([...args, "--store", store], { cwd: dir });
       expect([args.join(" "), result.code, result.stderr]).toEqual([args.join(" "), 0, ""]);
       expect(result.stdout, args.join(" ")).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);

@@ -16,6 +16,7 @@ export {
   type RunFilterQuery,
 } from "./client.js";
 export { isCairnError } from "../core/errors.js";
+export { RUN_STATUSES, LIVE_STATUSES, TERMINAL_STATUSES, FAILED_STATUSES, isTerminal, isFailed, type RunStatus } from "../core/run-status.js";
 export type {
   AnswerBody,
   ApiErrorBody,

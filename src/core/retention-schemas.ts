@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { durationSchema, type Duration } from "./duration.js";
-import { RUN_STATUSES, TERMINAL_STATUSES, type RunStatus } from "./run.js";
+import { FAILED_STATUSES, RUN_STATUSES, TERMINAL_STATUSES, type RunStatus } from "./run.js";
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
 
@@ -118,7 +118,7 @@ export interface RetentionPolicy {
 /** The statuses each duration of a {@link RetentionPolicy} covers. */
 export const POLICY_STATUSES = {
   completedAfter: ["completed", "compensated"],
-  failedAfter: ["failed", "compensation_failed", "dead"],
+  failedAfter: FAILED_STATUSES,
   cancelledAfter: ["cancelled"],
 } as const satisfies Record<string, readonly RunStatus[]>;
 

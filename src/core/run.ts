@@ -1,38 +1,11 @@
 import type { EntryData, EntryKind, NewEntry } from "./journal.js";
 import { encode } from "./serialize.js";
+import { TERMINAL_STATUSES, type RunStatus, type TerminalStatus } from "./run-status.js";
 
-/**
- * Lifecycle states of a run. `compensated` and `compensation_failed` end a saga whose
- * compensations ran; `dead` is the dead-letter state of a run whose recovery kept failing.
- */
-export type RunStatus = "pending" | "running" | "suspended" | "completed" | "failed" | "cancelled" | "compensated" | "compensation_failed" | "dead";
-
-/** Every run status, in lifecycle order. */
-export const RUN_STATUSES: readonly RunStatus[] = [
-  "pending",
-  "running",
-  "suspended",
-  "completed",
-  "failed",
-  "cancelled",
-  "compensated",
-  "compensation_failed",
-  "dead",
-];
-
-/** The statuses a run never leaves on its own (an operator may still retry some of them). */
-export const TERMINAL_STATUSES: readonly RunStatus[] = ["completed", "failed", "cancelled", "compensated", "compensation_failed", "dead"];
+export { RUN_STATUSES, LIVE_STATUSES, TERMINAL_STATUSES, FAILED_STATUSES, isTerminal, isFailed, type RunStatus, type TerminalStatus } from "./run-status.js";
 
 /** The terminal statuses as an SQL list, `('completed', …)`, for the stores' queries. */
 export const TERMINAL_STATUSES_SQL = `(${TERMINAL_STATUSES.map((status) => `'${status}'`).join(", ")})`;
-
-/** True for every status in {@link TERMINAL_STATUSES}. */
-export function isTerminal(status: RunStatus): boolean {
-  return TERMINAL_STATUSES.includes(status);
-}
-
-/** A status a run never leaves on its own. */
-export type TerminalStatus = Exclude<RunStatus, "pending" | "running" | "suspended">;
 
 /** The journal entry kind that ends a run in each terminal status: the one list of both. */
 export const TERMINAL_ENTRY_KINDS: Readonly<Record<TerminalStatus, EntryKind>> = {

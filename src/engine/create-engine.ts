@@ -256,9 +256,12 @@ class EngineImpl implements Engine {
   getHumanRequest(requestId: string): Promise<HumanRequest | undefined> {
     return this.humans.get(requestId);
   }
-  async queueStates(): Promise<QueueState[]> {
+  async listQueues(): Promise<QueueState[]> {
     this.ensureOpen();
-    return this.ops.queueStates();
+    return this.ops.listQueues();
+  }
+  queueStates(): Promise<QueueState[]> {
+    return this.listQueues();
   }
   listWorkers(options: { staleAfterMs?: number } = {}) {
     return this.ops.listWorkers(options.staleAfterMs ?? 60_000);
@@ -269,13 +272,19 @@ class EngineImpl implements Engine {
   listVersions(): Promise<VersionSummary[]> {
     return this.ops.listVersions();
   }
-  async drainVersion(workflow: string, version: string): Promise<boolean> {
+  async retireVersion(workflow: string, version: string): Promise<boolean> {
     this.ensureOpen();
-    return this.ops.setDrained(workflow, version, true);
+    return this.ops.setRetired(workflow, version, true);
   }
-  async undrainVersion(workflow: string, version: string): Promise<boolean> {
+  async reinstateVersion(workflow: string, version: string): Promise<boolean> {
     this.ensureOpen();
-    return this.ops.setDrained(workflow, version, false);
+    return this.ops.setRetired(workflow, version, false);
+  }
+  drainVersion(workflow: string, version: string): Promise<boolean> {
+    return this.retireVersion(workflow, version);
+  }
+  undrainVersion(workflow: string, version: string): Promise<boolean> {
+    return this.reinstateVersion(workflow, version);
   }
   replay(source: string | JournalFile): Promise<ReplayReport> {
     this.ensureOpen();

@@ -25,7 +25,7 @@ export interface EngineOperationsDeps {
 export class EngineOperations {
   constructor(private readonly deps: EngineOperationsDeps) {}
 
-  async queueStates(): Promise<QueueState[]> {
+  async listQueues(): Promise<QueueState[]> {
     return queueStates(await this.deps.store.queueStats(this.deps.clock()), this.deps.queues);
   }
 
@@ -38,12 +38,14 @@ export class EngineOperations {
     return summarizeVersions(counts, drained, this.deps.workflows.byKey.keys());
   }
 
-  /** Drains a version (no worker claims its runs) or undrains it; true when something changed. */
-  async setDrained(workflow: string, version: string, drained: boolean): Promise<boolean> {
-    check(z.string().min(1).max(200), workflow, "drainVersion: workflow");
-    check(z.string().min(1).max(200), version, "drainVersion: version");
-    const changed = await this.deps.store.setVersionDrained(workflow, version, drained, this.deps.clock());
-    this.deps.pool.setDrained(workflow, version, drained);
+  /** Retires a version (no worker claims its runs) or reinstates it; true when something changed. */
+  async setRetired(workflow: string, version: string, retired: boolean): Promise<boolean> {
+    const method = retired ? "retireVersion" : "reinstateVersion";
+    check(z.string().min(1).max(200), workflow, `${method}: workflow`);
+    check(z.string().min(1).max(200), version, `${method}: version`);
+    // The store keeps the older word: a retired version is a `drained` row.
+    const changed = await this.deps.store.setVersionDrained(workflow, version, retired, this.deps.clock());
+    this.deps.pool.setDrained(workflow, version, retired);
     return changed;
   }
 

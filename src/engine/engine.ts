@@ -247,9 +247,11 @@ export interface WorkerOptions {
    */
   dispatcher?: boolean | DispatcherOptions;
   /**
-   * Workflow versions (`"research@1"`) this worker does not claim runs of, on top of those drained
-   * in the store with `engine.drainVersion` (`cairn worker --drain research@1`).
+   * Workflow versions (`"research@1"`) this worker treats as retired: it does not claim their runs, on
+   * top of those retired in the store with `engine.retireVersion` (`cairn worker --retire research@1`).
    */
+  retire?: string[];
+  /** @deprecated use {@link WorkerOptions.retire} (the same list; both are honoured). */
   drain?: string[];
 }
 
@@ -369,6 +371,8 @@ export interface Engine {
   /** Workers that heartbeated within `staleAfterMs` (default 60 s). */
   listWorkers(options?: { staleAfterMs?: number }): Promise<WorkerRecord[]>;
   /** Flow control: every queue with unfinished runs or declared on this engine, with its limits and running / waiting / suspended counts, in total and per key. */
+  listQueues(): Promise<QueueState[]>;
+  /** @deprecated use {@link Engine.listQueues} (the same answer). */
   queueStates(): Promise<QueueState[]>;
   /** Non-terminal runs that nothing will move (see Store.listStuckRuns). There should never be any. */
   listStuckRuns(options?: { graceMs?: number; limit?: number }): Promise<RunInfo[]>;
@@ -393,17 +397,21 @@ export interface Engine {
   /** Re-queues a dead message (attempts start again). Throws OutboxMessageNotFoundError; `applied: false` when it was not dead. */
   retryOutboxMessage(messageId: string): Promise<{ message: OutboxMessage; applied: boolean }>;
   /**
-   * Runs per workflow version and status (with drained and registered flags), so an operator sees
-   * which versions still have live runs before removing their code.
+   * Runs per workflow version and status (with retired and registered flags; the retired flag is
+   * named `drained`), so an operator sees which versions still have live runs before removing their code.
    */
   listVersions(): Promise<VersionSummary[]>;
   /**
-   * Stops every worker (this engine's at once, others on their next heartbeat) from claiming runs of
-   * this workflow version. Its runs stay where they are, visible in `listVersions`, until the version
-   * is undrained, or they are cancelled. Returns false when it was already drained.
+   * Retires a workflow version: stops every worker (this engine's at once, others on their next
+   * heartbeat) from claiming its runs. Its runs stay where they are, visible in `listVersions`, until
+   * the version is reinstated, or they are cancelled. Returns false when it was already retired.
    */
+  retireVersion(workflow: string, version: string): Promise<boolean>;
+  /** Reinstates a retired version: workers claim its runs again. Returns false when it was not retired. */
+  reinstateVersion(workflow: string, version: string): Promise<boolean>;
+  /** @deprecated use {@link Engine.retireVersion} (the same operation). */
   drainVersion(workflow: string, version: string): Promise<boolean>;
-  /** Lets workers claim runs of this version again. Returns false when it was not drained. */
+  /** @deprecated use {@link Engine.reinstateVersion} (the same operation). */
   undrainVersion(workflow: string, version: string): Promise<boolean>;
   /**
    * Replays a run's journal against the code registered now, executing nothing (no step runs, no

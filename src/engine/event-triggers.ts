@@ -3,11 +3,11 @@ import { eventTypeSchema } from "../core/schemas.js";
 import { decode, encode } from "../core/serialize.js";
 import type { NewRun, Store } from "../core/store.js";
 import type { RunFlow } from "../core/flow-control.js";
+import { LIVE_STATUSES } from "../core/run.js";
 import { isEventDefinition, type EventDefinition } from "./define-event.js";
 import type { CancelOn, Workflow, WorkflowDefinition } from "./workflow.js";
 
 const PATH = /^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/;
-const LIVE = ["pending", "running", "suspended"] as const;
 
 /** What {@link parseTriggers} adds to a workflow: its `on`, `cancelOn` and the typed events they name. */
 export interface Triggers {
@@ -163,7 +163,7 @@ async function liveRunsMatching(store: Pick<Store, "listRuns">, workflow: string
   const found: string[] = [];
   let cursor: string | undefined;
   do {
-    const page = await store.listRuns({ workflow, status: [...LIVE], limit: 1000, ...(cursor ? { cursor } : {}) });
+    const page = await store.listRuns({ workflow, status: [...LIVE_STATUSES], limit: 1000, ...(cursor ? { cursor } : {}) });
     for (const run of page.runs) {
       if (path === undefined) found.push(run.runId);
       else if (sameJson(valueAt(safeDecode(run.input), path), expected)) found.push(run.runId);

@@ -1,6 +1,6 @@
 import type { QueueLimits, QueueStat } from "../core/flow-control.js";
 
-/** A queue as `engine.queueStates()` shows it: its limits (when this engine declares it), totals, and the counts per key. */
+/** A queue as `engine.listQueues()` shows it: its limits (when this engine declares it), totals, and the counts per key. */
 export interface QueueState {
   name: string;
   /** The limits this engine declares for it; null for a queue it does not declare (runs of another engine's config). */

@@ -11,7 +11,7 @@ import {
 } from "../core/errors.js";
 import { forkBody } from "../core/api-schemas.js";
 import { newEntry, type EntryData } from "../core/journal.js";
-import type { RunRecord } from "../core/run.js";
+import { FAILED_STATUSES, LIVE_STATUSES, type RunRecord } from "../core/run.js";
 import { cancelReasonSchema, runIdRefSchema as RUN_REF } from "../core/schemas.js";
 import { decode, encode, type SerializedError } from "../core/serialize.js";
 import type { CopiedEntry, Store } from "../core/store.js";
@@ -44,11 +44,10 @@ export class RunControl {
     const { store, clock, pool } = this.deps;
     check(RUN_REF, runId, "cancel: runId");
     const data = reason === undefined ? {} : { reason: check(cancelReasonSchema, reason, "cancel: reason") };
-    const live = ["pending", "running", "suspended"] as const;
     // A run with compensations to run or resources to release is handed back to a worker to clean up (engine/saga.ts).
     const before = await store.readJournal(runId);
     const cleanup = needsCleanup(before);
-    const control = await store.controlRun(runId, live, newEntry(cleanup ? "run.cancelling" : "run.cancelled", null, data), clock());
+    const control = await store.controlRun(runId, LIVE_STATUSES, newEntry(cleanup ? "run.cancelling" : "run.cancelled", null, data), clock());
     if (!control.applied) throw new RunFinishedError(runId, control.run.status, "cancel");
     let run = control.run;
     if (!cleanup && needsCleanup(await store.readJournal(runId, { afterSeq: before.at(-1)?.seq ?? 0 }))) {
@@ -65,7 +64,7 @@ export class RunControl {
   private async cancelChildren(runId: string, reason: string | undefined): Promise<void> {
     let cursor: string | undefined;
     do {
-      const page = await this.deps.store.listRuns({ parentRunId: runId, status: ["pending", "running", "suspended"], limit: 1000, cursor });
+      const page = await this.deps.store.listRuns({ parentRunId: runId, status: [...LIVE_STATUSES], limit: 1000, cursor });
       for (const child of page.runs) {
         await this.deps.cancel(child.runId, reason ?? `parent ${runId} cancelled`).catch((error) => {
           if (!(error instanceof RunFinishedError)) throw error;
@@ -82,7 +81,7 @@ export class RunControl {
     const failedSteps = [...new Set(journal.filter((e) => e.kind === "step.failed" && decode<{ final: boolean }>(e.payload).final).map((e) => e.opKey!))];
     // A compensation_failed run retries its failed compensation (and then the older ones), not its steps;
     // a dead run is claimed again with its recovery counter reset.
-    const { run, applied } = await store.controlRun(runId, ["failed", "compensation_failed", "dead"], newEntry("run.retried", null, { failedSteps }), clock());
+    const { run, applied } = await store.controlRun(runId, FAILED_STATUSES, newEntry("run.retried", null, { failedSteps }), clock());
     if (!applied) throw new RunNotFailedError(runId, run.status);
     this.deps.pool.kick();
     return this.deps.views.view(run);

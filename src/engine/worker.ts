@@ -51,6 +51,7 @@ const optionsSchema = z
     leaseMs: z.number().int().min(100).max(3_600_000).default(30_000),
     heartbeatMs: z.number().int().min(10).optional(),
     workerId: z.string().min(1).max(200).optional(),
+    retire: z.array(versionRefSchema).max(1000).optional(),
     drain: z.array(versionRefSchema).max(1000).optional(),
   })
   .strict();
@@ -90,9 +91,9 @@ export class WorkerImpl implements Worker, ExecutionHost {
   /** Slots promised to runs this engine is creating already claimed for this worker (see {@link reserve}). */
   private reserved = 0;
   private reservationsSettled: (() => void) | null = null;
-  /** `name@version` this worker was told not to claim (`WorkerOptions.drain`). */
+  /** `name@version` this worker was told not to claim (`WorkerOptions.retire`, or its deprecated name `drain`). */
   private readonly drainedHere: Set<string>;
-  /** `name@version` drained in the store (`engine.drainVersion`), refreshed on every heartbeat. */
+  /** `name@version` retired in the store (`engine.retireVersion`), refreshed on every heartbeat. */
   private drainedInStore = new Set<string>();
   private refreshing = false;
 
@@ -107,7 +108,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
     this.pollInterval = opts.pollInterval;
     this.leaseMs = opts.leaseMs;
     this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
-    this.drainedHere = new Set((opts.drain ?? []).map((ref) => `${ref.workflow}@${ref.version}`));
+    this.drainedHere = new Set([...(opts.retire ?? []), ...(opts.drain ?? [])].map((ref) => `${ref.workflow}@${ref.version}`));
     this.drainedInStore = new Set(deps.drained);
     this.store = deps.store;
     this.maxPayloadBytes = deps.maxPayloadBytes;

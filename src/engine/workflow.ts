@@ -211,7 +211,7 @@ export type HumanEscalation = "fail" | "cancel" | { option: string; value?: unkn
 
 /** What `ctx.askHuman` asks. */
 export interface AskHumanRequest {
-  /** What the person is asked, shown in `cairn inbox` and the API. */
+  /** What the person is asked, shown in `cairn human-requests` and the API. */
   question: string;
   /** When given, an answer must choose one of them. */
   options?: string[];
@@ -222,7 +222,7 @@ export interface AskHumanRequest {
   /**
    * On timeout: throw TimeoutError ("fail", the default), cancel the run ("cancel"), choose an option
    * (with an optional value), or give it more time — `{ extend: "24h", times: 2, then: "fail" }` — which
-   * moves the request's deadline (shown by the API and `cairn inbox`) before the final escalation.
+   * moves the request's deadline (shown by the API and `cairn human-requests`) before the final escalation.
    */
   onTimeout?: HumanEscalation | { extend: Duration; times?: number; then?: HumanEscalation };
   /**
@@ -234,7 +234,7 @@ export interface AskHumanRequest {
   name?: string;
   /**
    * The answer is a secret (a one-time code, a password): the run gets it, but views of the run (the
-   * API, the stream, `cairn inbox`, the dashboard) show its `value` and `message` as `"[redacted]"`,
+   * API, the stream, `cairn human-requests`, the dashboard) show its `value` and `message` as `"[redacted]"`,
    * and redact their text wherever it shows up later. For secrets in the `context`, wrap them in `secret()`.
    */
   secret?: boolean;

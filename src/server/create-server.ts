@@ -37,10 +37,12 @@ export type CairnApp = Hono & {
  * const res = await app.request("/runs?status=failed");
  */
 export function createServer(engine: Engine, options: ServerOptions = {}): CairnApp {
+  // The one place the server holds the whole store: each route module gets the slices it needs.
+  const store = engine.store;
   const resolved: ResolvedServerOptions = {
     bodyLimitBytes: positive(options.bodyLimitBytes, 1024 * 1024, "bodyLimitBytes"),
     // With push notices of other processes' journal writes (PostgreSQL) the poll is only a safety net.
-    streamPollMs: positive(options.streamPollMs, engine.store.onJournal ? 2000 : 200, "streamPollMs"),
+    streamPollMs: positive(options.streamPollMs, store.onJournal ? 2000 : 200, "streamPollMs"),
     keepAliveMs: positive(options.keepAliveMs, 15_000, "keepAliveMs"),
     streamRetryMs: positive(options.streamRetryMs, 1000, "streamRetryMs"),
     logger: options.logger ?? consoleLogger(),
@@ -52,20 +54,20 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
   registerRequestGuard(app, guardOptions(options));
   if (resolved.auth === "tokens") {
     const tickets = new TicketBook();
-    registerTokenAuth(app, engine.store, tickets);
-    registerAuthRoutes(app, engine, resolved, tickets);
+    registerTokenAuth(app, store, tickets);
+    registerAuthRoutes(app, resolved, tickets, store);
   }
-  registerRunRoutes(app, engine, resolved);
-  registerLiveRoutes(app, engine, resolved);
-  registerRetentionRoutes(app, engine, resolved);
-  registerStreamRoute(app, engine, resolved);
-  registerHumanRequestRoutes(app, engine, resolved);
-  registerSecurityRoutes(app, engine, resolved);
-  registerWebhookRoute(app, engine, resolved);
-  registerEventRoutes(app, engine, resolved);
-  registerSystemRoutes(app, engine);
-  registerOutboxRoutes(app, engine);
-  registerOverviewRoute(app, engine);
+  registerRunRoutes(app, engine, resolved, store);
+  registerLiveRoutes(app, engine, resolved, store);
+  registerRetentionRoutes(app, engine, resolved, store);
+  registerStreamRoute(app, engine, resolved, store);
+  registerHumanRequestRoutes(app, engine, resolved, store);
+  registerSecurityRoutes(app, resolved, store);
+  registerWebhookRoute(app, engine, resolved, store);
+  registerEventRoutes(app, engine, resolved, store);
+  registerSystemRoutes(app, engine, store);
+  registerOutboxRoutes(app, engine, store);
+  registerOverviewRoute(app, engine, store);
   registerCostsRoute(app, engine);
   if (options.dashboardDir !== undefined) registerDashboardRoutes(app, options.dashboardDir);
   app.notFound((c) => {

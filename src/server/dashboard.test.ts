@@ -24,7 +24,15 @@ describe("the dashboard route", () => {
     expect(root.status).toBe(302);
     expect(root.headers.get("location")).toBe("/ui/");
 
-    for (const path of ["/ui/", "/ui/runs", "/ui/runs/r%2F1", "/ui/inbox?x=1", "/ui/runs/release-v2.3.0", "/ui/runs/nightly%3A2026-11-26T03%3A00%3A00.000Z"]) {
+    for (const path of [
+      "/ui/",
+      "/ui/runs",
+      "/ui/runs/r%2F1",
+      "/ui/inbox?x=1",
+      "/ui/human-requests",
+      "/ui/runs/release-v2.3.0",
+      "/ui/runs/nightly%3A2026-11-26T03%3A00%3A00.000Z",
+    ]) {
       const res = await app.request(path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");

@@ -1,6 +1,6 @@
 import { LiveDeltas, type Delta } from "../core/live-deltas.js";
 import type { LiveDeltaRecord } from "../core/live-delta-store.js";
-import type { Store } from "../core/store.js";
+import type { LiveDeltaStore } from "../core/live-delta-store.js";
 
 /** How often the store is read for new records when it does not push (SQLite); also the pace of reads after a push. */
 export const REMOTE_POLL_MS = 50;
@@ -35,7 +35,7 @@ export class RemoteDeltas {
   private stopped = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: LiveDeltaStore,
     private readonly origin: string,
     private readonly deliver: (runId: string, delta: Delta) => void,
     private readonly onError: (error: unknown) => void,

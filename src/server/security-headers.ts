@@ -1,7 +1,7 @@
 /**
  * The dashboard's Content-Security-Policy: its own scripts, styles and API only (no inline code, no
  * third-party origin), the inline SVG icon as a `data:` image, and no framing by any page
- * (`frame-ancestors 'none'`), so the one-click inbox cannot be overlaid by another site.
+ * (`frame-ancestors 'none'`), so the one-click answer page (human requests) cannot be overlaid by another site.
  */
 export const DASHBOARD_CSP = [
   "default-src 'self'",

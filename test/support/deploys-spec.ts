@@ -101,20 +101,20 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
       await old.result("v1-a", { timeoutMs: 20_000 });
       await old.result("v1-b", { timeoutMs: 20_000 });
       await worker.stop();
-      expect(await current.drainVersion("deploy-wf", "1")).toBe(true);
+      expect(await current.retireVersion("deploy-wf", "1")).toBe(true);
       const listed = await current.listVersions();
       expect(listed[0]).toMatchObject({ version: "1", counts: { completed: 2 }, live: 0, drained: true });
       expect(listed[1]).toMatchObject({ version: "2", counts: { pending: 1 }, live: 1, drained: false });
     });
 
-    it("a drained version is not claimed, by this engine's workers or another's; others are; undrain resumes it", async () => {
+    it("a retired version is not claimed, by this engine's workers or another's; others are; reinstating resumes it", async () => {
       const url = await makeUrl();
       const ledger = join(tempDir(), "ledger.txt");
       const { v1, v2 } = versions(ledger);
       const engine = await engineOn(url, [v1, v2]);
-      expect(await engine.drainVersion("deploy-wf", "1")).toBe(true);
-      expect(await engine.drainVersion("deploy-wf", "1")).toBe(false);
-      // The drained run is older: claims go oldest first, so a broken drain takes it before the other.
+      expect(await engine.retireVersion("deploy-wf", "1")).toBe(true);
+      expect(await engine.retireVersion("deploy-wf", "1")).toBe(false);
+      // The retired version's run is older: claims go oldest first, so a broken retirement takes it before the other.
       await engine.start(v1, { n: 1 }, { runId: "old-run" });
       await engine.start(v2, { n: 1 }, { runId: "new-run" });
       engine.startWorker({ pollInterval: 10 });
@@ -132,7 +132,8 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
       expect(ledgerLines(ledger).filter((line) => line.endsWith(" old-run"))).toEqual([]);
       expect((await engine.journal("old-run-2")).map((e) => e.kind)).toEqual(["run.created"]);
 
-      expect(await engine.undrainVersion("deploy-wf", "1")).toBe(true);
+      expect(await engine.reinstateVersion("deploy-wf", "1")).toBe(true);
+      expect(await engine.reinstateVersion("deploy-wf", "1")).toBe(false);
       expect(await engine.result("old-run", { timeoutMs: 20_000 })).toBe("1:4");
       expect(await engine.result("old-run-2", { timeoutMs: 20_000 })).toBe("1:6");
     });
@@ -169,7 +170,7 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
 
       // Another process drains version 1 through the store alone.
       const other = await engineOn(url, [v1, v2]);
-      expect(await other.drainVersion("drain-wf", "1")).toBe(true);
+      expect(await other.retireVersion("drain-wf", "1")).toBe(true);
       const drainedAt = Date.now();
       // Three heartbeats after the drain: each rereads the drained list (one read at a time).
       const beats = new Set<number>();
@@ -208,25 +209,44 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
       expect(steps.filter((line) => !line.endsWith(" current") && !line.endsWith(" later"))).toEqual(["hold mid"]);
 
       // Undrained (again by the other process): the worker resumes both on a heartbeat.
-      expect(await other.undrainVersion("drain-wf", "1")).toBe(true);
+      expect(await other.reinstateVersion("drain-wf", "1")).toBe(true);
       expect(await engine.result("mid", { timeoutMs: 20_000 })).toBe("1:held");
       expect(await engine.result("fresh", { timeoutMs: 20_000 })).toBe("1:quick");
     });
 
-    it("a worker started with drain skips that version even when the store has it undrained", async () => {
+    it("a worker started with retire skips that version even when the store has it in service", async () => {
       const url = await makeUrl();
       const ledger = join(tempDir(), "ledger.txt");
       const { v1, v2 } = versions(ledger);
       const engine = await engineOn(url, [v1, v2]);
       await engine.start(v1, { n: 1 }, { runId: "skip-me" });
       await engine.start(v2, { n: 1 }, { runId: "take-me" });
-      const worker = engine.startWorker({ pollInterval: 10, drain: ["deploy-wf@1"] });
+      const worker = engine.startWorker({ pollInterval: 10, retire: ["deploy-wf@1"] });
       await engine.result("take-me", { timeoutMs: 20_000 });
       expect((await engine.getRun("skip-me")).status).toBe("pending");
       await worker.stop();
-      expect(() => engine.startWorker({ drain: ["no-version"] })).toThrow(/workflow>@<version/);
+      expect(() => engine.startWorker({ retire: ["no-version"] })).toThrow(/workflow>@<version/);
       engine.startWorker({ pollInterval: 10 });
       expect(await engine.result("skip-me", { timeoutMs: 20_000 })).toBe("1:4");
+    });
+
+    it("the deprecated names still work: drainVersion, undrainVersion, startWorker({ drain })", async () => {
+      const url = await makeUrl();
+      const ledger = join(tempDir(), "ledger.txt");
+      const { v1, v2 } = versions(ledger);
+      const engine = await engineOn(url, [v1, v2]);
+      expect(await engine.drainVersion("deploy-wf", "2")).toBe(true);
+      expect(await engine.retireVersion("deploy-wf", "2")).toBe(false);
+      expect((await engine.listVersions()).find((v) => v.version === "2")).toMatchObject({ drained: true });
+      expect(await engine.undrainVersion("deploy-wf", "2")).toBe(true);
+      expect(await engine.reinstateVersion("deploy-wf", "2")).toBe(false);
+      await engine.start(v1, { n: 1 }, { runId: "old-name" });
+      await engine.start(v2, { n: 1 }, { runId: "new-name" });
+      const worker = engine.startWorker({ pollInterval: 10, drain: ["deploy-wf@1"] });
+      await engine.result("new-name", { timeoutMs: 20_000 });
+      expect((await engine.getRun("old-name")).status).toBe("pending");
+      await worker.stop();
+      expect(() => engine.startWorker({ drain: ["no-version"] })).toThrow(/workflow>@<version/);
     });
 
     it("replay executes nothing: no step runs, nothing is written, and it stops at the first op with no outcome", async () => {
@@ -341,25 +361,39 @@ export function deploysSpec(kind: string, makeUrl: StoreUrlMaker): void {
       expect(last.exitCode).toBeNull();
     });
 
-    it("cairn versions, drain and undrain against the store", async () => {
+    it("cairn versions, retire and reinstate against the store; drain and undrain still work and warn", async () => {
       requireBuild();
       const url = await makeUrl();
       const ledger = join(tempDir(), "ledger.txt");
       const { v1 } = versions(ledger);
       const engine = await engineOn(url, [v1]);
       await engine.start(v1, { n: 1 }, { runId: "cli-run" });
-      const drained = await cli(["drain", "deploy-wf@1", "--store", url]);
-      expect(drained.code, drained.stderr).toBe(0);
-      expect(drained.stdout).toMatch(/deploy-wf@1 drained/);
+      const retired = await cli(["retire", "deploy-wf@1", "--store", url]);
+      expect(retired.code, retired.stderr).toBe(0);
+      expect(retired.stdout).toMatch(/deploy-wf@1 retired/);
+      expect(retired.stderr).not.toMatch(/deprecated/);
       const table = await cli(["versions", "--store", url]);
       expect(table.code, table.stderr).toBe(0);
       expect(table.stdout.split("\n")[0]).toMatch(/^WORKFLOW\s+VERSION\s+LIVE\s+PENDING\s+STATE$/);
-      expect(table.stdout.split("\n")[1]).toMatch(/^deploy-wf\s+1\s+1\s+1\s+drained$/);
+      expect(table.stdout.split("\n")[1]).toMatch(/^deploy-wf\s+1\s+1\s+1\s+retired$/);
       const json = JSON.parse((await cli(["versions", "--json", "--store", url])).stdout) as unknown[];
       expect(json).toEqual([expect.objectContaining({ workflow: "deploy-wf", version: "1", live: 1, drained: true })]);
-      expect((await cli(["drain", "deploy-wf", "--store", url])).code).toBe(2);
-      expect((await cli(["undrain", "deploy-wf@1", "--store", url])).code).toBe(0);
+      expect((await cli(["retire", "deploy-wf", "--store", url])).code).toBe(2);
+      expect((await cli(["reinstate", "deploy-wf@1", "--store", url])).code).toBe(0);
       expect(await engine.store.listDrainedVersions()).toEqual([]);
+      // The older names: same effect, plus a one-line notice on stderr; hidden from the help.
+      const drained = await cli(["drain", "deploy-wf@1", "--store", url]);
+      expect(drained.code, drained.stderr).toBe(0);
+      expect(drained.stdout).toMatch(/deploy-wf@1 retired/);
+      expect(drained.stderr.trim()).toBe("warning: cairn drain is deprecated and will be removed; use cairn retire (it does the same).");
+      expect(await engine.store.listDrainedVersions()).toEqual([expect.objectContaining({ workflow: "deploy-wf", version: "1" })]);
+      const undrained = await cli(["undrain", "deploy-wf@1", "--store", url]);
+      expect(undrained.code, undrained.stderr).toBe(0);
+      expect(undrained.stderr).toContain("cairn undrain is deprecated");
+      expect(await engine.store.listDrainedVersions()).toEqual([]);
+      const help = await cli(["--help"]);
+      expect(help.stdout).toMatch(/^\s+retire /m);
+      expect(help.stdout).not.toMatch(/^\s+drain /m);
     });
 
     it("cairn replay: exit 0 when a committed journal replays, 1 with the divergence when an op was renamed", async () => {

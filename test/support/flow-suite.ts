@@ -216,7 +216,7 @@ export function flowSuite(url: () => Promise<string>): void {
     await expectInvalid(() => engine.start(echo, 7, { debounce: { key: "k", period: "soon" as never } }), "debounce: period");
   });
 
-  it("queue state: engine.queueStates() and `cairn queues` show running, waiting and suspended runs per queue and key", async () => {
+  it("queue state: engine.listQueues() and `cairn queues` show running, waiting and suspended runs per queue and key", async () => {
     const store = await url();
     const release = deferred<number>();
     const hold = defineWorkflow({ name: "hold", queue: "jobs", run: async (ctx) => ctx.step("hold", () => release.promise) });
@@ -230,7 +230,9 @@ export function flowSuite(url: () => Promise<string>): void {
     await waitFor(async () => (await holding.info()).status === "running", { timeoutMs: 10_000, what: "the holder to run" });
     await engine.start(hold, undefined, { concurrencyKey: "a" });
     await engine.start(hold, undefined);
-    const states = await engine.queueStates();
+    const states = await engine.listQueues();
+    // The deprecated name answers the same.
+    expect(await engine.queueStates()).toEqual(states);
     expect(states.map((s) => [s.name, s.running, s.waiting, s.suspended])).toEqual([
       ["idle", 0, 0, 0],
       ["jobs", 1, 2, 1],

@@ -16,7 +16,7 @@ export function InboxPage() {
   return (
     <section>
       <header className="page-header">
-        <h1>Inbox</h1>
+        <h1>Human requests</h1>
         <span className="muted">{pending.data ? `${pending.data.length} waiting for an answer` : ""}</span>
       </header>
       <ErrorBox error={pending.error} />

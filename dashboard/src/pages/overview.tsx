@@ -1,3 +1,4 @@
+import { TERMINAL_STATUSES } from "cairn/client";
 import { useState } from "react";
 import { getJson } from "../api";
 import { Link } from "../components/link";
@@ -27,7 +28,7 @@ export function OverviewPage() {
   const summary = usePolling(() => getJson<OverviewSummary>(`/overview?since=${chosen.ms === null ? 0 : Date.now() - chosen.ms}`), 20_000, [range]);
   const data = summary.data;
   const count = (status: string) => data?.counts.byStatus[status] ?? 0;
-  const finished = count("completed") + count("failed") + count("cancelled") + count("compensated") + count("compensation_failed");
+  const finished = TERMINAL_STATUSES.reduce((sum, status) => sum + count(status), 0);
 
   return (
     <section>
@@ -56,7 +57,7 @@ export function OverviewPage() {
           <div className="tile-value">{!data ? placeholder(summary) : finished ? `${Math.round((100 * count("completed")) / finished)}%` : "—"}</div>
           <div className="tile-label">completion rate</div>
         </div>
-        <Link className={`tile ${data?.human.pending ? "attention" : ""}`} href={`${BASE}/inbox`}>
+        <Link className={`tile ${data?.human.pending ? "attention" : ""}`} href={`${BASE}/human-requests`}>
           <div className="tile-value">{data ? `${data.human.pending}${data.human.pendingCapped ? "+" : ""}` : placeholder(summary)}</div>
           <div className="tile-label">waiting for a person</div>
         </Link>

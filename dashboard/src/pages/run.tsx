@@ -1,4 +1,4 @@
-import type { ApiJournalEntry, ApiRun } from "cairn/client";
+import { isFailed, isTerminal, type ApiJournalEntry, type ApiRun } from "cairn/client";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { api } from "../api";
 import { AgentPanel } from "../components/agent-panel";
@@ -11,8 +11,6 @@ import { dateTime, duration, runAge, spendOf, usd, waitingText } from "../format
 import { usePolling } from "../hooks";
 import { Link } from "../components/link";
 import { BASE, runPath } from "../router";
-
-const TERMINAL = ["completed", "failed", "cancelled", "compensated", "compensation_failed", "dead"];
 
 /** One run: its state, what it waits for, questions to answer, spend, and the live journal. */
 export function RunPage({ runId }: { runId: string }) {
@@ -131,7 +129,7 @@ export function RunPage({ runId }: { runId: string }) {
       {partial && <LiveOutputView output={partial} />}
       <AgentPanel entries={entries} />
       <h2>
-        Journal <span className={`live ${live ? "on" : ""}`}>{live ? "● live" : r && TERMINAL.includes(r.status) ? "finished" : "reconnecting…"}</span>
+        Journal <span className={`live ${live ? "on" : ""}`}>{live ? "● live" : r && isTerminal(r.status) ? "finished" : "reconnecting…"}</span>
       </h2>
       <ErrorBox error={streamError} />
       <JournalView entries={entries} runId={runId} />
@@ -229,7 +227,7 @@ function useLiveJournal(runId: string, run: ApiRun | undefined) {
 
   // The stream ended with the run, but the run went on (retried): follow it again.
   useEffect(() => {
-    if (run && !live && !TERMINAL.includes(run.status) && run.entries > lastSeq.current) setGeneration((n) => n + 1);
+    if (run && !live && !isTerminal(run.status) && run.entries > lastSeq.current) setGeneration((n) => n + 1);
   }, [run, live]);
 
   return { entries, live, error, partial };
@@ -311,7 +309,7 @@ function RunActions({ run, onDone }: { run: ApiRun; onDone: () => void }) {
   };
   return (
     <div className="actions">
-      {!TERMINAL.includes(run.status) && (
+      {!isTerminal(run.status) && (
         <button
           className="danger"
           onClick={() => window.confirm(`Cancel run ${run.runId}?`) && void act(() => api.cancel(run.runId, "cancelled from the dashboard"))}
@@ -319,7 +317,7 @@ function RunActions({ run, onDone }: { run: ApiRun; onDone: () => void }) {
           Cancel
         </button>
       )}
-      {(run.status === "failed" || run.status === "compensation_failed") && <button onClick={() => void act(() => api.retry(run.runId))}>Retry</button>}
+      {isFailed(run.status) && <button onClick={() => void act(() => api.retry(run.runId))}>Retry</button>}
       {error && <span className="err">{error}</span>}
     </div>
   );

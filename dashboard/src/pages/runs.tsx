@@ -1,4 +1,4 @@
-import type { ApiRun, BulkResult, BulkTarget } from "cairn/client";
+import { FAILED_STATUSES, LIVE_STATUSES, RUN_STATUSES, type ApiRun, type BulkResult, type BulkTarget } from "cairn/client";
 import { useMemo, useState } from "react";
 import { api } from "../api";
 import { StartRunForm } from "../components/start-run";
@@ -8,17 +8,7 @@ import { ago, dateTime, duration, runAge, useZoneMode, waitingText } from "../fo
 import { usePolling } from "../hooks";
 import { BASE, navigate, runPath } from "../router";
 
-export const STATUSES: ApiRun["status"][] = [
-  "pending",
-  "running",
-  "suspended",
-  "completed",
-  "failed",
-  "cancelled",
-  "compensated",
-  "compensation_failed",
-  "dead",
-];
+export const STATUSES: readonly ApiRun["status"][] = RUN_STATUSES;
 
 /** The filters of the runs list, as kept in the URL (so a link or a reload keeps them). */
 interface Filters {
@@ -33,7 +23,7 @@ interface Filters {
 
 function filtersOf(query: URLSearchParams): Filters {
   return {
-    status: (query.get("status") ?? "").split(",").filter((s): s is ApiRun["status"] => (STATUSES as string[]).includes(s)),
+    status: (query.get("status") ?? "").split(",").filter((s): s is ApiRun["status"] => (STATUSES as readonly string[]).includes(s)),
     workflow: query.get("workflow") ?? "",
     q: query.get("q") ?? "",
     after: validInstant(query.get("after")),
@@ -74,7 +64,7 @@ function fromInputValue(value: string, utc: boolean): string {
 }
 
 /** Statuses each bulk action applies to (as the API's). */
-const BULK_STATUSES = { cancel: ["pending", "running", "suspended"], retry: ["failed", "compensation_failed", "dead"] } as const;
+const BULK_STATUSES = { cancel: LIVE_STATUSES, retry: FAILED_STATUSES };
 
 /** A bulk action waiting for its confirmation: on the selected runs, or on every run the filters list. */
 interface PendingBulk {

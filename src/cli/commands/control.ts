@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import { idArg, intArg, jsonArg } from "../args.js";
-import { recordAudit } from "../audit.js";
 import { UsageError } from "../errors.js";
 import { CLI, jsonOption, print, printJson, shellQuote, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 
@@ -59,12 +58,12 @@ export function registerControlCommands(program: Command): void {
 }
 
 async function sendEvent(runId: string, type: string, payload: unknown, options: SendOptions): Promise<void> {
-  await withEngine(options, [], async (engine) => {
+  await withEngine(options, [], async (engine, cli) => {
     const sent = await engine.sendEvent(runId, type, payload, {
       ...(options.eventId === undefined ? {} : { eventId: options.eventId }),
       ...(options.secret ? { secret: true } : {}),
     });
-    if (!sent.duplicate) await recordAudit(engine.store, "run.event", runId, { type, eventId: sent.eventId });
+    if (!sent.duplicate) await cli.audit("run.event", runId, { type, eventId: sent.eventId });
     if (options.json) return printJson({ runId, type, ...sent });
     print(
       sent.duplicate ? `Event ${sent.eventId} was already delivered to ${runId}; nothing changed.` : `Sent "${type}" to ${runId} (eventId ${sent.eventId}).`,
@@ -73,9 +72,9 @@ async function sendEvent(runId: string, type: string, payload: unknown, options:
 }
 
 async function cancelRun(runId: string, options: CancelOptions): Promise<void> {
-  await withEngine(options, [], async (engine) => {
+  await withEngine(options, [], async (engine, cli) => {
     const run = await engine.cancel(runId, options.reason);
-    await recordAudit(engine.store, "run.cancel", runId, options.reason === undefined ? null : { reason: options.reason });
+    await cli.audit("run.cancel", runId, options.reason === undefined ? null : { reason: options.reason });
     if (options.json) return printJson(run);
     if (run.status === "pending") {
       // The run registered compensations or holds resources: a worker unwinds it, then it ends.
@@ -88,9 +87,9 @@ async function cancelRun(runId: string, options: CancelOptions): Promise<void> {
 }
 
 async function retryRun(runId: string, options: StoreOptions & JsonOptions): Promise<void> {
-  await withEngine(options, [], async (engine) => {
+  await withEngine(options, [], async (engine, cli) => {
     const run = await engine.retry(runId);
-    await recordAudit(engine.store, "run.retry", runId);
+    await cli.audit("run.retry", runId);
     if (options.json) return printJson(run);
     print(`${run.runId}: ${run.status}. A worker resumes it from its journal; finished steps are not run again.`);
     print(`Follow it with: ${CLI} show ${shellQuote(run.runId)} --follow`);
@@ -101,11 +100,11 @@ async function forkRun(runId: string, options: ForkCommandOptions): Promise<void
   if ((options.patchSeq === undefined) !== (options.patchValue === undefined)) {
     throw new UsageError("--patch-seq and --patch-value go together: give both to patch a step result, or neither.");
   }
-  await withEngine(options, [], async (engine) => {
+  await withEngine(options, [], async (engine, cli) => {
     const patch = options.patchSeq === undefined ? undefined : { seq: options.patchSeq, result: options.patchValue };
     const handle = await engine.fork(runId, { atSeq: options.at, ...(patch ? { patch } : {}), ...(options.runId ? { runId: options.runId } : {}) });
     const run = await engine.getRun(handle.runId);
-    if (handle.created) await recordAudit(engine.store, "run.fork", handle.runId, { from: runId, atSeq: options.at, patched: patch?.seq ?? null });
+    if (handle.created) await cli.audit("run.fork", handle.runId, { from: runId, atSeq: options.at, patched: patch?.seq ?? null });
     if (options.json) return printJson({ created: handle.created, run });
     print(
       `${run.runId}: ${handle.created ? "forked" : "already forked"} from ${runId} at seq ${options.at}${patch ? ` (step result at seq ${patch.seq} patched)` : ""}; ${run.status}.`,

@@ -4,7 +4,7 @@ import { versionRefSchema, type ReplayReport, type JournalFile, type VersionSumm
 import { NonDeterminismError } from "../../core/errors.js";
 import { readJournalFile } from "../../engine/deploys.js";
 import { RUN_STATUSES } from "../../core/run.js";
-import { recordAudit } from "../audit.js";
+import { deprecatedCommand } from "../deprecated.js";
 import { UsageError } from "../errors.js";
 import { CLI, jsonOption, note, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { table } from "../format.js";
@@ -14,26 +14,32 @@ interface ReplayOptions extends StoreOptions, JsonOptions {
   workflows?: string[];
 }
 
-/** Registers `cairn versions`, `cairn drain`, `cairn undrain` and `cairn replay` (safe deploys). */
+/** Registers `cairn versions`, `cairn retire`, `cairn reinstate` and `cairn replay` (safe deploys), with `drain` / `undrain`, their deprecated older names. */
 export function registerDeployCommands(program: Command): void {
   const versions = program
     .command("versions")
-    .description("runs per workflow version and status: which versions still have live runs, which are drained")
+    .description("runs per workflow version and status: which versions still have live runs, which are retired")
     .addHelpText("after", `\nExample:\n  ${CLI} versions`);
   storeOption(jsonOption(versions)).action(listVersions);
 
-  const drain = program
-    .command("drain")
-    .description("stop every worker from claiming runs of a workflow version (its runs stay where they are)")
-    .argument("<version>", "the workflow version, <workflow>@<version>, e.g. research@1", versionArg)
-    .addHelpText("after", `\nExample:\n  ${CLI} drain research@1`);
-  storeOption(jsonOption(drain)).action((ref: VersionRef, options: StoreOptions & JsonOptions) => setDrained(ref, true, options));
+  const retire = (command: Command): void => {
+    command
+      .description("retire a workflow version: no worker claims its runs any more (its runs stay where they are)")
+      .argument("<version>", "the workflow version, <workflow>@<version>, e.g. research@1", versionArg)
+      .addHelpText("after", `\nExample:\n  ${CLI} retire research@1`);
+    storeOption(jsonOption(command)).action((ref: VersionRef, options: StoreOptions & JsonOptions) => setRetired(ref, true, options));
+  };
+  retire(program.command("retire"));
+  deprecatedCommand(program, "drain", "retire", retire);
 
-  const undrain = program
-    .command("undrain")
-    .description("let workers claim runs of a drained workflow version again")
-    .argument("<version>", "the workflow version, <workflow>@<version>", versionArg);
-  storeOption(jsonOption(undrain)).action((ref: VersionRef, options: StoreOptions & JsonOptions) => setDrained(ref, false, options));
+  const reinstate = (command: Command): void => {
+    command
+      .description("reinstate a retired workflow version: workers claim its runs again")
+      .argument("<version>", "the workflow version, <workflow>@<version>", versionArg);
+    storeOption(jsonOption(command)).action((ref: VersionRef, options: StoreOptions & JsonOptions) => setRetired(ref, false, options));
+  };
+  reinstate(program.command("reinstate"));
+  deprecatedCommand(program, "undrain", "reinstate", reinstate);
 
   const replay = program
     .command("replay")
@@ -72,26 +78,27 @@ export function versionTable(versions: readonly VersionSummary[]): string[] {
     { header: "VERSION", cell: (v) => v.version },
     { header: "LIVE", cell: (v) => String(v.live) },
     ...statuses.map((status) => ({ header: status.toUpperCase(), cell: (v: VersionSummary) => String(v.counts[status] ?? 0) })),
-    { header: "STATE", cell: (v) => (v.drained ? "drained" : "") },
+    { header: "STATE", cell: (v) => (v.drained ? "retired" : "") },
   ]);
 }
 
-async function setDrained(ref: VersionRef, drained: boolean, options: StoreOptions & JsonOptions): Promise<void> {
-  await withEngine(options, [], async (engine) => {
-    if (drained) {
-      // A typo (research@l) would drain nothing useful: say so, and still record it (a version may be deployed later).
+async function setRetired(ref: VersionRef, retired: boolean, options: StoreOptions & JsonOptions): Promise<void> {
+  await withEngine(options, [], async (engine, cli) => {
+    if (retired) {
+      // A typo (research@l) would retire nothing useful: say so, and still record it (a version may be deployed later).
       const known = (await engine.listVersions()).some((v) => v.workflow === ref.workflow && v.version === ref.version);
       if (!known) note(`warning: the store has no run of ${ref.workflow}@${ref.version}; check the name and version (${CLI} versions lists them).`);
     }
-    const changed = drained ? await engine.drainVersion(ref.workflow, ref.version) : await engine.undrainVersion(ref.workflow, ref.version);
-    if (changed) await recordAudit(engine.store, drained ? "version.drain" : "version.undrain", `${ref.workflow}@${ref.version}`, null);
-    if (options.json) return printJson({ ...ref, drained, changed });
+    const changed = retired ? await engine.retireVersion(ref.workflow, ref.version) : await engine.reinstateVersion(ref.workflow, ref.version);
+    if (changed) await cli.audit(retired ? "version.drain" : "version.undrain", `${ref.workflow}@${ref.version}`, null);
+    // `drained` is the field's stored name, kept so scripts reading --json keep working.
+    if (options.json) return printJson({ ...ref, drained: retired, changed });
     const name = `${ref.workflow}@${ref.version}`;
-    if (!changed) return print(`${name} was already ${drained ? "drained" : "not drained"}; nothing changed.`);
+    if (!changed) return print(`${name} was already ${retired ? "retired" : "in service"}; nothing changed.`);
     print(
-      drained
-        ? `${name} drained: workers stop claiming its runs within a heartbeat. Its runs stay where they are (see ${CLI} versions).`
-        : `${name} undrained: workers that run it claim its runs again.`,
+      retired
+        ? `${name} retired: workers stop claiming its runs within a heartbeat. Its runs stay where they are (see ${CLI} versions).`
+        : `${name} reinstated: workers that run it claim its runs again.`,
     );
   });
 }

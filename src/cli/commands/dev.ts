@@ -97,7 +97,7 @@ function banner(engine: Engine, workerId: string, workflows: Workflow<any, any>[
       [start, "prints the new run's id"],
       [`${CLI} runs${flags}`, "every run and what it waits for"],
       [`${CLI} show <runId> --follow${flags}`, "a run's journal as a timeline"],
-      [`${CLI} inbox${flags}`, `questions runs wait on${modules ? "" : " (the research review)"}`],
+      [`${CLI} human-requests${flags}`, `questions runs wait on${modules ? "" : " (the research review)"}`],
       [`${CLI} answer <requestId> <option>${flags}`, `answer one${modules ? "" : `; e.g. approve, or: revise --message "<notes>"`}`],
     ]),
     "",
@@ -156,7 +156,7 @@ async function hints(engine: Engine, run: RunInfo, flags: string): Promise<void>
         print(
           "",
           `  ⏸  The run waits for a person (it costs nothing while it waits)${request ? `: ${request.question}` : ""}`,
-          `     From another terminal (\`${CLI} inbox${flags}\` lists every question):`,
+          `     From another terminal (\`${CLI} human-requests${flags}\` lists every question):`,
           ...(options.length > 0 ? options : ["<option>"]).map(
             (option) => `       ${CLI} answer ${id} ${shellQuote(option)}${option === "revise" ? ` --message '<notes>'` : ""}${flags}`,
           ),

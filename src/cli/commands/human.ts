@@ -5,8 +5,8 @@ import type { HumanAnswer } from "../../core/journal.js";
 import { decode } from "../../core/serialize.js";
 import { idArg, intArg, jsonArg } from "../args.js";
 import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
-import { humanContextLines, humanTable } from "../format.js";
-import { recordAudit } from "../audit.js";
+import { humanContextLines, humanTable } from "../human-format.js";
+import { deprecatedCommand } from "../deprecated.js";
 
 const ACTIONS = ["retry", "skip", "fail", "answer"] as const;
 
@@ -16,18 +16,18 @@ interface AnswerOptions extends StoreOptions, JsonOptions {
   by?: string;
 }
 
-interface InboxOptions extends StoreOptions, JsonOptions {
+interface ListRequestsOptions extends StoreOptions, JsonOptions {
   run?: string;
   all?: boolean;
   limit?: number;
 }
 
-/** Registers `cairn answer` and `cairn inbox`. */
+/** Registers `cairn answer` and `cairn human-requests` (with `cairn inbox`, its deprecated older name). */
 export function registerHumanCommands(program: Command): void {
   const answer = program
     .command("answer")
     .description('answer a pending human request (e.g. "did this happen?" after a crash in an unsafe step)')
-    .argument("<requestId>", "the request, as listed by `cairn inbox`", idArg("request id"))
+    .argument("<requestId>", "the request, as listed by `cairn human-requests`", idArg("request id"))
     .argument(
       "<choice>",
       "for a question from ctx.askHuman: one of its options (or `answer` with --value for a free-form reply); for a step that may have happened: retry (run it again), skip (treat it as done, with --value) or fail",
@@ -38,13 +38,16 @@ export function registerHumanCommands(program: Command): void {
     .option("--by <name>", "who answers", safeUser());
   storeOption(jsonOption(answer)).action(answerRequest);
 
-  const inbox = program
-    .command("inbox")
-    .description("list human requests waiting for an answer")
-    .option("--run <runId>", "only requests of this run", idArg("run id"))
-    .option("--all", "include answered requests and those closed because their run finished")
-    .option("--limit <n>", "at most this many (default 100; pending oldest first)", intArg(1, 1000));
-  storeOption(jsonOption(inbox)).action(listRequests);
+  const list = (command: Command): void => {
+    command
+      .description("list human requests (questions for people) waiting for an answer")
+      .option("--run <runId>", "only requests of this run", idArg("run id"))
+      .option("--all", "include answered requests and those closed because their run finished")
+      .option("--limit <n>", "at most this many (default 100; pending oldest first)", intArg(1, 1000));
+    storeOption(jsonOption(command)).action(listRequests);
+  };
+  list(program.command("human-requests"));
+  deprecatedCommand(program, "inbox", "human-requests", list);
 }
 
 /** A recovery action, or an askHuman option (checked against the request by the engine). */
@@ -68,11 +71,11 @@ async function answerRequest(requestId: string, choice: string, options: AnswerO
   if (options.value !== undefined) answer.value = options.value;
   if (options.message !== undefined) answer.message = options.message;
   if (options.by !== undefined) answer.by = options.by;
-  await withEngine(options, [], async (engine) => {
+  await withEngine(options, [], async (engine, cli) => {
     const result = await engine.respondToHuman(requestId, answer);
-    const request = await engine.store.getHumanRequest(requestId);
+    const request = await engine.getHumanRequest(requestId);
     if (!result.duplicate) {
-      await recordAudit(engine.store, "human.answer", requestId, {
+      await cli.audit("human.answer", requestId, {
         runId: request?.runId ?? null,
         action: answer.action,
         ...(answer.option === undefined ? {} : { option: answer.option }),
@@ -87,7 +90,7 @@ async function answerRequest(requestId: string, choice: string, options: AnswerO
   });
 }
 
-async function listRequests(options: InboxOptions): Promise<void> {
+async function listRequests(options: ListRequestsOptions): Promise<void> {
   await withEngine(options, [], async (engine) => {
     const { requests, nextCursor } = await engine.listHumanRequestPage({
       ...(options.all ? {} : { status: "pending" as const }),

@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import { idArg, intArg, jsonArg } from "../args.js";
-import { recordAudit } from "../audit.js";
 import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { preview } from "../format.js";
 import { ValueNotFoundError } from "../../core/errors.js";
@@ -33,9 +32,9 @@ export function registerLiveCommands(program: Command): void {
 }
 
 async function sendRequest(runId: string, name: string, options: RequestOptions): Promise<void> {
-  await withEngine(options, [], async (engine) => {
+  await withEngine(options, [], async (engine, cli) => {
     const requestId = options.requestId ?? crypto.randomUUID();
-    await recordAudit(engine.store, "run.request", runId, { name, requestId });
+    await cli.audit("run.request", runId, { name, requestId });
     const reply = await engine.request(runId, name, options.payload ?? null, { requestId, timeoutMs: options.timeoutMs });
     if (options.json) return printJson({ runId, name, requestId, reply });
     print(`${runId} replied to ${name} (request ${requestId}): ${preview(reply, 2000)}`);

@@ -2,7 +2,6 @@ import type { Command } from "commander";
 import type { OutboxMessage, OutboxStatus } from "../../core/outbox.js";
 import { decode } from "../../core/serialize.js";
 import { idArg, intArg } from "../args.js";
-import { recordAudit } from "../audit.js";
 import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { formatTime, oneLine, relative, table, truncate } from "../format.js";
 
@@ -74,9 +73,9 @@ async function listMessages(options: ListOptions): Promise<void> {
 
 async function retryMessage(messageId: string, _local: unknown, command: Command): Promise<void> {
   const options = command.parent!.opts<StoreOptions & JsonOptions>();
-  await withEngine(options, [], async (engine) => {
+  await withEngine(options, [], async (engine, cli) => {
     const { message, applied } = await engine.retryOutboxMessage(messageId);
-    if (applied) await recordAudit(engine.store, "outbox.retry", messageId, { topic: message.topic, runId: message.runId });
+    if (applied) await cli.audit("outbox.retry", messageId, { topic: message.topic, runId: message.runId });
     if (options.json) return printJson({ messageId, applied, status: message.status });
     if (!applied) return print(`${messageId} is ${message.status}, not dead: nothing to retry.`);
     print(`Re-queued ${messageId}: a dispatcher delivers it again (attempts start over).`);

@@ -13,7 +13,7 @@ export function registerQueuesCommand(program: Command): void {
 
 async function listQueues(options: StoreOptions & JsonOptions & { keys?: boolean }): Promise<void> {
   await withEngine(options, [], async (engine) => {
-    const states = await engine.queueStates();
+    const states = await engine.listQueues();
     if (options.json) return printJson(states);
     if (states.length === 0) return print("No queued runs. Queues are declared with createEngine({ queues }); see docs/operations/flow-control.md.");
     if (options.keys) {

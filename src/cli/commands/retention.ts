@@ -3,7 +3,6 @@ import type { Command } from "commander";
 import type { RetentionPolicy } from "../../core/retention-schemas.js";
 import type { RunStatus } from "../../core/run.js";
 import { durationArg, idArg, intArg, cutoffArg, statusArg, unitDurationArg } from "../args.js";
-import { recordAudit } from "../audit.js";
 import { UsageError } from "../errors.js";
 import { CLI, defined, jsonOption, note, print, printJson, shellQuote, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 
@@ -96,7 +95,7 @@ export function retentionFrom(options: RetentionCommandOptions): RetentionPolicy
 }
 
 async function pruneRuns(options: PruneCommandOptions): Promise<void> {
-  await withEngine(options, [], async (engine) => {
+  await withEngine(options, [], async (engine, cli) => {
     const result = await engine.prune(
       defined({
         finishedBefore: options.completedBefore.trim(),
@@ -109,7 +108,7 @@ async function pruneRuns(options: PruneCommandOptions): Promise<void> {
       }) as Parameters<typeof engine.prune>[0],
     );
     if (!result.dryRun) {
-      await recordAudit(engine.store, "run.prune", null, {
+      await cli.audit("run.prune", null, {
         completedBefore: options.completedBefore,
         statuses: options.status ?? null,
         workflow: options.workflow ?? null,
@@ -131,9 +130,9 @@ async function pruneRuns(options: PruneCommandOptions): Promise<void> {
 }
 
 async function exportRun(runId: string, options: ExportCommandOptions): Promise<void> {
-  await withEngine(options, [], async (engine) => {
+  await withEngine(options, [], async (engine, cli) => {
     const data = await engine.exportRun(runId, { force: options.force ?? false });
-    await recordAudit(engine.store, "run.export", runId, { status: data.run.status, out: options.out ?? null });
+    await cli.audit("run.export", runId, { status: data.run.status, out: options.out ?? null });
     const text = `${JSON.stringify(data, null, 2)}\n`;
     if (options.out === undefined) return void process.stdout.write(text);
     await writeFile(options.out, text);
@@ -157,9 +156,9 @@ async function importRun(file: string, options: ImportCommandOptions): Promise<v
   await withEngine(
     options,
     [],
-    async (engine) => {
+    async (engine, cli) => {
       const run = await engine.importRun(data, defined({ as: options.as }));
-      await recordAudit(engine.store, "run.import", run.runId, { file, as: options.as ?? null });
+      await cli.audit("run.import", run.runId, { file, as: options.as ?? null });
       if (options.json) return printJson(run);
       print(`Imported ${run.runId} (${run.status}) from ${file}.`, `Show it with: ${CLI} show ${shellQuote(run.runId)}`);
     },

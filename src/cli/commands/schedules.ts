@@ -1,6 +1,5 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { scheduleNameSchema, type ScheduleInfo } from "../../engine/schedule.js";
-import { recordAudit } from "../audit.js";
 import { UsageError } from "../errors.js";
 import { CLI, jsonOption, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { formatTime, table } from "../format.js";
@@ -50,9 +49,9 @@ export function registerScheduleCommands(program: Command): void {
 }
 
 async function deleteSchedule(name: string, options: Options): Promise<void> {
-  await withEngine(options, [], async (engine) => {
+  await withEngine(options, [], async (engine, cli) => {
     await engine.deleteSchedule(name);
-    await recordAudit(engine.store, "schedule.delete", name);
+    await cli.audit("schedule.delete", name);
     if (options.json) return printJson({ name, deleted: true });
     print(`${name}: deleted. Its runs stay; remove it from the module that defines it, or it comes back when that worker starts.`);
   });
@@ -68,9 +67,9 @@ async function listSchedules(options: Options): Promise<void> {
 }
 
 async function setPaused(name: string, paused: boolean, options: Options): Promise<void> {
-  await withEngine(options, [], async (engine) => {
+  await withEngine(options, [], async (engine, cli) => {
     const schedule = paused ? await engine.pauseSchedule(name) : await engine.resumeSchedule(name);
-    await recordAudit(engine.store, paused ? "schedule.pause" : "schedule.resume", name);
+    await cli.audit(paused ? "schedule.pause" : "schedule.resume", name);
     if (options.json) return printJson(schedule);
     print(paused ? `${name}: paused.` : `${name}: resumed; next tick ${formatTime(schedule.nextTickAt)}.`);
   });

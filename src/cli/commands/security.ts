@@ -6,7 +6,6 @@ import type { TokenScope } from "../../core/store.js";
 import { issueToken, tokenView } from "../../server/auth/tokens.js";
 import { auditView } from "../../server/routes/security.js";
 import { idArg, intArg, unitDurationArg } from "../args.js";
-import { recordAudit } from "../audit.js";
 import { jsonOption, note, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 
 const SCOPES: readonly TokenScope[] = ["read", "write", "admin"];
@@ -69,9 +68,9 @@ async function createToken(options: CreateOptions): Promise<void> {
   await withEngine(
     options,
     [],
-    async (engine) => {
+    async (engine, cli) => {
       const { token, record } = await issueToken(
-        engine.store,
+        cli.store,
         {
           name: options.name,
           scopes: options.scope,
@@ -80,7 +79,7 @@ async function createToken(options: CreateOptions): Promise<void> {
         },
         Date.now(),
       );
-      await recordAudit(engine.store, "token.create", record.id, {
+      await cli.audit("token.create", record.id, {
         name: record.name,
         scopes: record.scopes,
         namespace: record.namespace,
@@ -98,8 +97,8 @@ async function createToken(options: CreateOptions): Promise<void> {
 }
 
 async function listTokens(options: StoreOptions & JsonOptions): Promise<void> {
-  await withEngine(options, [], async (engine) => {
-    const tokens = (await engine.store.listTokens()).map(tokenView);
+  await withEngine(options, [], async (engine, cli) => {
+    const tokens = (await cli.store.listTokens()).map(tokenView);
     if (options.json) return printJson(tokens);
     if (tokens.length === 0) return print("No API tokens. Create one with: npx cairn token create --name <who> --scope read");
     for (const t of tokens)
@@ -115,19 +114,17 @@ function expiryText(expiresAt: Date | null): string {
 }
 
 async function revokeToken(id: string, options: StoreOptions & JsonOptions): Promise<void> {
-  await withEngine(options, [], async (engine) => {
-    if (!(await engine.store.revokeToken(id, Date.now()))) throw new TokenNotFoundError(id);
-    await recordAudit(engine.store, "token.revoke", id);
+  await withEngine(options, [], async (engine, cli) => {
+    if (!(await cli.store.revokeToken(id, Date.now()))) throw new TokenNotFoundError(id);
+    await cli.audit("token.revoke", id);
     if (options.json) return printJson({ id, revoked: true });
     print(`Revoked token ${id}; requests with it now get 401.`);
   });
 }
 
 async function showAudit(options: AuditOptions): Promise<void> {
-  await withEngine(options, [], async (engine) => {
-    const entries = (await engine.store.listAudit({ limit: options.limit, actor: options.actor, action: options.action, target: options.target })).map(
-      auditView,
-    );
+  await withEngine(options, [], async (engine, cli) => {
+    const entries = (await cli.store.listAudit({ limit: options.limit, actor: options.actor, action: options.action, target: options.target })).map(auditView);
     if (options.json) return printJson(entries);
     if (entries.length === 0) return print("The audit log is empty.");
     for (const e of entries)

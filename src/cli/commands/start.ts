@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { recordAudit } from "../audit.js";
 import { idArg, jsonArg, durationArg, isoDateArg } from "../args.js";
 import { CLI, jsonOption, note, print, printJson, shellQuote, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 import { pickWorkflow, resolveWorkflows } from "../load-workflows.js";
@@ -47,10 +46,10 @@ async function startRun(name: string, options: StartCommandOptions): Promise<voi
   await withEngine(
     options,
     workflows,
-    async (engine) => {
+    async (engine, cli) => {
       const handle = await engine.start(workflow, options.input, startOptions(options));
       const runId = handle.runId;
-      await recordAudit(engine.store, "run.start", runId, { workflow: workflow.name, created: handle.created });
+      await cli.audit("run.start", runId, { workflow: workflow.name, created: handle.created });
       if (!options.json) {
         print(runId);
         note(handle.created ? `Started ${workflow.name}@${workflow.version} as ${runId}.` : `Run ${runId} already existed; nothing new was started.`);

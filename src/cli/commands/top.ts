@@ -2,9 +2,10 @@ import type { Command } from "commander";
 import { formatMs, toMs } from "../../core/duration.js";
 import type { HumanRequest } from "../../core/store.js";
 import type { Engine } from "../../engine/engine.js";
-import { overviewSummary, type OverviewRun, type OverviewSummary } from "../../server/overview/summary.js";
+import { overviewSummary, type OverviewRun, type OverviewStore, type OverviewSummary } from "../../server/overview/summary.js";
 import { UsageError } from "../errors.js";
-import { escapeTerminal, oneLine, table, truncate } from "../format.js";
+import { oneLine, table, truncate } from "../format.js";
+import { escapeTerminal } from "../terminal-escape.js";
 import { jsonOption, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
 
 /** Statuses a run does not leave: counted as finished for the throughput figure. */
@@ -56,7 +57,7 @@ async function runTop(options: TopOptions): Promise<void> {
   if (frames < 1) throw new UsageError("--frames must be at least 1.");
   const live = process.stdout.isTTY === true && frames > 1;
 
-  await withEngine(options, [], async (engine) => {
+  await withEngine(options, [], async (engine, cli) => {
     const stop = new AbortController();
     const onSignal = (): void => stop.abort();
     process.once("SIGINT", onSignal);
@@ -67,7 +68,7 @@ async function runTop(options: TopOptions): Promise<void> {
         if (frame > 0) await pause(intervalMs, stop.signal);
         if (stop.signal.aborted) break;
         const now = Date.now();
-        const current = await topFrame(engine, now, sinceMs, previous);
+        const current = await topFrame(engine, cli.runs, now, sinceMs, previous);
         previous = { at: now, summary: current.summary };
         if (options.json) return printJson(current);
         const lines = renderTop(current, now);
@@ -94,8 +95,14 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Reads one frame: the overview over `sinceMs`, the five oldest open questions, and rates against `previous`. */
-export async function topFrame(engine: Engine, now: number, sinceMs: number, previous: { at: number; summary: OverviewSummary } | null): Promise<TopFrame> {
-  const [summary, waiting] = await Promise.all([overviewSummary(engine, now - sinceMs, now), engine.listHumanRequests({ status: "pending", limit: 5 })]);
+export async function topFrame(
+  engine: Engine,
+  store: OverviewStore,
+  now: number,
+  sinceMs: number,
+  previous: { at: number; summary: OverviewSummary } | null,
+): Promise<TopFrame> {
+  const [summary, waiting] = await Promise.all([overviewSummary(engine, store, now - sinceMs, now), engine.listHumanRequests({ status: "pending", limit: 5 })]);
   let rates: TopFrame["rates"] = null;
   if (previous && now > previous.at) {
     const seconds = (now - previous.at) / 1000;

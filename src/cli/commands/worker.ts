@@ -1,7 +1,8 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { createHostingEngine } from "../command-engine.js";
 import { idArg, intArg } from "../args.js";
-import { defined, print, storeOption, type StoreOptions } from "../context.js";
+import { defined, note, print, storeOption, type StoreOptions } from "../context.js";
+import { deprecationNotice } from "../deprecated.js";
 import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
 import { retentionFrom, retentionOptions, type RetentionCommandOptions } from "./retention.js";
@@ -14,6 +15,8 @@ interface WorkerCommandOptions extends StoreOptions, RetentionCommandOptions, Me
   leaseMs?: number;
   pollMs?: number;
   workerId?: string;
+  retire?: string[];
+  /** The deprecated name of `retire`. */
   drain?: string[];
   maxRecoveryAttempts?: number;
 }
@@ -31,11 +34,14 @@ export function registerWorkerCommand(program: Command): void {
     .option("--lease-ms <ms>", "lease length in ms (default 30000)", intArg(100))
     .option("--poll-ms <ms>", "idle poll interval in ms (default 200)", intArg(1))
     .option("--worker-id <id>", "this worker's id (default host:pid:random)", idArg("worker id"))
-    .option("--drain <version...>", "workflow versions not to claim runs of, e.g. research@1 (see also cairn drain)");
+    .option("--retire <version...>", "workflow versions to treat as retired (not to claim runs of), e.g. research@1 (see also cairn retire)")
+    .addOption(new Option("--drain <version...>", "deprecated: use --retire").hideHelp());
   storeOption(retentionOptions(metricsOptions(maxRecoveryOption(worker)))).action(runWorker);
 }
 
 async function runWorker(options: WorkerCommandOptions): Promise<void> {
+  if (options.drain) note(deprecationNotice("cairn worker --drain", "--retire"));
+  const retire = options.retire || options.drain ? [...(options.retire ?? []), ...(options.drain ?? [])] : undefined;
   const workflows = await resolveWorkflows(options.workflows);
   const shutdown = untilShutdown("draining: in-flight steps finish and leases are released");
   const retention = retentionFrom(options);
@@ -44,7 +50,7 @@ async function runWorker(options: WorkerCommandOptions): Promise<void> {
   try {
     metrics = await startMetrics(engine, options);
     const worker = engine.startWorker(
-      defined({ concurrency: options.concurrency, leaseMs: options.leaseMs, pollInterval: options.pollMs, workerId: options.workerId, drain: options.drain }),
+      defined({ concurrency: options.concurrency, leaseMs: options.leaseMs, pollInterval: options.pollMs, workerId: options.workerId, retire }),
     );
     print(`cairn worker ${worker.workerId} ready (store ${engine.store.url}, workflows ${describeWorkflows(workflows)})`);
     if (metrics) print(`  metrics: ${metrics.url}/metrics`);

@@ -1,5 +1,8 @@
 /** API tokens (stored as hashes) and the audit log. Part of the {@link Store} port. */
-export interface SecurityStore {
+export interface SecurityStore extends TokenStore, AuditStore {}
+
+/** API tokens, stored as hashes: what token authentication and `cairn token` use. */
+export interface TokenStore {
   /** Stores a new API token (only its hash). Throws if a token with this id exists. */
   createToken(token: TokenRecord): Promise<void>;
   /** Every token, revoked ones included, newest first (createdAt desc, id desc). */
@@ -11,6 +14,10 @@ export interface SecurityStore {
   getToken(id: string): Promise<TokenRecord | undefined>;
   /** Marks a token revoked at `now`. False when it does not exist or was already revoked (nothing changes). */
   revokeToken(id: string, now: number): Promise<boolean>;
+}
+
+/** The audit log of privileged actions: what the server's routes and the CLI's commands record, and `GET /audit` reads. */
+export interface AuditStore {
   /** Appends one entry to the audit log; returns it with its id (increasing). */
   appendAudit(entry: NewAuditEntry): Promise<AuditEntry>;
   /** Audit entries, newest first (id desc), optionally before an id and filtered. */

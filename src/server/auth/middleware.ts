@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import { TokenExpiredError, UnauthorizedError } from "../../core/errors.js";
-import type { Store, TokenRecord, TokenScope } from "../../core/store.js";
+import type { TokenRecord, TokenScope, TokenStore } from "../../core/store.js";
 import { requireScope, setPrincipal } from "./principal.js";
 import { TicketBook } from "./tickets.js";
 import { isExpired, verifyToken } from "./tokens.js";
@@ -40,7 +40,7 @@ const REFUSED = "The API token is malformed, unknown or revoked. Create a new on
  * The token behind a ticket or session, still live: a revoked or expired token ends its tickets and
  * sessions too.
  */
-export async function liveToken(store: Store, tokenId: string | undefined, now: number): Promise<TokenRecord | undefined> {
+export async function liveToken(store: Pick<TokenStore, "getToken">, tokenId: string | undefined, now: number): Promise<TokenRecord | undefined> {
   if (tokenId === undefined) return undefined;
   const record = await store.getToken(tokenId);
   if (!record || record.revokedAt !== null) return undefined;
@@ -55,7 +55,7 @@ export async function liveToken(store: Store, tokenId: string | undefined, now: 
  * a one-time `?ticket=` from `POST /auth/tickets`. `?token=` is refused: a URL is written to access
  * logs. The token text is never logged or echoed: errors name neither it nor its id.
  */
-export function registerTokenAuth(app: Hono, store: Store, tickets: TicketBook = new TicketBook()): void {
+export function registerTokenAuth(app: Hono, store: Pick<TokenStore, "getToken">, tickets: TicketBook = new TicketBook()): void {
   app.use("*", async (c: Context, next) => {
     if (isPublicPath(c.req.path)) return next();
     const record = await authenticate(c, store, tickets);
@@ -68,7 +68,7 @@ export function registerTokenAuth(app: Hono, store: Store, tickets: TicketBook =
   });
 }
 
-async function authenticate(c: Context, store: Store, tickets: TicketBook): Promise<TokenRecord> {
+async function authenticate(c: Context, store: Pick<TokenStore, "getToken">, tickets: TicketBook): Promise<TokenRecord> {
   const now = Date.now();
   const ticket = c.req.query("ticket");
   if (ticket !== undefined) {

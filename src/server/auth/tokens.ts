@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { TokenExpiredError, ValidationError } from "../../core/errors.js";
 import { toMs, type Duration } from "../../core/duration.js";
 import { NO_CONTROL_CHARACTERS } from "../../core/schemas.js";
-import type { Store, TokenRecord, TokenScope } from "../../core/store.js";
+import type { TokenRecord, TokenScope, TokenStore } from "../../core/store.js";
 
 /** `cairn_<16 hex id>_<43 base64url secret>`: the id is public (listed, audited), the secret is not. */
 const TOKEN_TEXT = /^cairn_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
@@ -26,7 +26,11 @@ export function hashSecret(secret: string): string {
  * `token` text is the only copy of the secret: show it once and never log it.
  * A namespaced token cannot be `admin` (an admin could mint tokens for every namespace).
  */
-export async function issueToken(store: Store, request: NewToken, now: number): Promise<{ token: string; record: TokenRecord }> {
+export async function issueToken(
+  store: Pick<TokenStore, "listTokens" | "createToken">,
+  request: NewToken,
+  now: number,
+): Promise<{ token: string; record: TokenRecord }> {
   const scopes = [...new Set(request.scopes)].sort() as TokenScope[];
   const namespace = request.namespace ?? null;
   if (!NO_CONTROL_CHARACTERS.test(request.name) || request.name.length === 0 || request.name.length > 128)
@@ -56,7 +60,7 @@ export async function issueToken(store: Store, request: NewToken, now: number): 
  * expiry throws {@link TokenExpiredError} (only once the secret matched: an expiry is no
  * one else's business).
  */
-export async function verifyToken(store: Store, text: string, now = Date.now()): Promise<TokenRecord | undefined> {
+export async function verifyToken(store: Pick<TokenStore, "getToken">, text: string, now = Date.now()): Promise<TokenRecord | undefined> {
   const match = TOKEN_TEXT.exec(text);
   if (!match) return undefined;
   const record = await store.getToken(match[1]!);

@@ -1,5 +1,9 @@
 import { RUN_STATUSES } from "../../core/run.js";
 import type { Engine } from "../../engine/engine.js";
+import type { HumanRequestStore, RunStore } from "../../core/store.js";
+
+/** What the gauges read from the store itself: run counts and the oldest pending human request. */
+export type MetricsStore = Pick<RunStore, "countRuns"> & Pick<HumanRequestStore, "listHumanRequests">;
 import type { EngineEvent } from "../../engine/observer.js";
 import { Counter, Gauge, Histogram, renderMetrics } from "./prometheus.js";
 
@@ -55,17 +59,20 @@ export class EngineMetrics {
   );
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly engine: Engine) {
+  constructor(
+    private readonly engine: Engine,
+    private readonly store: MetricsStore,
+  ) {
     this.unsubscribe = engine.observe((event) => this.record(event));
   }
 
   /** The exposition for a scrape: reads the gauges from the store. */
   async render(): Promise<string> {
     const [counts, workers, [oldest]] = await Promise.all([
-      this.engine.store.countRuns(),
+      this.store.countRuns(),
       this.engine.listWorkers(),
       // One index seek (status, created_at): the oldest pending request, asked by whichever process.
-      this.engine.store.listHumanRequests({ status: "pending", limit: 1 }),
+      this.store.listHumanRequests({ status: "pending", limit: 1 }),
     ]);
     const byWorkflow = new Map<string, Map<string, number>>();
     for (const { workflow, status, count } of counts) {

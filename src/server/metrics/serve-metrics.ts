@@ -34,8 +34,9 @@ export async function serveMetrics(engine: Engine, options: MetricsServerOptions
         `Pass auth: "tokens" (scrape with a read token without a namespace), or listen on a loopback address.`,
     );
   const app = new Hono();
-  if (auth === "tokens") registerTokenAuth(app, engine.store);
-  const stop = registerMetricsRoute(app, engine);
+  const store = engine.store;
+  if (auth === "tokens") registerTokenAuth(app, store);
+  const stop = registerMetricsRoute(app, engine, store);
   app.notFound((c) =>
     c.json({ error: { code: "ROUTE_NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}: this server has only GET /metrics.` } }, 404),
   );

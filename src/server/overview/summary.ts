@@ -2,6 +2,10 @@ import { errorPattern } from "../../core/error-pattern.js";
 import type { RunStatus } from "../../core/run.js";
 import { decode } from "../../core/serialize.js";
 import type { Engine, RunInfo } from "../../engine/engine.js";
+import type { RunStore } from "../../core/store.js";
+
+/** What the overview reads from the store itself: grouped run counts and completed steps (for spend). */
+export type OverviewStore = Pick<RunStore, "countRuns" | "listRunEntries">;
 
 /** How much the summary reads at most, so one request stays bounded at any volume. */
 export const OVERVIEW_LIMITS = { failedRuns: 5000, modelEntries: 50_000, inFlight: 2000, answered: 1000, pending: 1000, namespacedRuns: 20_000 } as const;
@@ -74,11 +78,17 @@ export function overviewRun(run: RunInfo): OverviewRun {
  * lists. With a `prefix` (a namespaced token's `"<namespace>/"`) only runs whose id starts with it
  * count; their status counts then come from paging the runs (at most {@link OVERVIEW_LIMITS}.namespacedRuns).
  */
-export async function overviewSummary(engine: Engine, since: number, now = Date.now(), prefix: string | null = null): Promise<OverviewSummary> {
+export async function overviewSummary(
+  engine: Engine,
+  store: OverviewStore,
+  since: number,
+  now = Date.now(),
+  prefix: string | null = null,
+): Promise<OverviewSummary> {
   const [counts, failures, spend, slowest, stuck, human, workers] = await Promise.all([
-    prefix === null ? statusCounts(engine) : prefixCounts(engine, prefix),
+    prefix === null ? statusCounts(store) : prefixCounts(engine, prefix),
     failureGroups(engine, since, prefix),
-    spendSince(engine, since, prefix),
+    spendSince(engine, store, since, prefix),
     slowestInFlight(engine, now, prefix),
     engine
       .listStuckRuns({ limit: prefix === null ? 10 : 1000 })
@@ -99,10 +109,10 @@ export async function overviewSummary(engine: Engine, since: number, now = Date.
   };
 }
 
-async function statusCounts(engine: Engine): Promise<OverviewSummary["counts"]> {
+async function statusCounts(store: OverviewStore): Promise<OverviewSummary["counts"]> {
   const byStatus: Record<string, number> = {};
   let total = 0;
-  for (const row of await engine.store.countRuns()) {
+  for (const row of await store.countRuns()) {
     byStatus[row.status] = (byStatus[row.status] ?? 0) + row.count;
     total += row.count;
   }
@@ -203,14 +213,14 @@ function modelCall(payload: string): { tokens: number; input: number; output: nu
   return { input, output, tokens: input + output, cost: number(result.costMicros) };
 }
 
-async function spendSince(engine: Engine, since: number, prefix: string | null): Promise<OverviewSummary["spend"]> {
+async function spendSince(engine: Engine, store: OverviewStore, since: number, prefix: string | null): Promise<OverviewSummary["spend"]> {
   const spend: OverviewSummary["spend"] = { modelCalls: 0, inputTokens: 0, outputTokens: 0, costMicros: 0, truncated: false, byWorkflow: [], topRuns: [] };
   const byWorkflow = new Map<string, { workflow: string; runs: Set<string>; modelCalls: number; tokens: number; costMicros: number }>();
   const byRun = new Map<string, { workflow: string; parentRunId: string | null; costMicros: number; tokens: number }>();
   let after: { createdAt: number; runId: string; seq: number } | undefined;
   let read = 0;
   for (;;) {
-    const rows = await engine.store.listRunEntries({ kind: "step.completed", createdAfter: since, limit: 1000, ...(after ? { after } : {}) });
+    const rows = await store.listRunEntries({ kind: "step.completed", createdAfter: since, limit: 1000, ...(after ? { after } : {}) });
     for (const row of rows) {
       if (prefix !== null && !row.entry.runId.startsWith(prefix)) continue;
       const call = modelCall(row.entry.payload);

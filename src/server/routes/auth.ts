@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { sessionBody, ticketBody } from "../../core/api-schemas.js";
 import { UnauthorizedError } from "../../core/errors.js";
-import type { Engine } from "../../engine/engine.js";
+import type { TokenStore } from "../../core/store.js";
 import { liveToken } from "../auth/middleware.js";
 import { principalOf } from "../auth/principal.js";
 import type { TicketBook } from "../auth/tickets.js";
@@ -13,7 +13,8 @@ import type { ResolvedServerOptions } from "../options.js";
  * `Authorization` header) gives a one-time ticket for one GET request; `POST /auth/session` trades
  * a ticket for a dashboard session. See {@link TicketBook}.
  */
-export function registerAuthRoutes(app: Hono, engine: Engine, options: ResolvedServerOptions, tickets: TicketBook): void {
+/** `store`: the API tokens, to check the token behind a ticket. */
+export function registerAuthRoutes(app: Hono, options: ResolvedServerOptions, tickets: TicketBook, store: Pick<TokenStore, "getToken">): void {
   app.post("/auth/tickets", async (c) => {
     parse(ticketBody, await readJson(c, options.bodyLimitBytes), "body");
     const { tokenId } = principalOf(c);
@@ -26,7 +27,7 @@ export function registerAuthRoutes(app: Hono, engine: Engine, options: ResolvedS
   app.post("/auth/session", async (c) => {
     const body = parse(sessionBody, await readJson(c, options.bodyLimitBytes), "body");
     const now = Date.now();
-    const record = await liveToken(engine.store, tickets.redeemTicket(body.ticket, now), now);
+    const record = await liveToken(store, tickets.redeemTicket(body.ticket, now), now);
     if (!record) throw new UnauthorizedError("The ticket is unknown, used or expired: a ticket works once, within 60 s. Ask for a new link.");
     const { token, expiresAt } = tickets.openSession(record.id, now, record.expiresAt);
     return json(c, { token, expiresAt: new Date(expiresAt) }, 201);

@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { publishedValueResponse, requestBody, requestResponse, runNameParam } from "../../core/live-schemas.js";
 import type { Engine } from "../../engine/engine.js";
+import type { AuditStore } from "../../core/store.js";
 import { json, parse, readJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
 import { audit } from "../auth/audit.js";
@@ -17,7 +18,8 @@ export const liveRouteSchemas = { publishedValueResponse, requestBody, requestRe
  * /runs/:id/requests/:name` sends a request to its `ctx.handle` handler and answers with the reply
  * (write scope, audited once per new request id).
  */
-export function registerLiveRoutes(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
+/** `store`: the audit log, where requests to runs are recorded. */
+export function registerLiveRoutes(app: Hono, engine: Engine, options: ResolvedServerOptions, store: Pick<AuditStore, "appendAudit">): void {
   app.get("/runs/:id/values/:name", async (c) => {
     const { id, name } = parse(runNameParam, c.req.param(), "path");
     requireVisible(c, id);
@@ -31,7 +33,7 @@ export function registerLiveRoutes(app: Hono, engine: Engine, options: ResolvedS
     requireVisible(c, id);
     const body = parse(requestBody, await readJson(c, options.bodyLimitBytes), "body");
     const requestId = body.requestId ?? randomUUID();
-    await audit(c, engine.store, "run.request", id, { name, requestId });
+    await audit(c, store, "run.request", id, { name, requestId });
     const reply = await engine.request(id, name, body.payload ?? null, { requestId, ...(body.timeoutMs === undefined ? {} : { timeoutMs: body.timeoutMs }) });
     return json(c, { requestId, reply: await engine.redact(id, reply) });
   });

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Engine } from "../../engine/engine.js";
 import { json, parse, queryOf } from "../http.js";
 import { principalOf } from "../auth/principal.js";
-import { overviewSummary } from "../overview/summary.js";
+import { overviewSummary, type OverviewStore } from "../overview/summary.js";
 
 /** Query of `GET /overview`. */
 export const overviewQuery = z
@@ -39,11 +39,12 @@ export const overviewResponse = z.object({
  * runs, failures grouped by pattern and model spend since a time, slowest and stuck runs, human
  * input, workers). A namespaced token sees only its namespace's runs (workers are shared).
  */
-export function registerOverviewRoute(app: Hono, engine: Engine): void {
+/** `store`: the grouped counts and completed steps the overview reads beside the engine. */
+export function registerOverviewRoute(app: Hono, engine: Engine, store: OverviewStore): void {
   app.get("/overview", async (c) => {
     const query = parse(overviewQuery, queryOf(c), "query");
     const { namespace } = principalOf(c);
     const now = Date.now();
-    return json(c, await overviewSummary(engine, query.since ?? now - 24 * 3_600_000, now, namespace === null ? null : `${namespace}/`));
+    return json(c, await overviewSummary(engine, store, query.since ?? now - 24 * 3_600_000, now, namespace === null ? null : `${namespace}/`));
   });
 }

@@ -55,7 +55,7 @@ describe("POST /runs with flow options", () => {
     const post = (body: unknown) => app.request("/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const ok = await post({ workflow: "job", queue: "other", concurrencyKey: "c9", priority: 7 });
     expect(ok.status).toBe(201);
-    expect(await engine.queueStates()).toMatchObject([
+    expect(await engine.listQueues()).toMatchObject([
       { name: "jobs", waiting: 0 },
       { name: "other", waiting: 1, keys: [{ concurrencyKey: "c9", waiting: 1 }] },
     ]);

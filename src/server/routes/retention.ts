@@ -3,19 +3,21 @@ import { runIdParam } from "../../core/api-schemas.js";
 import { ForbiddenError } from "../../core/errors.js";
 import { exportRunQuery, importRunQuery, runExportSchema } from "../../core/run-export.js";
 import type { Engine } from "../../engine/engine.js";
+import type { AuditStore } from "../../core/store.js";
 import { audit } from "../auth/audit.js";
 import { canSee, principalOf, requireVisible } from "../auth/principal.js";
 import { json, jsonObjectParts, parse, queryOf, readJson, streamedJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
 
 /** Registers `GET /runs/:id/export` and `POST /runs/import` (admin scope with token auth; audited). */
-export function registerRetentionRoutes(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
+/** `store`: the audit log, where exports and imports are recorded. */
+export function registerRetentionRoutes(app: Hono, engine: Engine, options: ResolvedServerOptions, store: Pick<AuditStore, "appendAudit">): void {
   app.get("/runs/:id/export", async (c) => {
     const { id } = parse(runIdParam, c.req.param(), "path");
     requireVisible(c, id);
     const query = parse(exportRunQuery, queryOf(c), "query");
     const data = await engine.exportRun(id, { force: query.force === "true" });
-    await audit(c, engine.store, "run.export", id, { status: data.run.status });
+    await audit(c, store, "run.export", id, { status: data.run.status });
     // Streamed entry by entry: an export of a long run is never one string in the server's memory.
     return streamedJson(c, jsonObjectParts(data, ["journal", "inbox", "humanRequests"]));
   });
@@ -32,7 +34,7 @@ export function registerRetentionRoutes(app: Hono, engine: Engine, options: Reso
       );
     }
     const run = await engine.importRun(body, query.as === undefined ? {} : { as: query.as });
-    await audit(c, engine.store, "run.import", run.runId, { as: query.as ?? null });
+    await audit(c, store, "run.import", run.runId, { as: query.as ?? null });
     return json(c, run, 201);
   });
 }

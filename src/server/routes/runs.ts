@@ -15,7 +15,8 @@ import {
   stuckRunsQuery,
 } from "../../core/api-schemas.js";
 import type { Engine, ListRunsOptions } from "../../engine/engine.js";
-import type { RunStatus } from "../../core/run.js";
+import type { AuditStore, RunStore } from "../../core/store.js";
+import { FAILED_STATUSES, LIVE_STATUSES, type RunStatus } from "../../core/run.js";
 import type { z } from "zod";
 import { json, jsonObjectParts, parse, queryOf, readJson, streamedJson } from "../http.js";
 import type { ResolvedServerOptions } from "../options.js";
@@ -30,7 +31,13 @@ import { parseTagFilters } from "../../core/tags.js";
 import { readRunCosts } from "../../agent/run-costs.js";
 
 /** Registers the run routes: start, list, count, bulk cancel/retry, stuck, get, journal, events, cancel, retry, fork. */
-export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
+/** `store`: the audit log, where starts and controls are recorded, and the grouped run counts behind `GET /workflows`. */
+export function registerRunRoutes(
+  app: Hono,
+  engine: Engine,
+  options: ResolvedServerOptions,
+  store: Pick<AuditStore, "appendAudit"> & Pick<RunStore, "countRuns">,
+): void {
   app.post("/runs", async (c) => {
     const body = parse(startRunBody, await readJson(c, options.bodyLimitBytes), "body");
     const { namespace } = principalOf(c);
@@ -52,7 +59,7 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     };
     const handle = await engine.start(body.workflow, body.input ?? null, { ...(runId === undefined ? {} : { runId }), ...flow, ...live });
     const run = await engine.getRun(handle.runId);
-    await audit(c, engine.store, "run.start", handle.runId, { workflow: body.workflow, created: handle.created });
+    await audit(c, store, "run.start", handle.runId, { workflow: body.workflow, created: handle.created });
     return json(c, { created: handle.created, run }, handle.created ? 201 : 200);
   });
 
@@ -88,7 +95,7 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
   // The workflows that have runs (the store's, not only those live workers serve), for a listing's picker.
   app.get("/workflows", async (c) => {
     const { namespace } = principalOf(c);
-    const groups = await engine.store.countRuns(namespace === null ? undefined : { runIdPrefix: `${namespace}/` });
+    const groups = await store.countRuns(namespace === null ? undefined : { runIdPrefix: `${namespace}/` });
     const runs = new Map<string, number>();
     for (const group of groups) runs.set(group.workflow, (runs.get(group.workflow) ?? 0) + group.count);
     return json(c, { workflows: [...runs].map(([workflow, count]) => ({ workflow, runs: count })).sort((a, b) => (a.workflow < b.workflow ? -1 : 1)) });
@@ -109,7 +116,7 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
         try {
           if (action === "cancel") await engine.cancel(runId, body.reason);
           else await engine.retry(runId);
-          await audit(c, engine.store, `run.${action}`, runId, { bulk: true, ...(body.reason === undefined ? {} : { reason: body.reason }) });
+          await audit(c, store, `run.${action}`, runId, { bulk: true, ...(body.reason === undefined ? {} : { reason: body.reason }) });
           done.push(runId);
         } catch (error) {
           failed.push({ runId, error: error instanceof Error ? error.message : String(error) });
@@ -171,7 +178,7 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
       ...(body.eventId === undefined ? {} : { eventId: body.eventId }),
       ...(body.secret ? { secret: true } : {}),
     });
-    if (!result.duplicate) await audit(c, engine.store, "run.event", id, { type: body.type, eventId: result.eventId });
+    if (!result.duplicate) await audit(c, store, "run.event", id, { type: body.type, eventId: result.eventId });
     return json(c, result, result.duplicate ? 200 : 202);
   });
 
@@ -180,7 +187,7 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     requireVisible(c, id);
     const body = parse(cancelBody, await readJson(c, options.bodyLimitBytes), "body");
     const run = await engine.cancel(id, body.reason);
-    await audit(c, engine.store, "run.cancel", id, body.reason === undefined ? null : { reason: body.reason });
+    await audit(c, store, "run.cancel", id, body.reason === undefined ? null : { reason: body.reason });
     return json(c, run);
   });
 
@@ -189,7 +196,7 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
     requireVisible(c, id);
     parse(retryBody, await readJson(c, options.bodyLimitBytes), "body");
     const run = await engine.retry(id);
-    await audit(c, engine.store, "run.retry", id);
+    await audit(c, store, "run.retry", id);
     return json(c, run);
   });
 
@@ -204,16 +211,13 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
       throw new ForbiddenError(`namespace ${namespace}`, `This token may create runs only with ids that start with "${namespace}/".`);
     const handle = await engine.fork(id, { ...body, ...(runId === undefined ? {} : { runId }) });
     const run = await engine.getRun(handle.runId);
-    if (handle.created) await audit(c, engine.store, "run.fork", handle.runId, { from: id, atSeq: body.atSeq, patched: body.patch?.seq ?? null });
+    if (handle.created) await audit(c, store, "run.fork", handle.runId, { from: id, atSeq: body.atSeq, patched: body.patch?.seq ?? null });
     return json(c, { created: handle.created, run }, handle.created ? 201 : 200);
   });
 }
 
 /** Statuses a bulk action applies to: cancel stops unfinished runs, retry restarts failed ones. */
-const BULK_STATUSES = {
-  cancel: ["pending", "running", "suspended"],
-  retry: ["failed", "compensation_failed", "dead"],
-} as const satisfies Record<string, readonly RunStatus[]>;
+const BULK_STATUSES: Record<"cancel" | "retry", readonly RunStatus[]> = { cancel: LIVE_STATUSES, retry: FAILED_STATUSES };
 
 /** The runs a bulk action with `filter` applies to (at most {@link BULK_MAX_RUNS}; more is an error: narrow the filter). */
 async function bulkTargets(

@@ -3,6 +3,8 @@ import { streamSSE, type SSEStreamingApi } from "hono/streaming";
 import { runIdParam, streamQuery } from "../../core/api-schemas.js";
 import { isTerminal } from "../../core/run.js";
 import type { Engine, JournalEntryView } from "../../engine/engine.js";
+import type { LiveDeltaStore } from "../../core/live-delta-store.js";
+import type { JournalStore } from "../../core/store.js";
 import { PREVIEW_BYTES } from "../../core/payloads.js";
 import { RequestError, toHttpError } from "../errors.js";
 import { parse, queryOf, toJson } from "../http.js";
@@ -34,8 +36,9 @@ const JOURNAL_LINGER_MS = 10_000;
  * by polling the journal every `streamPollMs` as a safety net (the journal is the source of truth,
  * so reading it cannot skip or repeat an entry, however it was woken).
  */
-export function registerStreamRoute(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
-  const wakers = new StreamWakers(engine, options.closing.signal, (error) =>
+/** `store`: the journal notices and live deltas of other processes, which wake the streams. */
+export function registerStreamRoute(app: Hono, engine: Engine, options: ResolvedServerOptions, store: StreamStore): void {
+  const wakers = new StreamWakers(engine, store, options.closing.signal, (error) =>
     options.logger.log("warn", "live deltas of other processes could not be read; retrying", { error: serializeError(error) }),
   );
   app.get("/runs/:id/stream", async (c) => {
@@ -63,6 +66,9 @@ function lastEventId(c: Context): number | undefined {
   return seq;
 }
 
+/** What the streams read from the store beside the engine: other processes' journal notices and live deltas. */
+export type StreamStore = LiveDeltaStore & Pick<JournalStore, "onJournal">;
+
 /**
  * Wakes the streams of a run when its entries are committed: by this process's workers (the
  * engine's `committed` events) or, when the store has journal notices (`Store.onJournal`), by any
@@ -85,10 +91,11 @@ class StreamWakers {
 
   constructor(
     private readonly engine: Engine,
+    private readonly store: StreamStore,
     closing: AbortSignal,
     onError: (error: unknown) => void,
   ) {
-    this.remote = new RemoteDeltas(engine.store, engine.instanceId, (runId, delta) => this.progressOf(runId, delta), onError);
+    this.remote = new RemoteDeltas(store, engine.instanceId, (runId, delta) => this.progressOf(runId, delta), onError);
     closing.addEventListener("abort", () => this.stop(), { once: true });
     this.subscribe(); // from the start: a stream that opens mid-generation gets the output so far
   }
@@ -154,7 +161,7 @@ class StreamWakers {
       current.linger = undefined;
       return;
     }
-    const store = this.engine.store;
+    const store = this.store;
     if (this.stopped) return;
     this.remote.follow(runId);
     const stopJournal = store.onJournal ? store.onJournal(runId, () => this.wake(runId)) : undefined;

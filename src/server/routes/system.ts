@@ -3,13 +3,15 @@ import { workersQuery } from "../../core/api-schemas.js";
 import type { Engine } from "../../engine/engine.js";
 import { principalOf } from "../auth/principal.js";
 import { json, parse, queryOf } from "../http.js";
+import type { MetricsStore } from "../metrics/engine-metrics.js";
 import { registerMetricsRoute, requireEveryNamespace } from "../metrics/metrics-route.js";
 import { openApiDocument } from "../openapi.js";
 import { workerView } from "../wire.js";
 
 /** Registers workers, versions, health, metrics and the OpenAPI description. */
-export function registerSystemRoutes(app: Hono, engine: Engine): void {
-  registerMetricsRoute(app, engine);
+/** `store`: what `GET /metrics` reads beside the engine. */
+export function registerSystemRoutes(app: Hono, engine: Engine, store: MetricsStore): void {
+  registerMetricsRoute(app, engine, store);
 
   // Workers are shared, not per-namespace: a namespaced token sees only their namespace view (that
   // they are alive and which workflows it may start), not hosts, pids, ids or every tenant's load.
@@ -27,7 +29,7 @@ export function registerSystemRoutes(app: Hono, engine: Engine): void {
   });
   app.get("/queues", async (c) => {
     requireEveryNamespace(c, "Queue counts");
-    return json(c, { queues: await engine.queueStates() });
+    return json(c, { queues: await engine.listQueues() });
   });
   app.get("/versions", async (c) => {
     requireEveryNamespace(c, "Version counts");

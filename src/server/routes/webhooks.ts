@@ -3,6 +3,7 @@ import { z } from "zod";
 import { UnauthorizedError } from "../../core/errors.js";
 import { eventIdSchema, eventTypeSchema, runIdSchema } from "../../core/schemas.js";
 import type { Engine } from "../../engine/engine.js";
+import type { AuditStore } from "../../core/store.js";
 import { RequestError } from "../errors.js";
 import {
   DEFAULT_TOLERANCE_SECONDS,
@@ -33,7 +34,8 @@ const PROBLEMS: Record<SignatureProblem, string> = {
  * A webhook without `runId` publishes the event (`engine.publishEvent`): it starts the subscribed
  * workflows, once per event id.
  */
-export function registerWebhookRoute(app: Hono, engine: Engine, options: ResolvedServerOptions): void {
+/** `store`: the audit log, where each delivery is recorded as the webhook. */
+export function registerWebhookRoute(app: Hono, engine: Engine, options: ResolvedServerOptions, store: Pick<AuditStore, "appendAudit">): void {
   app.post("/webhooks/:name", async (c) => {
     const { name } = parse(nameParam, c.req.param(), "path");
     const hook = Object.hasOwn(options.webhooks, name) ? options.webhooks[name] : undefined;
@@ -51,12 +53,11 @@ export function registerWebhookRoute(app: Hono, engine: Engine, options: Resolve
       const published = await engine.publishEvent(type, payload, { eventId });
       const started = published.runs.filter((r) => r.created).map((r) => r.runId);
       if (started.length > 0 || published.cancelled.length > 0)
-        await engine.store.appendAudit({ at: Date.now(), actor: `webhook:${name}`, action: "event.publish", target: null, detail: { type, eventId, started } });
+        await store.appendAudit({ at: Date.now(), actor: `webhook:${name}`, action: "event.publish", target: null, detail: { type, eventId, started } });
       return json(c, published, started.length > 0 ? 202 : 200);
     }
     const result = await engine.sendEvent(runId, type, payload, { eventId });
-    if (!result.duplicate)
-      await engine.store.appendAudit({ at: Date.now(), actor: `webhook:${name}`, action: "run.event", target: runId, detail: { type, eventId } });
+    if (!result.duplicate) await store.appendAudit({ at: Date.now(), actor: `webhook:${name}`, action: "run.event", target: runId, detail: { type, eventId } });
     return json(c, { runId, ...result }, result.duplicate ? 200 : 202);
   });
 }
