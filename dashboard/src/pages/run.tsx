@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { api } from "../api";
 import { AgentPanel } from "../components/agent-panel";
 import { AnswerForm } from "../components/answer-form";
+import { RunCostsView } from "../components/run-costs";
 import { JsonView } from "../components/json-view";
 import { ErrorBox, StatusBadge } from "../components/status";
 import { ErrorDetail } from "../components/timeline";
@@ -20,16 +21,21 @@ export function RunPage({ runId }: { runId: string }) {
   const requests = usePolling(() => api.listHumanRequests({ runId, status: "pending" }), 2000, [runId]);
   const { entries, live, error: streamError, partial } = useLiveJournal(runId, run.data);
   const spend = useMemo(() => spendOf(entries), [entries]);
+  // Costs with the child runs' rolled up: their spend is theirs, journaled in their own runs.
+  const costs = usePolling(() => api.runCosts(runId, { includeChildren: true }), 3000, [runId]);
 
   // A new entry usually means a new state: refresh the run and its questions at once.
   const refreshRun = run.refresh;
   const refreshRequests = requests.refresh;
+  const refreshCosts = costs.refresh;
   const last = entries.at(-1)?.seq;
   useEffect(() => {
     if (last === undefined) return;
     refreshRun();
     refreshRequests();
-  }, [last, refreshRun, refreshRequests]);
+    refreshCosts();
+  }, [last, refreshRun, refreshRequests, refreshCosts]);
+  const rolled = costs.data?.children && costs.data.children.runs > 0 ? costs.data.children.total.model : undefined;
 
   // One "Run not found", not the poll's and the stream's errors side by side with "reconnecting…".
   if (isNotFound(run.error) || isNotFound(streamError)) {
@@ -68,7 +74,10 @@ export function RunPage({ runId }: { runId: string }) {
           <Fact label="model calls">
             {spend.modelCalls} · {spend.inputTokens + spend.outputTokens} tokens
           </Fact>
-          <Fact label="cost">{usd(spend.costMicros)}</Fact>
+          <Fact label="cost" title={rolled ? "This run's model calls, then with its child runs' (as its budget counts them)" : undefined}>
+            <span data-fact="cost">{usd(spend.costMicros)}</span>
+            {rolled && <span data-fact="cost-with-children"> · {usd(rolled.costMicros)} with children</span>}
+          </Fact>
           <Fact label="steps" title="Distinct steps the run started, and how many of them failed for good">
             <span data-fact="steps">{spend.steps}</span>
             {spend.failedSteps > 0 && (
@@ -128,6 +137,7 @@ export function RunPage({ runId }: { runId: string }) {
           )}
         </div>
       )}
+      {costs.data && <RunCostsView costs={costs.data} />}
       {partial && <LiveOutputView output={partial} />}
       <AgentPanel entries={entries} />
       <h2>

@@ -4,6 +4,7 @@ import {
   bulkBody,
   cancelBody,
   runCountQuery,
+  runCostsQuery,
   forkBody,
   journalEntryParam,
   journalQuery,
@@ -152,7 +153,12 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
   app.get("/runs/:id/costs", async (c) => {
     const { id } = parse(runIdParam, c.req.param(), "path");
     requireVisible(c, id);
-    return json(c, await readRunCosts(engine, id, Date.now()));
+    const query = parse(runCostsQuery, queryOf(c), "query");
+    const principal = principalOf(c);
+    return json(
+      c,
+      await readRunCosts(engine, id, Date.now(), { includeChildren: query.includeChildren === "true", canSee: (runId) => canSee(principal, runId) }),
+    );
   });
 
   app.get("/runs/:id/journal/:seq", async (c) => {
