@@ -45,6 +45,51 @@ const boss = defineWorkflow({
   },
 });
 
+/** Streams its answer piece by piece (150 ms apart), only once the test opens the gate. */
+let openGate!: () => void;
+const gate = new Promise<void>((resolve) => (openGate = resolve));
+const LIVE_TEXT =
+  "Streaming one word at a time inside the transcript, as the pending assistant message, until the journaled model step replaces it with the whole text.";
+const streamer = defineAgent({
+  name: "streamer",
+  model: () => new ScriptedModel([async () => (await gate, { content: LIVE_TEXT })], { deltaDelayMs: 150 }),
+});
+
+const HOSTILE = '<img src=x onerror="window.__owned=1">';
+
+/** Asks with a context and a reject that needs a note. */
+const approver = defineWorkflow({
+  name: "approver",
+  version: "1",
+  async run(ctx) {
+    const reply = await ctx.askHuman({
+      name: "approve",
+      question: "Run the lookup?",
+      options: ["approve", "reject"],
+      requireNote: ["reject"],
+      context: { tool: "lookup", arguments: { q: HOSTILE, limit: 3 }, reason: "the model asked twice" },
+    });
+    return { option: reply.option, message: reply.message };
+  },
+});
+
+/** Two steps, the second built on the first: a fork that patches the first changes the output. */
+const pipeline = defineWorkflow({
+  name: "pipeline",
+  version: "1",
+  async run(ctx, input: { n: number }) {
+    const doubled = await ctx.step("first", () => input.n * 2);
+    return ctx.step("second", () => doubled + 1);
+  },
+});
+
+/** Two versions registered: the start form picks one. */
+const greetOld = defineWorkflow({ name: "greet", version: "1", run: async (_ctx, input: { who: string }) => `hello ${input.who} (v1)` });
+const greetNew = defineWorkflow({ name: "greet", version: "2", run: async (_ctx, input: { who: string }) => `hello ${input.who} (v2)` });
+
+/** Waits for an event that never comes: cancelled with a reason. */
+const waiter = defineWorkflow({ name: "waiter", version: "1", run: async (ctx) => ctx.waitForEvent("never") });
+
 describe.skipIf(!haveChromium && process.env.CI !== "true")("the run page in a browser", () => {
   let dir: string;
   let engine: Engine;
@@ -61,7 +106,7 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the run page in a b
     mkdirSync(ARTIFACTS, { recursive: true });
     engine = await createEngine({
       store: `sqlite:${join(dir, "cairn.db")}`,
-      workflows: [helper, boss],
+      workflows: [helper, boss, streamer, approver, pipeline, greetOld, greetNew, waiter],
       logger: silentLogger,
     });
     engine.startWorker({ pollInterval: 10, leaseMs: 1000 });
@@ -142,5 +187,168 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the run page in a b
     await p.locator('[data-fact="cost"]').filter({ hasText: "$0.025" }).waitFor({ timeout: 5000 });
     await parent.click();
     await expect.poll(() => p.locator("main h1").first().textContent()).toBe("boss");
+  });
+
+  it("a running agent's transcript starts with the prompt, and its live output is the transcript's pending message", async () => {
+    await engine.start(streamer, { prompt: "Please stream into the transcript." }, { runId: "agent-live" });
+    const p = await open("/ui/runs/agent-live");
+    const transcript = p.locator('ol[aria-label="transcript"]');
+    // Before any loop state is journaled: the prompt, from the run's input.
+    await expect.poll(() => transcript.locator("> li").first().getAttribute("data-role"), { timeout: 10_000 }).toBe("user");
+    expect(await transcript.locator("> li").first().textContent()).toContain("Please stream into the transcript.");
+    expect((await engine.getRun("agent-live")).status).toBe("running");
+    openGate();
+    const live = transcript.locator('> li[aria-label="live model output"]');
+    // One look at the page while the text is partial: the pending assistant message, after the prompt,
+    // inside the transcript, and no live box anywhere else.
+    type Look = { roles: (string | null)[]; pending: string | null; text: string; boxes: number };
+    let seen: Look | undefined;
+    await expect
+      .poll(
+        async () => {
+          const look = await p.evaluate<Look>(`(() => {
+            const items = [...document.querySelectorAll('ol[aria-label="transcript"] > li')];
+            const live = items.find((item) => item.getAttribute("aria-label") === "live model output");
+            return {
+              roles: items.map((item) => item.getAttribute("data-role")),
+              pending: live ? live.getAttribute("data-pending") : null,
+              text: live?.querySelector('[data-live-kind="text"]')?.textContent ?? "",
+              boxes: document.querySelectorAll('[aria-label="live model output"]').length,
+            };
+          })()`);
+          // Part of the text (the pieces so far), not yet the whole of it.
+          if (look.text.length > 0 && look.text.length < LIVE_TEXT.length && LIVE_TEXT.includes(look.text.trim())) seen = look;
+          return seen !== undefined;
+        },
+        { timeout: 15_000, interval: 50 },
+      )
+      .toBe(true);
+    expect(seen).toMatchObject({ roles: ["user", "assistant"], pending: "", boxes: 1 });
+    await expect.poll(() => p.locator("header [data-status]").getAttribute("data-status"), { timeout: 15_000 }).toBe("completed");
+    await expect.poll(() => live.count()).toBe(0);
+    expect(await transcript.locator("> li").evaluateAll((items) => items.map((item) => item.getAttribute("data-role")))).toEqual(["user", "assistant"]);
+    expect(await transcript.locator("> li").nth(1).textContent()).toContain(LIVE_TEXT);
+  });
+
+  it("a question shows its context as readable fields (escaped), and an option that needs a note says so and waits for one", async () => {
+    await engine.start(approver, null, { runId: "approving" });
+    await waitFor(async () => (await engine.getRun("approving")).status === "suspended", { timeoutMs: 10_000 });
+    // The API refuses the answer without its note.
+    const refused = await fetch(`${server.url}/human-requests/${encodeURIComponent("approving:approve#0")}/answer`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ action: "answer", option: "reject" }),
+    });
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain("needs a note");
+    const listed = await engine.listHumanRequests({ runId: "approving" });
+    expect(listed[0]!.status).toBe("pending");
+
+    const p = await open("/ui/runs/approving");
+    const card = p.locator(".card.question");
+    const context = card.locator("[data-context]");
+    await context.waitFor({ timeout: 5000 });
+    expect(await context.locator('[data-context-key="tool"] dd').textContent()).toBe("lookup");
+    expect(await context.locator('[data-context-key="reason"] dd').textContent()).toBe("the model asked twice");
+    expect(await context.locator('[data-context-key="arguments"] [data-context-key="q"] dd').textContent()).toBe(HOSTILE);
+    expect(await context.locator('[data-context-key="arguments"] [data-context-key="limit"] dd').textContent()).toBe("3");
+    // Not JSON text, and the markup in a value stays text.
+    expect(await context.textContent()).not.toContain("{");
+    expect(await card.locator("img").count()).toBe(0);
+    expect(await p.evaluate("window.__owned")).toBeUndefined();
+
+    const note = card.getByLabel("note");
+    expect(await note.getAttribute("placeholder")).toBe("note (required for reject)");
+    await card.getByRole("button", { name: "reject" }).click();
+    await card.locator('[data-note-missing="reject"]').waitFor({ timeout: 5000 });
+    expect(await card.locator("[data-note-missing]").textContent()).toContain("“reject” requires a note");
+    expect(await note.getAttribute("aria-invalid")).toBe("true");
+    expect(await p.evaluate<boolean>("document.activeElement?.getAttribute('aria-label') === 'note'")).toBe(true);
+    expect((await engine.listHumanRequests({ runId: "approving" }))[0]!.status).toBe("pending");
+    await note.fill("too risky today");
+    expect(await card.locator("[data-note-missing]").count()).toBe(0);
+    await card.getByRole("button", { name: "reject" }).click();
+    const result = (await engine.result("approving", { timeoutMs: 10_000 })) as { option: string; message: string };
+    expect(result).toEqual({ option: "reject", message: "too risky today" });
+  });
+
+  it("actions: the start form starts the version chosen; re-run with an edited input; each audited", async () => {
+    const p = await open("/ui/runs");
+    await p.locator("details.start-run-box summary").click();
+    const picker = p.locator('form[aria-label="start a run"]').getByLabel("workflow", { exact: true });
+    await expect.poll(() => picker.locator("option").allTextContents()).toEqual(expect.arrayContaining(["greet@1", "greet@2"]));
+    await picker.selectOption("greet@1");
+    await p.getByLabel("run input").fill('{"who":"old"}');
+    await p.getByLabel("run id").fill("greet-v1");
+    await p.getByRole("button", { name: "Start", exact: true }).click();
+    await expect.poll(() => new URL(p.url()).pathname).toBe("/ui/runs/greet-v1");
+    expect((await engine.result("greet-v1", { timeoutMs: 10_000 })) as string).toBe("hello old (v1)");
+    expect((await engine.getRun("greet-v1")).version).toBe("1");
+    const started = (await engine.store.listAudit({ action: "run.start" })).find((entry) => entry.target === "greet-v1")!;
+    expect(started.detail).toMatchObject({ workflow: "greet", version: "1" });
+
+    // Re-run it, input edited: a new run of the same version.
+    await p.getByRole("button", { name: "Re-run…" }).click();
+    const rerun = p.locator('form[aria-label="re-run"]');
+    expect(JSON.parse(await rerun.getByLabel("re-run input").inputValue())).toEqual({ who: "old" });
+    await expect.poll(() => rerun.getByRole("button").textContent()).toBe("Start with the same input");
+    await rerun.getByLabel("re-run input").fill('{"who":"again"}');
+    await rerun.getByRole("button", { name: "Start with the edited input" }).click();
+    await expect.poll(() => new URL(p.url()).pathname).not.toBe("/ui/runs/greet-v1");
+    const again = decodeURIComponent(new URL(p.url()).pathname.split("/").at(-1)!);
+    expect((await engine.result(again, { timeoutMs: 10_000 })) as string).toBe("hello again (v1)");
+    expect((await engine.getRun(again)).version).toBe("1");
+    expect((await engine.store.listAudit({ action: "run.start" })).some((entry) => entry.target === again)).toBe(true);
+    // An unknown version is refused by the API, naming what is registered.
+    const bad = await fetch(`${server.url}/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ workflow: "greet", version: "9" }),
+    });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain("greet@1");
+  });
+
+  it("actions: fork with a patched step result, journal download, cancel with a reason; each audited", async () => {
+    await engine.start(pipeline, { n: 5 }, { runId: "pipe" });
+    expect(await engine.result("pipe", { timeoutMs: 10_000 })).toBe(11);
+    const first = (await engine.journal("pipe")).find((entry) => entry.kind === "step.completed" && entry.opKey?.startsWith("first"))!;
+
+    const p = await open("/ui/runs/pipe");
+    await p.locator('[data-kind="run.completed"]').waitFor({ timeout: 5000 });
+    await p.getByRole("button", { name: "Fork…" }).click();
+    const fork = p.locator('form[aria-label="fork the run"]');
+    await fork.getByLabel("fork at seq").fill(String(first.seq));
+    await fork.getByLabel("patch step").selectOption(String(first.seq));
+    expect(JSON.parse(await fork.getByLabel("patched result").inputValue())).toBe(10);
+    await fork.getByLabel("patched result").fill("41");
+    await fork.getByRole("button", { name: "Fork", exact: true }).click();
+    await expect.poll(() => new URL(p.url()).pathname).not.toBe("/ui/runs/pipe");
+    const forked = decodeURIComponent(new URL(p.url()).pathname.split("/").at(-1)!);
+    expect(await engine.result(forked, { timeoutMs: 10_000 })).toBe(42);
+    const forkAudit = (await engine.store.listAudit({ action: "run.fork" })).find((entry) => entry.target === forked)!;
+    expect(forkAudit.detail).toMatchObject({ from: "pipe", atSeq: first.seq, patched: first.seq });
+
+    // The journal, downloaded: the export of the run, audited.
+    await p.goto(`${server.url}/ui/runs/pipe`);
+    await p.locator('[data-kind="run.completed"]').waitFor({ timeout: 5000 });
+    const [download] = await Promise.all([p.waitForEvent("download"), p.getByRole("button", { name: "Download journal" }).click()]);
+    expect(download.suggestedFilename()).toBe("pipe.journal.json");
+    const exported = JSON.parse(readFileSync((await download.path())!, "utf8")) as { run: { runId: string }; journal: unknown[] };
+    expect(exported.run.runId).toBe("pipe");
+    expect(exported.journal).toHaveLength((await engine.journal("pipe")).length);
+    expect((await engine.store.listAudit({ action: "run.export" })).map((entry) => entry.target)).toContain("pipe");
+
+    // Cancel with a reason: journaled and audited with it.
+    await engine.start(waiter, null, { runId: "waiting" });
+    await waitFor(async () => (await engine.getRun("waiting")).status === "suspended", { timeoutMs: 10_000 });
+    await p.goto(`${server.url}/ui/runs/waiting`);
+    await p.getByRole("button", { name: "Cancel…" }).click();
+    await p.getByLabel("cancel reason").fill("customer withdrew the order");
+    await p.getByRole("button", { name: "Yes, cancel the run" }).click();
+    await expect.poll(async () => (await engine.getRun("waiting")).status, { timeout: 10_000 }).toBe("cancelled");
+    const cancelled = (await engine.store.listAudit({ action: "run.cancel" })).find((entry) => entry.target === "waiting")!;
+    expect(cancelled.detail).toEqual({ reason: "customer withdrew the order" });
+    await expect.poll(() => p.locator("header [data-status]").getAttribute("data-status")).toBe("cancelled");
   });
 });

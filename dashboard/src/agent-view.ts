@@ -121,9 +121,10 @@ export interface AgentView {
 /**
  * The transcript and totals of an agent run. The newest `loop.completed` / `loop.snapshot` gives the
  * messages and totals up to it; model call results (assistant messages) and tool step outcomes
- * (tool results) after it are appended, so a running agent's transcript is current.
+ * (tool results) after it are appended, so a running agent's transcript is current. Before the
+ * first loop state, the conversation starts with the run's `input` (its prompt or messages), as the agent's does.
  */
-export function agentView(entries: readonly ApiJournalEntry[]): AgentView {
+export function agentView(entries: readonly ApiJournalEntry[], input?: unknown): AgentView {
   let base = -1;
   let messages: Message[] = [];
   let stateTotals: AgentTotals | undefined;
@@ -138,6 +139,7 @@ export function agentView(entries: readonly ApiJournalEntry[]): AgentView {
     stateTotals = readTotals(state.totals);
     break;
   }
+  if (base === -1) messages = initialMessages(input);
 
   // The journal's own fold over every model call and tool call (also what follows the base).
   const fold: AgentTotals = { usage: zeroUsage(), costMicros: 0, steps: 0, toolCalls: 0 };
@@ -195,6 +197,15 @@ export function agentView(entries: readonly ApiJournalEntry[]): AgentView {
     return withLimits({ messages: [...messages, ...tail], totals, totalsFrom: "loop state" }, entries);
   }
   return withLimits({ messages: [...messages, ...tail], totals: fold, totalsFrom: "journal" }, entries);
+}
+
+/** The conversation an agent starts from its input (src/agent/agent.ts `initialMessages`): a prompt, or messages. */
+function initialMessages(input: unknown): Message[] {
+  if (!input || typeof input !== "object") return [];
+  const i = input as { prompt?: unknown; messages?: unknown };
+  if (typeof i.prompt === "string" && i.prompt !== "") return [{ role: "user", content: i.prompt }];
+  if (Array.isArray(i.messages)) return i.messages.filter((m): m is Message => !!m && typeof m === "object" && "role" in m && "content" in m);
+  return [];
 }
 
 function withLimits(view: AgentView, entries: readonly ApiJournalEntry[]): AgentView {

@@ -55,6 +55,9 @@ const statusList = z
 export const startRunBody = z
   .object({
     workflow: printable(z.string().min(1, "must not be empty").max(256)).describe("A workflow name registered with the server's engine."),
+    version: printable(z.string().min(1, "must not be empty").max(128))
+      .optional()
+      .describe("A version of the workflow registered with the server's engine (name@version). Default: its current (last registered) version."),
     input: z.unknown().optional().describe("The run's input (JSON). Default null."),
     runId: runIdSchema.optional().describe("Caller-chosen id; starting again with the same id and input returns the existing run."),
     queue: flowOptionsSchema.shape.queue.describe("Flow control: a queue declared on the server's engine. Default: the workflow's queue."),
@@ -402,6 +405,12 @@ export const apiHumanRequestSchema = z.object({
     .nullable()
     .describe(
       "Set when this request asks again because the workflow's input schema refused the answer to `requestId` (checks the JSON Schema cannot express: refine, custom, dates…): why.",
+    ),
+  requireNote: z
+    .union([z.literal(true), z.array(z.string())])
+    .nullable()
+    .describe(
+      "Answers that must come with a note (`message`): true for every answer, or the options that need one; null when none does (`ctx.askHuman({ requireNote })`).",
     ),
   unreadable: UNREADABLE.optional(),
 });

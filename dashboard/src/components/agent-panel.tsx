@@ -3,10 +3,11 @@ import { useMemo } from "react";
 import { agentView, budgetGauges, extraSpend, isAgentRun, planViews, type Block, type Gauge, type Message, type PlanView } from "../agent-view";
 import { usd } from "../format";
 import { JsonView } from "./json-view";
+import { LiveOutputView, type LiveOutput } from "./live-output";
 
 /** For agent runs: the budget spent, the transcript, and the plans, all read from the journal. */
-export function AgentPanel({ entries }: { entries: ApiJournalEntry[] }) {
-  const agent = useMemo(() => (isAgentRun(entries) ? agentView(entries) : undefined), [entries]);
+export function AgentPanel({ entries, input, partial }: { entries: ApiJournalEntry[]; input?: unknown; partial?: LiveOutput | undefined }) {
+  const agent = useMemo(() => (isAgentRun(entries) ? agentView(entries, input) : undefined), [entries, input]);
   const plans = useMemo(() => planViews(entries), [entries]);
   const extra = useMemo(() => extraSpend(entries), [entries]);
   if (!agent && plans.length === 0) return null;
@@ -49,6 +50,7 @@ export function AgentPanel({ entries }: { entries: ApiJournalEntry[] }) {
                 <MessageBody message={message} />
               </li>
             ))}
+            {partial && <LiveOutputView output={partial} asMessage />}
           </ol>
         </>
       )}

@@ -51,9 +51,14 @@ export function registerRunRoutes(app: Hono, engine: Engine, options: ResolvedSe
       ...(body.startAt === undefined ? {} : { startAt: new Date(body.startAt) }),
       ...(body.delay === undefined ? {} : { delay: body.delay as Duration }),
     };
-    const handle = await engine.start(body.workflow, body.input ?? null, { ...(runId === undefined ? {} : { runId }), ...flow, ...live });
+    const handle = await engine.start(body.workflow, body.input ?? null, {
+      ...(runId === undefined ? {} : { runId }),
+      ...(body.version === undefined ? {} : { version: body.version }),
+      ...flow,
+      ...live,
+    });
     const run = await engine.getRun(handle.runId);
-    await audit(c, engine.store, "run.start", handle.runId, { workflow: body.workflow, created: handle.created });
+    await audit(c, engine.store, "run.start", handle.runId, { workflow: body.workflow, version: run.version, created: handle.created });
     return json(c, { created: handle.created, run }, handle.created ? 201 : 200);
   });
 
