@@ -9,8 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { defineAgent } from "../src/agent/agent.js";
 import { ScriptedModel } from "../src/agent/model/scripted.js";
+import { planTool } from "../src/agent/plan-tool.js";
+import { defineTool } from "../src/agent/tool.js";
 import { createEngine } from "../src/engine/create-engine.js";
 import { defineWorkflow } from "../src/engine/define-workflow.js";
 import type { Engine } from "../src/engine/engine.js";
@@ -90,6 +93,59 @@ const greetNew = defineWorkflow({ name: "greet", version: "2", run: async (_ctx,
 /** Waits for an event that never comes: cancelled with a reason. */
 const waiter = defineWorkflow({ name: "waiter", version: "1", run: async (ctx) => ctx.waitForEvent("never") });
 
+const lookup = defineTool({
+  name: "lookup",
+  description: "Looks a word up.",
+  input: z.object({ q: z.string() }),
+  effect: "idempotent",
+  run: ({ q }) => `result for ${q}`,
+});
+let boomAttempts = 0;
+const boom = defineTool<Record<string, never>, string>({
+  name: "boom",
+  description: "Always fails.",
+  input: z.object({}),
+  effect: "idempotent",
+  retry: { maxAttempts: 2, initialDelay: "10ms" },
+  run: (): string => {
+    boomAttempts += 1;
+    throw new Error("the index is down");
+  },
+});
+let openSlow!: () => void;
+const slowGate = new Promise<void>((resolve) => (openSlow = resolve));
+const slow = defineTool({
+  name: "slow",
+  description: "Waits for the test.",
+  input: z.object({}),
+  effect: "idempotent",
+  run: async () => (await slowGate, "slow done"),
+});
+const call = (id: string, name: string, input: unknown) => ({ type: "tool_use" as const, id, name, input: input as never });
+
+/** A plan whose second wave has a failing node (its dependent skipped) beside a running one. */
+const planner = defineAgent({
+  name: "planner",
+  model: () =>
+    new ScriptedModel([
+      {
+        content: [
+          call("p1", "plan", {
+            action: "create",
+            nodes: [
+              { id: "fetch", tool: "lookup", input: { q: "alpha" }, note: "start here" },
+              { id: "index", deps: ["fetch"], tool: "boom", input: {} },
+              { id: "publish", deps: ["index"], tool: "lookup", input: { q: "beta" } },
+              { id: "wait", deps: ["fetch"], tool: "slow", input: {} },
+            ],
+          }),
+        ],
+      },
+      { content: "Planned." },
+    ]),
+  tools: [planTool({ tools: [lookup, boom, slow] })],
+});
+
 describe.skipIf(!haveChromium && process.env.CI !== "true")("the run page in a browser", () => {
   let dir: string;
   let engine: Engine;
@@ -106,10 +162,10 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the run page in a b
     mkdirSync(ARTIFACTS, { recursive: true });
     engine = await createEngine({
       store: `sqlite:${join(dir, "cairn.db")}`,
-      workflows: [helper, boss, streamer, approver, pipeline, greetOld, greetNew, waiter],
+      workflows: [helper, boss, streamer, approver, pipeline, greetOld, greetNew, waiter, planner],
       logger: silentLogger,
     });
-    engine.startWorker({ pollInterval: 10, leaseMs: 1000 });
+    engine.startWorker({ pollInterval: 10 });
     server = await serve(engine, { host: "127.0.0.1", port: 0, streamPollMs: 20, dashboardDir });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
     await engine.start(boss, null, { runId: "boss" });
@@ -351,4 +407,94 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the run page in a b
     expect(cancelled.detail).toEqual({ reason: "customer withdrew the order" });
     await expect.poll(() => p.locator("header [data-status]").getAttribute("data-status")).toBe("cancelled");
   });
+
+  it("plans: a DAG with each node's state, attempts, duration and note; a skipped node names the failed one; the running node highlighted", async () => {
+    await engine.start(planner, { prompt: "Plan it." }, { runId: "planning" });
+    await waitFor(
+      async () => boomAttempts === 2 && (await engine.journal("planning")).some((e) => e.kind === "step.started" && e.opKey?.includes("plan-agent:wait")),
+      {
+        timeoutMs: 15_000,
+      },
+    );
+    const p = await open("/ui/runs/planning");
+    const graph = p.locator('svg[data-plan-graph="agent"]');
+    const node = (id: string) => graph.locator(`[data-dag-node="${id}"]`);
+    await expect.poll(() => node("index").getAttribute("data-node-status"), { timeout: 10_000 }).toBe("failed");
+    expect(await node("fetch").getAttribute("data-node-status")).toBe("done");
+    expect(await node("publish").getAttribute("data-node-status")).toBe("skipped");
+    expect(await node("wait").getAttribute("data-node-status")).toBe("running");
+    // Attempts and durations; the note; why a node was skipped; the failed node's error.
+    expect(await node("fetch").locator("[data-dag-timing]").textContent()).toMatch(/^1 attempt · \d+ ms$/);
+    expect(await node("index").locator("[data-dag-timing]").textContent()).toMatch(/^2 attempts · /);
+    expect(await node("fetch").locator("[data-dag-detail]").textContent()).toBe("note: start here");
+    expect(await node("publish").locator("[data-dag-detail]").textContent()).toBe("skipped: index failed");
+    expect(await node("index").locator("[data-dag-detail]").textContent()).toContain("error: the index is down");
+    expect(await node("wait").locator("[data-dag-timing]").textContent()).toContain("so far");
+    // Edges from each dependency; the one that skipped a node drawn as blocked.
+    expect(await graph.locator("[data-edge]").evaluateAll((edges) => edges.map((e) => e.getAttribute("data-edge")).sort())).toEqual([
+      "fetch->index",
+      "fetch->wait",
+      "index->publish",
+    ]);
+    expect(await graph.locator('[data-edge="index->publish"]').getAttribute("class")).toContain("plan-edge-blocked");
+    // The running node stands out: a thicker, blue border.
+    const stroke = (id: string) =>
+      node(id)
+        .locator("rect")
+        .evaluate((rect) => (globalThis as unknown as { getComputedStyle(e: unknown): { strokeWidth: string } }).getComputedStyle(rect).strokeWidth);
+    expect(await stroke("wait")).toBe("3px");
+    expect(await stroke("fetch")).not.toBe("3px");
+    // Columns by depth: a node sits right of its dependencies.
+    const x = async (id: string) => Math.round((await node(id).boundingBox())!.x / 10); // to 10 px: borders differ
+    expect(await x("index")).toBeGreaterThan(await x("fetch"));
+    expect(await x("publish")).toBeGreaterThan(await x("index"));
+    expect(await x("wait")).toBe(await x("index"));
+    for (const width of [1366, 800]) {
+      await p.setViewportSize({ width, height: 900 });
+      await p.screenshot({ path: join(ARTIFACTS, `plan-running-${width}x900.png`), fullPage: true });
+    }
+    openSlow();
+    await expect.poll(() => node("wait").getAttribute("data-node-status"), { timeout: 15_000 }).toBe("done");
+  });
+
+  it("accessibility: axe finds no serious or critical violation on the run pages added to (agent, plan, question, parent, actions open)", async () => {
+    const pages: Record<string, { path: string; open?: string }> = {
+      "run-agent": { path: "/ui/runs/agent-live" },
+      "run-plan": { path: "/ui/runs/planning" },
+      "run-question": { path: "/ui/runs/approving" },
+      "run-parent": { path: "/ui/runs/boss" },
+      "run-fork-form": { path: "/ui/runs/pipe", open: "Fork…" },
+      "run-rerun-form": { path: "/ui/runs/pipe", open: "Re-run…" },
+    };
+    // The question page needs a pending question: ask again.
+    await engine.start(approver, null, { runId: "approving-2" });
+    await waitFor(async () => (await engine.getRun("approving-2")).status === "suspended", { timeoutMs: 10_000 });
+    pages["run-question"] = { path: "/ui/runs/approving-2" };
+    const found: Record<string, string[]> = {};
+    for (const [name, { path, open: button }] of Object.entries(pages)) {
+      const p = await open(path, 1366, true);
+      await p.locator("main h1").first().waitFor({ timeout: 10_000 });
+      await p.locator("ol.timeline li").first().waitFor({ timeout: 10_000 });
+      if (button) await p.getByRole("button", { name: button }).click();
+      await p.addScriptTag({ content: AXE_SOURCE });
+      const result = await p.evaluate<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>("axe.run(document)");
+      const violations = result.violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+      if (violations.length) found[name] = violations;
+      for (const width of [1366, 800]) {
+        await p.setViewportSize({ width, height: 900 });
+        await p.screenshot({ path: join(ARTIFACTS, `${name}-${width}x900.png`), fullPage: true });
+        // No sideways scroll of the page (a wide graph scrolls in its own box).
+        const wide = await p.evaluate<string[]>(`[...document.querySelectorAll("body *")]
+          .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+          .map((el) => el.tagName + "." + el.className + " " + Math.round(el.getBoundingClientRect().right))
+          .slice(0, 5)`);
+        expect(wide, `${name} at ${width}px: elements past the right edge`).toEqual([]);
+      }
+      await page!.close();
+      page = undefined;
+    }
+    expect(found).toEqual({});
+  }, 240_000);
 });

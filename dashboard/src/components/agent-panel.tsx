@@ -4,6 +4,7 @@ import { agentView, budgetGauges, extraSpend, isAgentRun, planViews, type Block,
 import { usd } from "../format";
 import { JsonView } from "./json-view";
 import { LiveOutputView, type LiveOutput } from "./live-output";
+import { PlanGraph } from "./plan-graph";
 
 /** For agent runs: the budget spent, the transcript, and the plans, all read from the journal. */
 export function AgentPanel({ entries, input, partial }: { entries: ApiJournalEntry[]; input?: unknown; partial?: LiveOutput | undefined }) {
@@ -167,6 +168,7 @@ function Plan({ plan }: { plan: PlanView }) {
       <h2>
         Plan {plan.name} <span className="muted">revision {plan.revision}</span>
       </h2>
+      <PlanGraph plan={plan} />
       <ul className="plan-nodes">
         {plan.nodes.map((node) => (
           <li key={node.id} data-node={node.id} data-node-status={node.status}>
@@ -180,6 +182,8 @@ function Plan({ plan }: { plan: PlanView }) {
               </>
             )}
             {node.error && <span className="err"> {node.error.message}</span>}
+            {node.status === "skipped" && <span className="muted"> · skipped: {node.skippedBecause ?? "a dependency"} failed</span>}
+            {node.note && <span className="muted"> · note: {node.note}</span>}
           </li>
         ))}
       </ul>
