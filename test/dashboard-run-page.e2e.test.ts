@@ -146,6 +146,26 @@ const planner = defineAgent({
   tools: [planTool({ tools: [lookup, boom, slow] })],
 });
 
+/** A step that fails twice before it works, then a short sleep: retries and a wait on the waterfall. */
+let shakyCalls = 0;
+const shaky = defineWorkflow({
+  name: "shaky",
+  version: "1",
+  async run(ctx) {
+    const value = await ctx.step(
+      "call",
+      () => {
+        shakyCalls += 1;
+        if (shakyCalls < 3) throw new Error(`try ${shakyCalls} failed`);
+        return "ok";
+      },
+      { retry: { maxAttempts: 3, initialDelay: "50ms" } },
+    );
+    await ctx.sleep("pause", "300ms");
+    return value;
+  },
+});
+
 describe.skipIf(!haveChromium && process.env.CI !== "true")("the run page in a browser", () => {
   let dir: string;
   let engine: Engine;
@@ -162,7 +182,7 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the run page in a b
     mkdirSync(ARTIFACTS, { recursive: true });
     engine = await createEngine({
       store: `sqlite:${join(dir, "cairn.db")}`,
-      workflows: [helper, boss, streamer, approver, pipeline, greetOld, greetNew, waiter, planner],
+      workflows: [helper, boss, streamer, approver, pipeline, greetOld, greetNew, waiter, planner, shaky],
       logger: silentLogger,
     });
     engine.startWorker({ pollInterval: 10 });
@@ -497,4 +517,30 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the run page in a b
     }
     expect(found).toEqual({});
   }, 240_000);
+
+  it("waterfall: each op a bar on the run's time axis, failed attempts, retry waits and sleeps visible", async () => {
+    await engine.start(shaky, null, { runId: "shaky" });
+    expect(await engine.result("shaky", { timeoutMs: 15_000 })).toBe("ok");
+    const p = await open("/ui/runs/shaky", 1366, true);
+    await p.locator('[data-kind="run.completed"]').waitFor({ timeout: 10_000 });
+    await p.locator("[data-waterfall-box] summary").click();
+    const step = p.locator('[data-wf-op="call#0"] [data-wf-seg]');
+    await expect
+      .poll(() => step.evaluateAll((segs) => segs.map((s) => s.getAttribute("data-wf-seg"))))
+      .toEqual(["failed", "retry-wait", "failed", "retry-wait", "attempt"]);
+    expect(await p.locator('[data-wf-op="pause#0"] [data-wf-seg]').evaluateAll((segs) => segs.map((s) => s.getAttribute("data-wf-seg")))).toEqual(["wait"]);
+    // On one axis: the sleep starts after the step's last attempt, and lasts about 300 ms of the run.
+    const box = async (selector: string) => (await p.locator(selector).boundingBox())!;
+    const lastAttempt = await box('[data-wf-op="call#0"] [data-wf-seg="attempt"]');
+    const sleep = await box('[data-wf-op="pause#0"] [data-wf-seg="wait"]');
+    expect(sleep.x).toBeGreaterThanOrEqual(lastAttempt.x);
+    expect(await p.locator('[data-wf-op="pause#0"] [data-wf-seg="wait"]').getAttribute("title")).toMatch(/^waits for a sleep: \d+ ms$/);
+    for (const width of [1366, 800]) {
+      await p.setViewportSize({ width, height: 900 });
+      await p.screenshot({ path: join(ARTIFACTS, `waterfall-${width}x900.png`), fullPage: true });
+    }
+    await p.addScriptTag({ content: AXE_SOURCE });
+    const result = await p.evaluate<{ violations: { id: string; impact: string }[] }>("axe.run(document)");
+    expect(result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
+  });
 });

@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { api } from "../api";
 import { AgentPanel } from "../components/agent-panel";
 import { RunActions } from "../components/run-actions";
+import { Waterfall } from "../components/waterfall";
 import { addPiece, livePiece, LiveOutputView, type LiveOutput } from "../components/live-output";
 import { isAgentRun } from "../agent-view";
 import { AnswerForm } from "../components/answer-form";
@@ -152,6 +153,10 @@ export function RunPage({ runId }: { runId: string }) {
       </h2>
       <ErrorBox error={streamError} />
       <JournalView entries={entries} runId={runId} />
+      <details className="waterfall-box" data-waterfall-box>
+        <summary>Waterfall: each op on a time axis</summary>
+        <Waterfall entries={entries} now={r?.finishedAt ? Date.parse(r.finishedAt) : Date.now()} />
+      </details>
     </section>
   );
 }
