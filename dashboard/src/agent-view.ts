@@ -121,9 +121,10 @@ export interface AgentView {
 /**
  * The transcript and totals of an agent run. The newest `loop.completed` / `loop.snapshot` gives the
  * messages and totals up to it; model call results (assistant messages) and tool step outcomes
- * (tool results) after it are appended, so a running agent's transcript is current.
+ * (tool results) after it are appended, so a running agent's transcript is current. Before the
+ * first loop state, the conversation starts with the run's `input` (its prompt or messages), as the agent's does.
  */
-export function agentView(entries: readonly ApiJournalEntry[]): AgentView {
+export function agentView(entries: readonly ApiJournalEntry[], input?: unknown): AgentView {
   let base = -1;
   let messages: Message[] = [];
   let stateTotals: AgentTotals | undefined;
@@ -138,6 +139,7 @@ export function agentView(entries: readonly ApiJournalEntry[]): AgentView {
     stateTotals = readTotals(state.totals);
     break;
   }
+  if (base === -1) messages = initialMessages(input);
 
   // The journal's own fold over every model call and tool call (also what follows the base).
   const fold: AgentTotals = { usage: zeroUsage(), costMicros: 0, steps: 0, toolCalls: 0 };
@@ -197,6 +199,15 @@ export function agentView(entries: readonly ApiJournalEntry[]): AgentView {
   return withLimits({ messages: [...messages, ...tail], totals: fold, totalsFrom: "journal" }, entries);
 }
 
+/** The conversation an agent starts from its input (src/agent/agent.ts `initialMessages`): a prompt, or messages. */
+function initialMessages(input: unknown): Message[] {
+  if (!input || typeof input !== "object") return [];
+  const i = input as { prompt?: unknown; messages?: unknown };
+  if (typeof i.prompt === "string" && i.prompt !== "") return [{ role: "user", content: i.prompt }];
+  if (Array.isArray(i.messages)) return i.messages.filter((m): m is Message => !!m && typeof m === "object" && "role" in m && "content" in m);
+  return [];
+}
+
 function withLimits(view: AgentView, entries: readonly ApiJournalEntry[]): AgentView {
   const limits = budgetLimits(entries);
   return limits ? { ...view, limits } : view;
@@ -247,6 +258,15 @@ export interface PlanNode {
   status: PlanNodeStatus;
   result?: unknown;
   error?: { message?: string };
+  /** Step attempts started (a child node: 1 once started). */
+  attempts: number;
+  /** When its op first started and when it ended (epoch ms), from the journal. */
+  startedAt?: number;
+  endedAt?: number;
+  /** A skipped node: the failed node it waited on (directly or through other skipped nodes). */
+  skippedBecause?: string;
+  /** The plan tool's note on the node (from the model's create or revise call), if any. */
+  note?: string;
 }
 export interface PlanView {
   name: string;
@@ -281,7 +301,7 @@ export function planViews(entries: readonly ApiJournalEntry[]): PlanView[] {
         const view: PlanView = {
           name: bookkeeping.cairnPlan,
           opKey: key,
-          nodes: result.nodes.map((n) => ({ ...n, deps: [...(n.deps ?? [])], status: "pending" })),
+          nodes: result.nodes.map((n) => ({ ...n, deps: [...(n.deps ?? [])], status: "pending", attempts: 0 })),
           revision: 0,
         };
         views.push(view);
@@ -291,7 +311,7 @@ export function planViews(entries: readonly ApiJournalEntry[]): PlanView[] {
         if (!view || !result) continue;
         const removed = new Set(result.remove ?? []);
         let nodes = view.nodes.filter((n) => !removed.has(n.id));
-        nodes = [...nodes, ...(result.add ?? []).map((n) => ({ ...n, deps: [...(n.deps ?? [])], status: "pending" as const }))];
+        nodes = [...nodes, ...(result.add ?? []).map((n) => ({ ...n, deps: [...(n.deps ?? [])], status: "pending" as const, attempts: 0 }))];
         if (result.order?.length) {
           const slots = nodes.flatMap((n, i) => (result.order!.includes(n.id) ? [i] : []));
           const byId = new Map(nodes.map((n) => [n.id, n]));
@@ -313,18 +333,53 @@ export function planViews(entries: readonly ApiJournalEntry[]): PlanView[] {
     const node = view?.nodes.find((n) => n.id === match[2]);
     if (!view || !node) continue;
     const data = entry.data as { result?: unknown; output?: unknown; final?: boolean; error?: { message?: string } };
+    const at = Date.parse(entry.at);
     if (entry.kind === "step.started" || entry.kind === "child.started") {
       if (node.status !== "done") node.status = "running";
+      node.attempts += 1;
+      node.startedAt ??= at;
     } else if (entry.kind === "step.completed" || entry.kind === "child.completed") {
       node.status = "done";
       node.result = entry.kind === "step.completed" ? data.result : data.output;
+      node.endedAt = at;
     } else if ((entry.kind === "step.failed" && data.final) || entry.kind === "child.failed") {
       node.status = "failed";
+      node.endedAt = at;
       if (data.error) node.error = data.error;
       skipDependents(view);
     }
   }
+  addNotes(entries, views);
   return views;
+}
+
+/**
+ * The plan tool's notes (src/agent/plan-tool.ts): `note` on a node of a create or revise call, and
+ * revise's `notes` by id, read from the model's journaled tool calls, the newest winning.
+ */
+function addNotes(entries: readonly ApiJournalEntry[], views: PlanView[]): void {
+  if (views.length === 0) return;
+  const notes = new Map<string, string>();
+  for (const entry of entries) {
+    if (entry.kind !== "step.completed" || entry.opKey === null || !MODEL_KEY.test(entry.opKey)) continue;
+    const content = (entry.data as { result?: { content?: unknown } }).result?.content;
+    if (!Array.isArray(content)) continue;
+    for (const block of content as { type?: unknown; input?: unknown }[]) {
+      if (block.type !== "tool_use" || !block.input || typeof block.input !== "object") continue;
+      const input = block.input as { action?: unknown; nodes?: unknown; notes?: unknown };
+      if (input.action !== "create" && input.action !== "revise") continue;
+      if (Array.isArray(input.nodes))
+        for (const node of input.nodes as { id?: unknown; note?: unknown }[])
+          if (typeof node?.id === "string" && typeof node.note === "string") notes.set(node.id, node.note);
+      if (input.notes && typeof input.notes === "object")
+        for (const [id, note] of Object.entries(input.notes as Record<string, unknown>)) if (typeof note === "string") notes.set(id, note);
+    }
+  }
+  const last = views.at(-1)!;
+  for (const node of last.nodes) {
+    const note = notes.get(node.id);
+    if (note !== undefined) node.note = note;
+  }
 }
 
 function skipDependents(view: PlanView): void {
@@ -334,8 +389,10 @@ function skipDependents(view: PlanView): void {
     changed = false;
     for (const node of view.nodes) {
       if (node.status !== "pending") continue;
-      if (node.deps.some((dep) => byId.get(dep)?.status === "failed" || byId.get(dep)?.status === "skipped")) {
+      const blocker = node.deps.map((dep) => byId.get(dep)).find((dep) => dep?.status === "failed" || dep?.status === "skipped");
+      if (blocker) {
         node.status = "skipped";
+        node.skippedBecause = blocker.status === "failed" ? blocker.id : (blocker.skippedBecause ?? blocker.id);
         changed = true;
       }
     }

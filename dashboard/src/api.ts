@@ -129,6 +129,18 @@ export async function checkToken(token: string): Promise<string | undefined> {
 }
 
 /**
+ * A run's export (`GET /runs/:id/export`: the run, its whole journal, inbox and human requests, as
+ * JSON; audited by the server), with the tab's token; `force` for a run that has not finished.
+ */
+export async function downloadRunExport(runId: string, force: boolean): Promise<Blob> {
+  const response = await authFetch(`${window.location.origin}/runs/${encodeURIComponent(runId)}/export${force ? "?force=true" : ""}`, {
+    headers: { accept: "application/json" },
+  });
+  if (!response.ok) throw new Error(await messageOf(response));
+  return response.blob();
+}
+
+/**
  * A GET of the API that the typed client has no method for (e.g. `/overview`), with the tab's
  * token; throws an Error with the server's message on a failure.
  */

@@ -33,7 +33,28 @@ export interface RunCosts {
   journal: { entries: number; bytes: number };
   /** Model spend, as {@link agentRunView} folds it (zero for a run that made no model calls). */
   model: Omit<AgentSpend, "limits">;
+  /**
+   * With `includeChildren` ({@link readRunCosts}, `GET /runs/:id/costs?includeChildren=true`): the
+   * run's child runs, theirs, and so on, and every figure summed over this run and all of them (as an
+   * agent's budget adds its sub-agents' spend to its own).
+   */
+  children?: RunCostsRollUp;
 }
+
+/** A run's costs summed with those of its descendants. */
+export interface RunCostsRollUp {
+  /** Descendant runs counted (children, grandchildren, …). */
+  runs: number;
+  /** The ids of the run's direct children, oldest first. */
+  childRunIds: string[];
+  /** True when the run has more than {@link MAX_ROLL_UP_RUNS} descendants: the sum stops there. */
+  truncated: boolean;
+  /** Every figure of this run plus those of its descendants. */
+  total: Omit<RunCosts, "runId" | "children">;
+}
+
+/** Most descendants a roll-up reads (each is one journal read). */
+export const MAX_ROLL_UP_RUNS = 500;
 
 const TOOL_KEY = /\/tool-[^/]+#\d+$/;
 
@@ -152,8 +173,75 @@ function bytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** Reads a run's journal (decoded and as stored, a page at a time) and folds its {@link RunCosts}. */
-export async function readRunCosts(engine: Engine, runId: string, now: number): Promise<RunCosts> {
+/**
+ * Reads a run's journal (decoded and as stored, a page at a time) and folds its {@link RunCosts}.
+ * With `includeChildren`, also those of its descendants (breadth first, at most
+ * {@link MAX_ROLL_UP_RUNS}), summed in `children`; `canSee` leaves out runs the caller may not read.
+ */
+export async function readRunCosts(
+  engine: Engine,
+  runId: string,
+  now: number,
+  options: { includeChildren?: boolean; canSee?: (runId: string) => boolean } = {},
+): Promise<RunCosts> {
+  const own = await readOneRunCosts(engine, runId, now);
+  if (!options.includeChildren) return own;
+  const { runId: _, ...total } = own;
+  const childRunIds = await childrenOf(engine, runId, options.canSee);
+  const queue = [...childRunIds];
+  let runs = 0;
+  let truncated = false;
+  while (queue.length > 0) {
+    if (runs >= MAX_ROLL_UP_RUNS) {
+      truncated = true;
+      break;
+    }
+    const next = queue.shift()!;
+    const { runId: __, ...child } = await readOneRunCosts(engine, next, now);
+    addCosts(total, child);
+    runs += 1;
+    queue.push(...(await childrenOf(engine, next, options.canSee)));
+  }
+  return { ...own, children: { runs, childRunIds, truncated, total } };
+}
+
+async function childrenOf(engine: Engine, runId: string, canSee: ((runId: string) => boolean) | undefined): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await engine.store.listRuns({ parentRunId: runId, limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+    for (const run of page.runs) if (!canSee || canSee(run.runId)) ids.push(run.runId);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && ids.length < MAX_ROLL_UP_RUNS);
+  return ids.reverse(); // listed newest first
+}
+
+/** Adds `b`'s figures to `a` (in place). */
+function addCosts(a: Omit<RunCosts, "runId" | "children">, b: Omit<RunCosts, "runId" | "children">): void {
+  a.workerMs += b.workerMs;
+  a.claims += b.claims;
+  a.stepMs += b.stepMs;
+  a.stepAttempts += b.stepAttempts;
+  for (const [tool, count] of Object.entries(b.toolCalls)) a.toolCalls[tool] = (a.toolCalls[tool] ?? 0) + count;
+  a.human = { requests: a.human.requests + b.human.requests, pending: a.human.pending + b.human.pending, waitMs: a.human.waitMs + b.human.waitMs };
+  a.journal = { entries: a.journal.entries + b.journal.entries, bytes: a.journal.bytes + b.journal.bytes };
+  const m = { ...a.model, usage: { ...a.model.usage } };
+  for (const key of Object.keys(m.usage) as (keyof typeof m.usage)[]) m.usage[key] += b.model.usage[key];
+  for (const key of [
+    "modelCalls",
+    "toolCalls",
+    "costMicros",
+    "unpricedCalls",
+    "possiblyBilledMicros",
+    "unconfirmedSends",
+    "inFlightMicros",
+    "inFlightCalls",
+  ] as const)
+    m[key] += b.model[key];
+  a.model = m;
+}
+
+async function readOneRunCosts(engine: Engine, runId: string, now: number): Promise<RunCosts> {
   const run = await engine.getRun(runId);
   const entries: JournalEntryView[] = [];
   const stored: JournalEntry[] = [];

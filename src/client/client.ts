@@ -247,9 +247,12 @@ export class CairnClient {
     return this.request("GET", "/costs", { query: { since: at(query.since), until: at(query.until), workflow: query.workflow } });
   }
 
-  /** `GET /runs/:id/costs`: worker and step time, journal bytes, tool calls by tool, the time people took, and model spend. */
-  runCosts(runId: string): Promise<ApiRunCosts> {
-    return this.request("GET", `/runs/${enc(runId)}/costs`);
+  /**
+   * `GET /runs/:id/costs`: worker and step time, journal bytes, tool calls by tool, the time people took, and model spend.
+   * With `includeChildren`, `children` also sums them over the run's child runs (and theirs).
+   */
+  runCosts(runId: string, options: { includeChildren?: boolean } = {}): Promise<ApiRunCosts> {
+    return this.request("GET", `/runs/${enc(runId)}/costs`, options.includeChildren ? { query: { includeChildren: "true" } } : {});
   }
 
   /** `GET /runs/:id/journal/:seq`: one entry, whole (a journal page elides entries over 8 KiB: `elided` gives their size). */

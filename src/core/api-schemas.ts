@@ -55,6 +55,9 @@ const statusList = z
 export const startRunBody = z
   .object({
     workflow: printable(z.string().min(1, "must not be empty").max(256)).describe("A workflow name registered with the server's engine."),
+    version: printable(z.string().min(1, "must not be empty").max(128))
+      .optional()
+      .describe("A version of the workflow registered with the server's engine (name@version). Default: its current (last registered) version."),
     input: z.unknown().optional().describe("The run's input (JSON). Default null."),
     runId: runIdSchema.optional().describe("Caller-chosen id; starting again with the same id and input returns the existing run."),
     queue: flowOptionsSchema.shape.queue.describe("Flow control: a queue declared on the server's engine. Default: the workflow's queue."),
@@ -403,6 +406,12 @@ export const apiHumanRequestSchema = z.object({
     .describe(
       "Set when this request asks again because the workflow's input schema refused the answer to `requestId` (checks the JSON Schema cannot express: refine, custom, dates…): why.",
     ),
+  requireNote: z
+    .union([z.literal(true), z.array(z.string())])
+    .nullable()
+    .describe(
+      "Answers that must come with a note (`message`): true for every answer, or the options that need one; null when none does (`ctx.askHuman({ requireNote })`).",
+    ),
   unreadable: UNREADABLE.optional(),
 });
 
@@ -566,34 +575,58 @@ export const versionListSchema = z.object({ versions: z.array(apiVersionSchema) 
 
 export type ApiVersion = z.output<typeof apiVersionSchema>;
 
+/** The figures of a run's costs (without its id). */
+const runCostFigures = {
+  workerMs: z.number().describe("Time workers held the run: each claim to the release, suspension or end that followed."),
+  claims: z.number().int().describe("Times a worker took the run: start, resumptions, recoveries."),
+  stepMs: z.number().describe("Sum of step attempts' time from intent to outcome."),
+  stepAttempts: z.number().int(),
+  toolCalls: z.record(z.string(), z.number().int()).describe("Agent tool calls with an outcome, by tool name."),
+  human: z
+    .object({ requests: z.number().int(), pending: z.number().int(), waitMs: z.number() })
+    .describe("Questions to people and the time they took (open ones up to now)."),
+  journal: z
+    .object({ entries: z.number().int(), bytes: z.number().int() })
+    .describe("Entries and bytes of their encoded payloads (before offloading and encryption)."),
+  model: z
+    .object({
+      modelCalls: z.number().int(),
+      toolCalls: z.number().int(),
+      costMicros: z.number(),
+      unpricedCalls: z.number().int(),
+      possiblyBilledMicros: z.number(),
+      unconfirmedSends: z.number().int(),
+      inFlightMicros: z.number(),
+      inFlightCalls: z.number().int(),
+    })
+    .loose()
+    .describe("Model spend in micro-dollars, as the agent transcript folds it."),
+};
+
+/** `GET /runs/:id/costs` query. */
+export const runCostsQuery = z
+  .object({
+    includeChildren: z
+      .enum(["true", "false"])
+      .optional()
+      .describe("true: also sum the costs of the run's child runs (and theirs) into `children.total`, as an agent's budget counts its sub-agents."),
+  })
+  .strict();
+
 /** `GET /runs/:id/costs`: what a run cost beyond its model calls, beside its model spend (folded from its journal). */
 export const runCostsSchema = z
   .object({
     runId: z.string(),
-    workerMs: z.number().describe("Time workers held the run: each claim to the release, suspension or end that followed."),
-    claims: z.number().int().describe("Times a worker took the run: start, resumptions, recoveries."),
-    stepMs: z.number().describe("Sum of step attempts' time from intent to outcome."),
-    stepAttempts: z.number().int(),
-    toolCalls: z.record(z.string(), z.number().int()).describe("Agent tool calls with an outcome, by tool name."),
-    human: z
-      .object({ requests: z.number().int(), pending: z.number().int(), waitMs: z.number() })
-      .describe("Questions to people and the time they took (open ones up to now)."),
-    journal: z
-      .object({ entries: z.number().int(), bytes: z.number().int() })
-      .describe("Entries and bytes of their encoded payloads (before offloading and encryption)."),
-    model: z
+    ...runCostFigures,
+    children: z
       .object({
-        modelCalls: z.number().int(),
-        toolCalls: z.number().int(),
-        costMicros: z.number(),
-        unpricedCalls: z.number().int(),
-        possiblyBilledMicros: z.number(),
-        unconfirmedSends: z.number().int(),
-        inFlightMicros: z.number(),
-        inFlightCalls: z.number().int(),
+        runs: z.number().int().describe("Descendant runs counted (children, grandchildren, …)."),
+        childRunIds: z.array(z.string()).describe("The run's direct children, oldest first."),
+        truncated: z.boolean().describe("True when the run has more than 500 descendants: the sum stops there."),
+        total: z.object(runCostFigures).describe("Every figure of this run plus those of its descendants."),
       })
-      .loose()
-      .describe("Model spend in micro-dollars, as the agent transcript folds it."),
+      .optional()
+      .describe("With includeChildren=true: the run's descendants and the costs summed over the run and them."),
   })
   .describe("A run's costs. Durations in ms, sizes in bytes, money in micro-dollars.");
 

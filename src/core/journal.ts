@@ -111,6 +111,8 @@ export interface EntryData {
     context?: unknown;
     input?: unknown;
     secret?: true;
+    /** Answers that need a note (`message`): every one (`true`) or those choosing these options. */
+    requireNote?: true | string[];
     /** Set when this request re-asks because the input schema refused the answer to the previous one. */
     refused?: { requestId: string; message: string };
   };

@@ -181,6 +181,29 @@ describe.each(STORE_KINDS)("ctx.askHuman on %s", (kind) => {
     expect((await engine.getRun("topic")).error?.message).toContain("notify.topic");
   });
 
+  it("requireNote: an answer choosing an option that needs a note is refused without one; a bad list fails the request", async () => {
+    const wf = defineWorkflow({
+      name: "noted",
+      async run(ctx, input: { mode: string }) {
+        if (input.mode === "bad") return ctx.askHuman({ question: "Ok?", options: ["yes"], requireNote: ["no"] });
+        const reply = await ctx.askHuman({ question: "Ship?", options: ["approve", "reject"], requireNote: ["reject"] });
+        return { option: reply.option, message: reply.message };
+      },
+    });
+    const engine = await testEngine(kind, { workflows: [wf] });
+    engine.startWorker(fast);
+    await engine.start(wf, { mode: "bad" }, { runId: "bad" });
+    await waitFor(async () => (await engine.getRun("bad")).status === "failed");
+    expect((await engine.getRun("bad")).error?.message).toContain("requireNote");
+    await engine.start(wf, { mode: "ok" }, { runId: "ok" });
+    await waitFor(async () => (await pending(engine, "ok")).length === 1);
+    const refused = await engine.respondToHuman("ok:ask#0", { action: "answer", option: "reject", message: "  " }).catch((e: unknown) => e);
+    expect(isCairnError(refused, "INVALID_INPUT")).toBe(true);
+    expect((refused as Error).message).toContain('"reject" needs a note');
+    await engine.respondToHuman("ok:ask#0", { action: "answer", option: "reject", message: "not today" });
+    expect(await engine.result("ok", { timeoutMs: 5000 })).toEqual({ option: "reject", message: "not today" });
+  });
+
   it("refuses a malformed request before journaling anything", async () => {
     const wf = defineWorkflow({
       name: "malformed",

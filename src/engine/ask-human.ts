@@ -25,6 +25,8 @@ export interface CheckedAskHuman {
   extensions: number;
   /** Answers are secret (`askHuman({ secret: true })`). */
   secret: boolean;
+  /** Answers that need a note: all (`true`) or those choosing these options. */
+  requireNote: true | string[] | undefined;
   /** `notify`: the outbox topics of an extension and of the final escalation, and the data sent along. */
   notify: { extended: string; timedOut: string; data: unknown } | undefined;
 }
@@ -90,6 +92,11 @@ export function checkAskHuman(request: AskHumanRequest): CheckedAskHuman {
     }
   }
   const timeoutMs = request.timeout === undefined ? undefined : toMs(request.timeout);
+  const requireNote = request.requireNote;
+  if (requireNote !== undefined && typeof requireNote !== "boolean") {
+    if (!Array.isArray(requireNote) || requireNote.some((o) => typeof o !== "string" || !options.includes(o)))
+      throw new ValidationError(`${where}: requireNote must be true, false or a list of the options (${options.join(", ")}) whose answers need a note.`);
+  }
   return {
     question: request.question,
     options,
@@ -102,6 +109,7 @@ export function checkAskHuman(request: AskHumanRequest): CheckedAskHuman {
     extendMs,
     extensions,
     secret: request.secret === true,
+    requireNote: requireNote === true ? true : Array.isArray(requireNote) && requireNote.length > 0 ? [...requireNote] : undefined,
   };
 }
 
@@ -238,6 +246,7 @@ function requestData(requestId: string, request: CheckedAskHuman, timeoutAt: num
   if (request.context !== undefined) data.context = decodeKeepingSecrets(encode(request.context));
   if (request.secret) data.secret = true;
   if (request.input !== undefined) data.input = request.input;
+  if (request.requireNote !== undefined) data.requireNote = request.requireNote;
   return data;
 }
 

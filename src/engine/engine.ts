@@ -105,6 +105,11 @@ export interface StartOptions extends FlowOptions {
   /** Caller-chosen id (e.g. a thread id). Starting again with the same id and input returns the existing run. Not with `debounce`. */
   runId?: string;
   /**
+   * Start this version of the workflow (registered with this engine, e.g. an older one still
+   * deployed beside the current); default the current (last registered) version.
+   */
+  version?: string;
+  /**
    * Debounce by key: while a run of this workflow started with the same key has not started yet, this start
    * replaces its input and moves its start to `period` from now (the handle is that run's, `created: false`);
    * otherwise it creates a run that starts after `period`. See docs/operations/flow-control.md.

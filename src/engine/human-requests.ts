@@ -64,8 +64,15 @@ export class HumanRequests {
     const journal = await this.deps.store.readJournalForResume(request.runId);
     for (const entry of journal) {
       if (entry.kind !== "human.requested" || entry.opKey !== request.opKey) continue;
-      const data = decode<{ requestId: string; input?: Record<string, unknown> }>(entry.payload);
-      if (data.requestId !== request.requestId || !data.input) continue;
+      const data = decode<{ requestId: string; input?: Record<string, unknown>; requireNote?: true | string[] }>(entry.payload);
+      if (data.requestId !== request.requestId) continue;
+      const needsNote =
+        data.requireNote === true || (Array.isArray(data.requireNote) && answer.option !== undefined && data.requireNote.includes(answer.option));
+      if (answer.action === "answer" && needsNote && !answer.message?.trim())
+        throw new ValidationError(
+          `Human request "${request.requestId}": ${answer.option === undefined ? "an answer" : `the option "${answer.option}"`} needs a note: give one ("message" in the API, --message in the CLI).`,
+        );
+      if (!data.input) continue;
       // A step that declares its result's schema cannot be skipped without the result it would have returned.
       if (answer.action === "skip" && answer.value === undefined)
         throw new ValidationError(

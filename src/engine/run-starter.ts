@@ -37,7 +37,7 @@ export class RunStarter {
   /** Creates (or finds) a run; resolves with its id and whether this call created it. */
   async start(workflow: Workflow<any, any> | string, input: unknown, options: StartOptions): Promise<{ runId: string; created: boolean }> {
     const { deps } = this;
-    const definition = deps.workflows.resolve(workflow);
+    const definition = deps.workflows.resolve(workflow, options.version);
     const runId = options.runId === undefined ? randomUUID() : check(RUN_ID, options.runId, "start: runId");
     let encoded: string;
     try {

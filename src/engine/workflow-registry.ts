@@ -32,8 +32,19 @@ export class WorkflowRegistry {
     return version;
   }
 
-  /** The workflow `start` runs: the one given, or the current version of a registered name. */
-  resolve(workflow: Workflow<any, any> | string): Workflow<any, any> {
+  /**
+   * The workflow `start` runs: the one given, or the current version of a registered name, or with
+   * `version` that version of it (registered here).
+   */
+  resolve(workflow: Workflow<any, any> | string, version?: string): Workflow<any, any> {
+    if (version !== undefined) {
+      const name = typeof workflow === "string" ? workflow : workflow.name;
+      const found = this.byKey.get(`${name}@${version}`);
+      if (!found) throw new WorkflowNotRegisteredError(`${name}@${version}`, [...this.byKey.keys()]);
+      if (typeof workflow !== "string" && found !== workflow)
+        throw new ValidationError(`start: version "${version}" was given with a workflow object of version "${workflow.version}"; give one or the other.`);
+      return found;
+    }
     if (typeof workflow === "string") {
       let found: Workflow<any, any> | undefined;
       for (const candidate of this.byKey.values()) if (candidate.name === workflow) found = candidate;

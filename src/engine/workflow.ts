@@ -233,6 +233,12 @@ export interface AskHumanRequest {
   /** Op name; default "ask". The request id is `<runId>:<op key>`. */
   name?: string;
   /**
+   * Answers that must come with a note (`message`): `true` for every answer, or the options that need
+   * one (e.g. `["reject"]`: say why). An answer without it is refused (the API answers 422), and the
+   * dashboard marks the note field required for those options.
+   */
+  requireNote?: boolean | string[];
+  /**
    * The answer is a secret (a one-time code, a password): the run gets it, but views of the run (the
    * API, the stream, `cairn human-requests`, the dashboard) show its `value` and `message` as `"[redacted]"`,
    * and redact their text wherever it shows up later. For secrets in the `context`, wrap them in `secret()`.

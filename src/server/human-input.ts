@@ -10,11 +10,13 @@ export interface RequestDetails {
   input?: InputSchema;
   /** When this request re-asks because the input schema refused the previous answer: which request, and why. */
   refused?: { requestId: string; message: string };
+  /** Answers that need a note: every one (`true`) or those choosing these options. */
+  requireNote?: true | string[];
 }
 
 /**
- * The input schema each request was asked with (`ctx.askHuman({ input })`), and the refusal it
- * re-asks after, by request id: from its `human.requested` entry (the human_requests row holds
+ * The input schema each request was asked with (`ctx.askHuman({ input })`), the answers that need a
+ * note, and the refusal it re-asks after, by request id: from its `human.requested` entry (the human_requests row holds
  * neither). One journal read per run; requests with neither are absent from the map.
  */
 export async function requestDetails(store: Pick<Store, "readJournalForResume">, requests: readonly HumanRequest[]): Promise<Map<string, RequestDetails>> {
@@ -30,7 +32,7 @@ export async function requestDetails(store: Pick<Store, "readJournalForResume">,
       // Indexed reads only; a pending request's entry is never superseded by a loop checkpoint.
       for (const entry of await store.readJournalForResume(runId)) {
         if (entry.kind !== "human.requested" || entry.opKey === null || !opKeys.has(entry.opKey)) continue;
-        let data: { requestId?: unknown; input?: unknown; refused?: { requestId?: unknown; message?: unknown } };
+        let data: { requestId?: unknown; input?: unknown; refused?: { requestId?: unknown; message?: unknown }; requireNote?: unknown };
         try {
           data = decode(entry.payload);
         } catch {
@@ -42,7 +44,9 @@ export async function requestDetails(store: Pick<Store, "readJournalForResume">,
         if (typeof data.refused?.requestId === "string" && typeof data.refused.message === "string") {
           found.refused = { requestId: data.refused.requestId, message: data.refused.message };
         }
-        if (found.input || found.refused) details.set(data.requestId, found);
+        if (data.requireNote === true) found.requireNote = true;
+        else if (Array.isArray(data.requireNote)) found.requireNote = data.requireNote.filter((o): o is string => typeof o === "string");
+        if (found.input || found.refused || found.requireNote) details.set(data.requestId, found);
       }
     }),
   );

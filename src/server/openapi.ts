@@ -153,7 +153,14 @@ export const ROUTES: RouteDoc[] = [
     path: "/runs/:id/costs",
     summary: "What a run cost: worker and step time, journal bytes, tool calls by tool, time people took, model spend",
     params: api.runIdParam,
-    ok: [{ status: 200, description: "The run's costs, folded from its journal (also while it runs).", schema: api.runCostsSchema }],
+    query: api.runCostsQuery,
+    ok: [
+      {
+        status: 200,
+        description: "The run's costs, folded from its journal (also while it runs); with includeChildren=true, summed with its descendants'.",
+        schema: api.runCostsSchema,
+      },
+    ],
     errors: [400, 404, 503],
   },
   {

@@ -28,6 +28,7 @@ export function humanRequestView(request: HumanRequest, details: RequestDetails 
     context: request.context === undefined ? null : decodeOr(() => decode(request.context), null, where, note),
     input: details.input ?? null,
     refused: details.refused ?? null,
+    requireNote: details.requireNote ?? null,
   };
   return unreadable === undefined ? view : { ...view, unreadable };
 }

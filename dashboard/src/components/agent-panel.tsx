@@ -3,10 +3,12 @@ import { useMemo } from "react";
 import { agentView, budgetGauges, extraSpend, isAgentRun, planViews, type Block, type Gauge, type Message, type PlanView } from "../agent-view";
 import { usd } from "../format";
 import { JsonView } from "./json-view";
+import { LiveOutputView, type LiveOutput } from "./live-output";
+import { PlanGraph } from "./plan-graph";
 
 /** For agent runs: the budget spent, the transcript, and the plans, all read from the journal. */
-export function AgentPanel({ entries }: { entries: ApiJournalEntry[] }) {
-  const agent = useMemo(() => (isAgentRun(entries) ? agentView(entries) : undefined), [entries]);
+export function AgentPanel({ entries, input, partial }: { entries: ApiJournalEntry[]; input?: unknown; partial?: LiveOutput | undefined }) {
+  const agent = useMemo(() => (isAgentRun(entries) ? agentView(entries, input) : undefined), [entries, input]);
   const plans = useMemo(() => planViews(entries), [entries]);
   const extra = useMemo(() => extraSpend(entries), [entries]);
   if (!agent && plans.length === 0) return null;
@@ -49,6 +51,7 @@ export function AgentPanel({ entries }: { entries: ApiJournalEntry[] }) {
                 <MessageBody message={message} />
               </li>
             ))}
+            {partial && <LiveOutputView output={partial} asMessage />}
           </ol>
         </>
       )}
@@ -165,6 +168,7 @@ function Plan({ plan }: { plan: PlanView }) {
       <h2>
         Plan {plan.name} <span className="muted">revision {plan.revision}</span>
       </h2>
+      <PlanGraph plan={plan} />
       <ul className="plan-nodes">
         {plan.nodes.map((node) => (
           <li key={node.id} data-node={node.id} data-node-status={node.status}>
@@ -178,6 +182,8 @@ function Plan({ plan }: { plan: PlanView }) {
               </>
             )}
             {node.error && <span className="err"> {node.error.message}</span>}
+            {node.status === "skipped" && <span className="muted"> · skipped: {node.skippedBecause ?? "a dependency"} failed</span>}
+            {node.note && <span className="muted"> · note: {node.note}</span>}
           </li>
         ))}
       </ul>

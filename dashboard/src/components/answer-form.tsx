@@ -1,5 +1,5 @@
 import type { ApiHumanRequest } from "cairn/client";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { api } from "../api";
 import { schemaIssues, useValueEditor } from "./value-editor";
 
@@ -9,7 +9,9 @@ const RECOVERY = ["retry", "skip", "fail"] as const;
  * One click per option. A request with an `input` schema gets a value editor (a field per property,
  * or JSON) whose value goes with the option, or with "Send" when there are no options; the server's
  * 422 for a value that does not match shows next to the fields. A "did this happen?" request (an
- * unsafe step after a crash) takes retry / skip / fail instead; an optional note and name go with the answer.
+ * unsafe step after a crash) takes retry / skip / fail instead; a note and name go with the answer. The
+ * note is required for the options the request says need one (`requireNote`): the field says so, and
+ * an answer without it is not sent.
  */
 export function AnswerForm({ request, onAnswered }: { request: ApiHumanRequest; onAnswered?: () => void }) {
   const [message, setMessage] = useState("");
@@ -18,12 +20,24 @@ export function AnswerForm({ request, onAnswered }: { request: ApiHumanRequest; 
   const [error, setError] = useState<string>();
   const [value, setValue] = useState("");
   const [issues, setIssues] = useState<Record<string, string>>({});
+  // The option chosen without the note it needs: the field is marked until a note is written.
+  const [missingNote, setMissingNote] = useState<string>();
+  const noteField = useRef<HTMLInputElement>(null);
+  const requireNote = (request as { requireNote?: true | string[] | null }).requireNote ?? null;
+  const needsNote = (option?: string) => requireNote === true || (option !== undefined && Array.isArray(requireNote) && requireNote.includes(option));
+  const noteFor = requireNote === true ? "every answer" : Array.isArray(requireNote) && requireNote.length > 0 ? requireNote.join(", ") : undefined;
   // The engine's "did this happen?" request about an unsafe step offers exactly these actions.
   const recovery = request.options.join() === RECOVERY.join();
   const valueEditor = useValueEditor(request.input, issues);
   // A value goes with the answer when the request declares its shape, or asks freely (no options).
   const takesValue = !recovery && (request.input !== null || request.options.length === 0);
   const withValue = (option?: string) => {
+    if (needsNote(option) && !message.trim()) {
+      setMissingNote(option ?? "this answer");
+      setError(undefined);
+      noteField.current?.focus();
+      return;
+    }
     const read = takesValue ? valueEditor.read() : ({ ok: true, value: undefined } as const);
     if (!read.ok) {
       setError(read.error);
@@ -71,7 +85,13 @@ export function AnswerForm({ request, onAnswered }: { request: ApiHumanRequest; 
           ))
         : request.options.length > 0
           ? request.options.map((option, i) => (
-              <button key={option} disabled={busy} className={i === 0 ? "primary" : ""} onClick={() => withValue(option)}>
+              <button
+                key={option}
+                disabled={busy}
+                className={i === 0 ? "primary" : ""}
+                onClick={() => withValue(option)}
+                title={needsNote(option) ? "Needs a note" : undefined}
+              >
                 {option}
               </button>
             ))
@@ -85,7 +105,20 @@ export function AnswerForm({ request, onAnswered }: { request: ApiHumanRequest; 
   const extras = (
     <div className="answer-extra">
       {recovery && <input aria-label="value for skip" placeholder="step result for skip (JSON)" value={value} onChange={(e) => setValue(e.target.value)} />}
-      <input aria-label="note" placeholder="note (optional)" value={message} onChange={(e) => setMessage(e.target.value)} />
+      <input
+        aria-label="note"
+        ref={noteField}
+        placeholder={noteFor ? `note (required for ${noteFor})` : "note (optional)"}
+        value={message}
+        onChange={(e) => {
+          setMessage(e.target.value);
+          if (e.target.value.trim()) setMissingNote(undefined);
+        }}
+        aria-required={requireNote === true ? true : undefined}
+        aria-invalid={missingNote ? true : undefined}
+        aria-describedby={missingNote ? `note-required-${request.requestId}` : undefined}
+        data-note-required={noteFor ? "" : undefined}
+      />
       <input aria-label="your name" placeholder="your name" value={by} onChange={(e) => setBy(e.target.value)} className="short" />
     </div>
   );
@@ -95,6 +128,11 @@ export function AnswerForm({ request, onAnswered }: { request: ApiHumanRequest; 
       {/* With a value to fill in, the note and name come before the send button(s). */}
       {takesValue ? extras : buttons}
       {takesValue ? buttons : extras}
+      {missingNote && (
+        <div className="note-required" role="alert" id={`note-required-${request.requestId}`} data-note-missing={missingNote}>
+          {missingNote === "this answer" ? "A note is required" : `“${missingNote}” requires a note`}: write one, then answer again.
+        </div>
+      )}
       {error && <div className="error-box">{error}</div>}
     </div>
   );

@@ -3,7 +3,7 @@ import { api } from "../api";
 import { usePolling } from "../hooks";
 import { navigate, runPath } from "../router";
 
-/** Starts a run of a workflow the live workers know (`name@version` from GET /workers). */
+/** Starts a run of a workflow the live workers know, at the version chosen (`name@version` from GET /workers). */
 export function StartRunForm() {
   const workers = usePolling(() => api.listWorkers(), 5000, []);
   const workflows = useMemo(() => [...new Set((workers.data ?? []).flatMap((worker) => worker.workflows))].sort(), [workers.data]);
@@ -29,9 +29,16 @@ export function StartRunForm() {
     setBusy(true);
     setError(undefined);
     try {
-      // A worker lists `name@version`; the API starts a workflow by its name.
-      const workflow = selected.includes("@") ? selected.slice(0, selected.lastIndexOf("@")) : selected;
-      const { run } = await api.startRun({ workflow, ...(parsed === undefined ? {} : { input: parsed }), ...(runId.trim() ? { runId: runId.trim() } : {}) });
+      // A worker lists `name@version`: the run starts at the version chosen.
+      const at = selected.lastIndexOf("@");
+      const workflow = at > 0 ? selected.slice(0, at) : selected;
+      const version = at > 0 ? selected.slice(at + 1) : undefined;
+      const { run } = await api.startRun({
+        workflow,
+        ...(version ? { version } : {}),
+        ...(parsed === undefined ? {} : { input: parsed }),
+        ...(runId.trim() ? { runId: runId.trim() } : {}),
+      });
       navigate(runPath(run.runId));
     } catch (caught) {
       setError((caught as Error).message);

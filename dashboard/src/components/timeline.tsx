@@ -3,6 +3,8 @@ import { createContext, Fragment, useContext, useMemo, useState } from "react";
 import { api } from "../api";
 import { clock, dateTime, duration, instantOf, modelCallOf, usd } from "../format";
 import { JsonView } from "./json-view";
+import { Link } from "./link";
+import { runPath } from "../router";
 
 interface SerializedError {
   name?: string;
@@ -307,7 +309,10 @@ function EntryDetail({ entry, runId }: { entry: ApiJournalEntry; runId: string |
     case "child.started":
       return (
         <>
-          {String(data.workflow)} as <span className="mono">{String(data.childRunId)}</span>
+          {String(data.workflow)} as{" "}
+          <Link href={runPath(String(data.childRunId))} className="mono" data-child-run={String(data.childRunId)}>
+            {String(data.childRunId)}
+          </Link>
         </>
       );
     case "child.completed":

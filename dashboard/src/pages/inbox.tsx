@@ -2,6 +2,7 @@ import type { ApiHumanRequest } from "cairn/client";
 import { api } from "../api";
 import { AnswerForm } from "../components/answer-form";
 import { JsonView } from "../components/json-view";
+import { RequestContext } from "../components/request-context";
 import { Link } from "../components/link";
 import { ErrorBox, Loaded } from "../components/status";
 import { ago, dateTime } from "../format";
@@ -43,7 +44,7 @@ export function InboxPage() {
                   The previous answer was refused: {request.refused.message}
                 </p>
               ) : null}
-              <RequestContext request={request} />
+              <RequestContext context={request.context} />
               <AnswerForm request={request} onAnswered={pending.refresh} />
             </article>
           ))}
@@ -97,16 +98,4 @@ function AnsweredTable({ requests, now }: { requests: ApiHumanRequest[]; now: nu
 
 function waited(from: string, to: string): string {
   return ago(from, Date.parse(to)).replace(" ago", "");
-}
-
-/** A request's `context` (what the run shows the person to decide), when the API gives one. */
-function RequestContext({ request }: { request: object }) {
-  const context = (request as { context?: unknown }).context;
-  if (context === undefined || context === null) return null;
-  return (
-    <div className="request-context" data-context>
-      <span className="muted">context </span>
-      <JsonView value={context} max={200} />
-    </div>
-  );
 }

@@ -2,7 +2,13 @@ import { isFailed, isTerminal, type ApiJournalEntry, type ApiRun } from "cairn/c
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { api } from "../api";
 import { AgentPanel } from "../components/agent-panel";
+import { RunActions } from "../components/run-actions";
+import { Waterfall } from "../components/waterfall";
+import { addPiece, livePiece, LiveOutputView, type LiveOutput } from "../components/live-output";
+import { isAgentRun } from "../agent-view";
 import { AnswerForm } from "../components/answer-form";
+import { RunCostsView } from "../components/run-costs";
+import { RequestContext } from "../components/request-context";
 import { JsonView } from "../components/json-view";
 import { ErrorBox, StatusBadge } from "../components/status";
 import { ErrorDetail } from "../components/timeline";
@@ -18,16 +24,22 @@ export function RunPage({ runId }: { runId: string }) {
   const requests = usePolling(() => api.listHumanRequests({ runId, status: "pending" }), 2000, [runId]);
   const { entries, live, error: streamError, partial } = useLiveJournal(runId, run.data);
   const spend = useMemo(() => spendOf(entries), [entries]);
+  const agentRun = useMemo(() => isAgentRun(entries), [entries]);
+  // Costs with the child runs' rolled up: their spend is theirs, journaled in their own runs.
+  const costs = usePolling(() => api.runCosts(runId, { includeChildren: true }), 3000, [runId]);
 
   // A new entry usually means a new state: refresh the run and its questions at once.
   const refreshRun = run.refresh;
   const refreshRequests = requests.refresh;
+  const refreshCosts = costs.refresh;
   const last = entries.at(-1)?.seq;
   useEffect(() => {
     if (last === undefined) return;
     refreshRun();
     refreshRequests();
-  }, [last, refreshRun, refreshRequests]);
+    refreshCosts();
+  }, [last, refreshRun, refreshRequests, refreshCosts]);
+  const rolled = costs.data?.children && costs.data.children.runs > 0 ? costs.data.children.total.model : undefined;
 
   // One "Run not found", not the poll's and the stream's errors side by side with "reconnecting…".
   if (isNotFound(run.error) || isNotFound(streamError)) {
@@ -51,7 +63,7 @@ export function RunPage({ runId }: { runId: string }) {
           <h1 className="mono">{runId}</h1>
         </div>
         {r && <StatusBadge status={r.status} />}
-        {r && <RunActions run={r} onDone={refreshRun} />}
+        {r && <RunActions run={r} entries={entries} onDone={refreshRun} />}
       </header>
       {/* Before the run first loads, its error is the page's; after, the poll's error says the view may be stale. */}
       <ErrorBox error={run.error} />
@@ -66,7 +78,10 @@ export function RunPage({ runId }: { runId: string }) {
           <Fact label="model calls">
             {spend.modelCalls} · {spend.inputTokens + spend.outputTokens} tokens
           </Fact>
-          <Fact label="cost">{usd(spend.costMicros)}</Fact>
+          <Fact label="cost" title={rolled ? "This run's model calls, then with its child runs' (as its budget counts them)" : undefined}>
+            <span data-fact="cost">{usd(spend.costMicros)}</span>
+            {rolled && <span data-fact="cost-with-children"> · {usd(rolled.costMicros)} with children</span>}
+          </Fact>
           <Fact label="steps" title="Distinct steps the run started, and how many of them failed for good">
             <span data-fact="steps">{spend.steps}</span>
             {spend.failedSteps > 0 && (
@@ -98,6 +113,7 @@ export function RunPage({ runId }: { runId: string }) {
             <div className="card question" key={request.requestId}>
               <div className="muted mono">{request.opKey}</div>
               <p className="question-text">{request.question}</p>
+              <RequestContext context={request.context} />
               <AnswerForm request={request} onAnswered={refreshRequests} />
             </div>
           ))}
@@ -126,13 +142,19 @@ export function RunPage({ runId }: { runId: string }) {
           )}
         </div>
       )}
-      {partial && <LiveOutputView output={partial} />}
-      <AgentPanel entries={entries} />
+      {costs.data && <RunCostsView costs={costs.data} />}
+      {/* An agent's live output is the pending message of its transcript; any other run's stands alone. */}
+      {partial && !agentRun && <LiveOutputView output={partial} />}
+      <AgentPanel entries={entries} input={r?.input} partial={partial} />
       <h2>
         Journal <span className={`live ${live ? "on" : ""}`}>{live ? "● live" : r && isTerminal(r.status) ? "finished" : "reconnecting…"}</span>
       </h2>
       <ErrorBox error={streamError} />
       <JournalView entries={entries} runId={runId} />
+      <details className="waterfall-box" data-waterfall-box>
+        <summary>Waterfall: each op on a time axis</summary>
+        <Waterfall entries={entries} now={r?.finishedAt ? Date.parse(r.finishedAt) : Date.now()} />
+      </details>
     </section>
   );
 }
@@ -231,96 +253,6 @@ function useLiveJournal(runId: string, run: ApiRun | undefined) {
   }, [run, live]);
 
   return { entries, live, error, partial };
-}
-
-/** One coalesced piece of a running model call's output: thinking, text, or a tool call's arguments so far. */
-interface LivePiece {
-  kind: "text" | "thinking" | "tool-input";
-  text: string;
-  id?: string;
-  name?: string;
-}
-
-/** A running model call's output so far, by attempt (a new attempt starts over). */
-interface LiveOutput {
-  opKey: string;
-  attempt: number;
-  pieces: LivePiece[];
-}
-
-function livePiece(data: unknown): LivePiece | undefined {
-  const d = data as { kind?: unknown; text?: unknown; id?: unknown; name?: unknown } | null;
-  if (!d || typeof d.text !== "string" || (d.kind !== "text" && d.kind !== "thinking" && d.kind !== "tool-input")) return undefined;
-  return {
-    kind: d.kind,
-    text: d.text,
-    ...(typeof d.id === "string" ? { id: d.id } : {}),
-    ...(typeof d.name === "string" ? { name: d.name } : {}),
-  };
-}
-
-/** Appends a piece, coalesced with the last one of its kind (and tool call); another step or attempt, or `startsOver`, begins afresh. */
-function addPiece(previous: LiveOutput | undefined, opKey: string, attempt: number, piece: LivePiece, startsOver: boolean): LiveOutput {
-  const same = previous && previous.opKey === opKey && previous.attempt === attempt && !startsOver;
-  const pieces = same ? [...previous.pieces] : [];
-  const last = pieces.at(-1);
-  if (last && last.kind === piece.kind && last.id === piece.id) pieces[pieces.length - 1] = { ...last, text: last.text + piece.text };
-  else pieces.push(piece);
-  return { opKey, attempt, pieces };
-}
-
-/** The running model call's thinking, text and tool-call arguments as they stream. */
-function LiveOutputView({ output }: { output: LiveOutput }) {
-  return (
-    <div className="live-output" data-live-op={output.opKey} data-live-attempt={output.attempt} aria-label="live model output">
-      <h3>
-        Live output <span className="muted mono">{output.opKey}</span>
-        {output.attempt > 1 && <span className="muted"> · attempt {output.attempt} (an earlier attempt was abandoned)</span>}
-      </h3>
-      {output.pieces.map((piece, i) =>
-        piece.kind === "thinking" ? (
-          <div key={i} className="live-thinking muted" data-live-kind="thinking">
-            (thinking) {piece.text}
-          </div>
-        ) : piece.kind === "tool-input" ? (
-          <div key={i} className="tool-use" data-live-kind="tool-input" data-live-tool-call={piece.id}>
-            → call <b>{piece.name}</b> <span className="muted mono">{piece.id}</span> <code className="mono">{piece.text}</code>
-          </div>
-        ) : (
-          <div key={i} className="msg-text" data-live-kind="text">
-            {piece.text}
-          </div>
-        ),
-      )}
-    </div>
-  );
-}
-
-function RunActions({ run, onDone }: { run: ApiRun; onDone: () => void }) {
-  const [error, setError] = useState<string>();
-  const act = async (action: () => Promise<unknown>) => {
-    setError(undefined);
-    try {
-      await action();
-      onDone();
-    } catch (caught) {
-      setError((caught as Error).message);
-    }
-  };
-  return (
-    <div className="actions">
-      {!isTerminal(run.status) && (
-        <button
-          className="danger"
-          onClick={() => window.confirm(`Cancel run ${run.runId}?`) && void act(() => api.cancel(run.runId, "cancelled from the dashboard"))}
-        >
-          Cancel
-        </button>
-      )}
-      {isFailed(run.status) && <button onClick={() => void act(() => api.retry(run.runId))}>Retry</button>}
-      {error && <span className="err">{error}</span>}
-    </div>
-  );
 }
 
 function SendEvent({ runId, type: waitingType }: { runId: string; type: string }) {

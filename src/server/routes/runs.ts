@@ -4,6 +4,7 @@ import {
   bulkBody,
   cancelBody,
   runCountQuery,
+  runCostsQuery,
   forkBody,
   journalEntryParam,
   journalQuery,
@@ -57,9 +58,14 @@ export function registerRunRoutes(
       ...(body.startAt === undefined ? {} : { startAt: new Date(body.startAt) }),
       ...(body.delay === undefined ? {} : { delay: body.delay as Duration }),
     };
-    const handle = await engine.start(body.workflow, body.input ?? null, { ...(runId === undefined ? {} : { runId }), ...flow, ...live });
+    const handle = await engine.start(body.workflow, body.input ?? null, {
+      ...(runId === undefined ? {} : { runId }),
+      ...(body.version === undefined ? {} : { version: body.version }),
+      ...flow,
+      ...live,
+    });
     const run = await engine.getRun(handle.runId);
-    await audit(c, store, "run.start", handle.runId, { workflow: body.workflow, created: handle.created });
+    await audit(c, store, "run.start", handle.runId, { workflow: body.workflow, version: run.version, created: handle.created });
     return json(c, { created: handle.created, run }, handle.created ? 201 : 200);
   });
 
@@ -159,7 +165,12 @@ export function registerRunRoutes(
   app.get("/runs/:id/costs", async (c) => {
     const { id } = parse(runIdParam, c.req.param(), "path");
     requireVisible(c, id);
-    return json(c, await readRunCosts(engine, id, Date.now()));
+    const query = parse(runCostsQuery, queryOf(c), "query");
+    const principal = principalOf(c);
+    return json(
+      c,
+      await readRunCosts(engine, id, Date.now(), { includeChildren: query.includeChildren === "true", canSee: (runId) => canSee(principal, runId) }),
+    );
   });
 
   app.get("/runs/:id/journal/:seq", async (c) => {
