@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createEngine, silentLogger, type Engine } from "cairn";
-import { dependencyWatch, latestVersionOf, upgrader, type WatchProgress } from "./dependency-watch.js";
+import { codeHost, dependencyWatch, latestVersionOf, upgrader, type WatchProgress } from "./dependency-watch.js";
 import { countLedger, LEDGER_ENV } from "./ledger.js";
 import { waitFor } from "./test-helpers.js";
 
@@ -24,13 +24,25 @@ describe.each([
   let dir: string;
   let ledger: string;
   let engine: Engine;
+  /** The github token now: rotated by the test between cycles. */
+  let token: string;
+  let revoked: string[];
 
   beforeEach(async () => {
+    token = "ghp_first";
+    revoked = [];
+    codeHost.tokens.clear();
     now = Date.UTC(2026, 0, 5, 9, 0, 0);
     dir = mkdtempSync(join(tmpdir(), "cairn-watch-"));
     ledger = join(dir, "ledger.txt");
     process.env[LEDGER_ENV] = ledger;
-    engine = await createEngine({ store: url(dir), workflows: [dependencyWatch, upgrader], clock: () => now, logger: silentLogger });
+    engine = await createEngine({
+      store: url(dir),
+      workflows: [dependencyWatch, upgrader],
+      clock: () => now,
+      logger: silentLogger,
+      credentials: { github: { resolve: () => token, revoke: ({ runId }) => void revoked.push(runId) } },
+    });
     engine.startWorker({ pollInterval: 10 });
   });
 
@@ -71,7 +83,8 @@ describe.each([
     expect(tagged.runs.map((r) => r.runId)).toContain("watch-1");
     expect(tagged.runs.filter((r) => r.workflow === "upgrader")).toHaveLength(1);
 
-    // Six hours later cycle 1 runs on the steered list.
+    // The token rotates while the watcher sleeps; six hours later cycle 1 runs on the steered list.
+    token = "ghp_second";
     now += 6 * HOUR + 1;
     const second = await progressAt("watch-1", 1);
     expect(second.packages).toEqual(["zod", "hono", "undici", "vitest"]);
@@ -89,5 +102,26 @@ describe.each([
     const counts = countLedger(ledger);
     expect(counts.size).toBe(third.opened.length);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
+
+    // The token: resolved at each use (cycle 0 had the first, later cycles the rotated one), audited
+    // per use with the tool's scope, revoked when each cycle's agent run ended, and never journaled.
+    const used = [...codeHost.tokens.entries()];
+    expect(new Set(used.map(([, t]) => t))).toEqual(new Set(["ghp_first", "ghp_second"]));
+    expect(used.filter(([key]) => key.startsWith("watch-1/upgrader#0"))).toHaveLength(outdated(start, 0).length);
+    expect(used.filter(([key]) => key.startsWith("watch-1/upgrader#0")).every(([, t]) => t === "ghp_first")).toBe(true);
+    expect(used.filter(([key]) => !key.startsWith("watch-1/upgrader#0")).every(([, t]) => t === "ghp_second")).toBe(true);
+    const agentRuns = (await engine.listRuns({ workflow: "upgrader" })).runs.map((r) => r.runId).sort();
+    expect(agentRuns).toHaveLength(3);
+    await waitFor(() => revoked.length === 3, { timeoutMs: 10_000 });
+    expect([...revoked].sort()).toEqual(agentRuns);
+    const audit = await engine.store.listAudit({ limit: 1000 });
+    const uses = audit.filter((a) => a.action === "credential.use");
+    expect(uses).toHaveLength(third.opened.length);
+    expect(uses.every((a) => (a.detail as { scope?: string }).scope === "tool:open_pull_request")).toBe(true);
+    for (const runId of [...agentRuns, "watch-1", next]) {
+      const journal = JSON.stringify(await engine.journal(runId));
+      expect(journal).not.toContain("ghp_first");
+      expect(journal).not.toContain("ghp_second");
+    }
   });
 });

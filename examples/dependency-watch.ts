@@ -12,6 +12,10 @@
  *   without waking the run.
  * - **An update to steer it**: `engine.request(runId, "watch", { add, remove })` changes the watched
  *   packages while it sleeps and replies with the new list (durable, idempotent by request id).
+ * - **Credentials**: `open_pull_request` declares `credentials: ["github"]` and asks for the token at
+ *   each use (`tool.credential("github")`): resolved from the engine's provider at that moment (a
+ *   rotated token is picked up by the next use), never journaled, each use audited with run, op and
+ *   scope, revoked when the cycle's run ends (`createEngine({ credentials: { github: envCredential("GITHUB_TOKEN") } })`).
  * - **Continue as new**: after `cyclesPerRun` cycles the run continues as a fresh one, so a watcher
  *   that runs for months never grows.
  *
@@ -20,6 +24,7 @@
  * in the example ledger (`CAIRN_EXAMPLE_LEDGER`).
  *
  * @example
+ * const engine = await createEngine({ workflows: [dependencyWatch, upgrader], credentials: { github: envCredential("GITHUB_TOKEN") } });
  * await engine.start(dependencyWatch, { repo: "acme/api", packages: ["zod", "hono"] }, { runId: "watch-acme-api", tags: { repo: "acme/api", team: "platform" } });
  * await engine.request("watch-acme-api", "watch", { add: ["vitest"] }, { requestId: "add-vitest" });
  * const progress = await engine.getPublished<WatchProgress>("watch-acme-api", "progress");
@@ -70,18 +75,32 @@ export const latestVersion = defineTool({
   run: ({ name, cycle }) => ({ name, version: latestVersionOf(name, cycle) }),
 });
 
+/** The fake code host: it takes a bearer token and remembers which token each pull request was opened with. */
+export const codeHost = {
+  /** Token used per idempotency key (a real host would only check it). */
+  tokens: new Map<string, string>(),
+  openPullRequest(token: string, idempotencyKey: string, repo: string, name: string, version: string): { url: string } {
+    if (!token.startsWith("ghp_")) throw new Error("the code host refused the token");
+    this.tokens.set(idempotencyKey, token);
+    return { url: `https://git.example.com/${repo}/pulls/${name}-${version}` };
+  },
+};
+
 /**
- * Opens a pull request that upgrades one package. `idempotent`: the code host deduplicates on the
- * idempotency key, so a crash mid-call cannot open two.
+ * Opens a pull request that upgrades one package, with the `github` credential resolved at this
+ * use. `idempotent`: the code host deduplicates on the idempotency key, so a crash mid-call cannot
+ * open two.
  */
 export const openPullRequest = defineTool({
   name: "open_pull_request",
   description: "Opens a pull request upgrading one dependency of the repository to a version.",
   input: z.object({ repo: z.string(), name: z.string(), version: z.string() }),
   effect: "idempotent",
-  run({ repo, name, version }, { idempotencyKey }) {
+  credentials: ["github"],
+  async run({ repo, name, version }, { idempotencyKey, credential }) {
+    const token = await credential!("github");
     recordEffect(idempotencyKey);
-    return { url: `https://git.example.com/${repo}/pulls/${name}-${version}` };
+    return codeHost.openPullRequest(token, idempotencyKey, repo, name, version);
   },
 });
 
