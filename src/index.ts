@@ -58,7 +58,18 @@ export type { QueueState } from "./engine/queue-state.js";
 export { encode, decode, serializeError, type SerializedError } from "./core/serialize.js";
 export { secret, isSecret, Secret, MIN_SECRET_LENGTH } from "./core/secret.js";
 export { REDACTED } from "./core/redact.js";
-export type { EntryKind, EntryData, JournalEntry, NewEntry, WaitDescriptor, HumanAnswer, HumanNotice, OpKind } from "./core/journal.js";
+export type {
+  EntryKind,
+  EntryData,
+  JournalEntry,
+  NewEntry,
+  WaitDescriptor,
+  HumanAnswer,
+  HumanNotice,
+  OpKind,
+  AgentMessageRecord,
+  ToolCallRecord,
+} from "./core/journal.js";
 export {
   RUN_STATUSES,
   LIVE_STATUSES,

@@ -104,9 +104,10 @@ async function verify(s: Scenario): Promise<number> {
       expect(Math.min(...undos.map((l) => l.index)), `${runId} ${key} undone after the newer legs`).toBeGreaterThan(previous);
       previous = Math.max(...undos.map((l) => l.index));
     }
-    expect(mine.filter((l) => l.what === "undo"), `${runId}: nothing else undone`).toHaveLength(
-      mine.filter((l) => l.what === "undo" && /:legs#0\/\d\/book#0:compensate=leg-\d$/.test(l.id)).length,
-    );
+    expect(
+      mine.filter((l) => l.what === "undo"),
+      `${runId}: nothing else undone`,
+    ).toHaveLength(mine.filter((l) => l.what === "undo" && /:legs#0\/\d\/book#0:compensate=leg-\d$/.test(l.id)).length);
   }
   return reacquired;
 }
@@ -137,15 +138,11 @@ describe.each(DURABLE_STORES)("loop saga crash tests on %s", (kind) => {
     if (point === "after-effect" || point === "after-intent") expect(reacquired, "a resume released a held sandbox and acquired it again").toBeGreaterThan(0);
   });
 
-  test(
-    "SIGKILL at random moments",
-    async () => {
-      const s = await setUp(kind, "random");
-      const kills = await killAtRandom(s, { CAIRN_TEST_STEP_MS: "20" }, 8, 250);
-      expect(kills).toBeGreaterThanOrEqual(1);
-      await finishCleanly(s);
-      await verify(s);
-    },
-    180_000,
-  );
+  test("SIGKILL at random moments", async () => {
+    const s = await setUp(kind, "random");
+    const kills = await killAtRandom(s, { CAIRN_TEST_STEP_MS: "20" }, 8, 250);
+    expect(kills).toBeGreaterThanOrEqual(1);
+    await finishCleanly(s);
+    await verify(s);
+  }, 180_000);
 });

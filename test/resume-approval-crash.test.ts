@@ -39,10 +39,10 @@ describe.each(DURABLE_STORES)("fresh approval on resume on %s", (kind) => {
 
     const worker = spawnWorker(env);
     await worker.ready;
-    const request = await waitFor(
-      async () => (await engine.listHumanRequests({ runIdPrefix: "killed", status: "pending" }))[0] ?? false,
-      { timeoutMs: 20_000, what: "the approval request" },
-    );
+    const request = await waitFor(async () => (await engine.listHumanRequests({ runIdPrefix: "killed", status: "pending" }))[0] ?? false, {
+      timeoutMs: 20_000,
+      what: "the approval request",
+    });
     expect(request.opKey).toBe("approve:wire@0#0");
     expect(request.options).toEqual(["approve", "refuse"]);
     // Nothing ran while the question waited: the run suspends on it.

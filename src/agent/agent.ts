@@ -612,7 +612,9 @@ function markSecretCalls(call: ModelCall, tools: Map<string, Tool>): ModelCall {
 function toolCredential(ctx: WorkflowContext, tool: Tool, name: string): Promise<string> {
   if (!tool.credentials?.includes(name)) {
     return Promise.reject(
-      new ValidationError(`Tool "${tool.name}" asked for credential "${name}", which it does not declare: add it to the tool's credentials ([${(tool.credentials ?? []).join(", ")}]).`),
+      new ValidationError(
+        `Tool "${tool.name}" asked for credential "${name}", which it does not declare: add it to the tool's credentials ([${(tool.credentials ?? []).join(", ")}]).`,
+      ),
     );
   }
   return ctx.credential(name, { scope: `tool:${tool.name}` });

@@ -78,7 +78,10 @@ describe.each(DURABLE_STORES)("credentials on %s", (kind) => {
       { credential: "env", opKey: "credential:env#0", scope: null },
     ]);
     // The vault's hook is called once; the file provider has none, but its revocation is recorded too.
-    await waitFor(async () => (await engine.store.listAudit({ action: "credential.revoke", target: "ok" })).length === 3, { timeoutMs: 10_000, what: "the revocations" });
+    await waitFor(async () => (await engine.store.listAudit({ action: "credential.revoke", target: "ok" })).length === 3, {
+      timeoutMs: 10_000,
+      what: "the revocations",
+    });
     expect(revoked).toEqual(["vault ok"]);
     // Never in the journal, in clear: no payload holds it, nor the database file's bytes.
     const payloads = (await engine.store.readJournal("ok")).map((e) => e.payload).join("\n");
@@ -88,7 +91,8 @@ describe.each(DURABLE_STORES)("credentials on %s", (kind) => {
       for (const file of [path, `${path}-wal`]) {
         if (!existsSync(file)) continue;
         const bytes = readFileSync(file);
-        for (const secret of ["s3cret-v1-ORIGINAL", "s3cret-v2-ROTATED", "ci-token-FILEVALUE", "env-token-ENVVALUE"]) expect(bytes.includes(secret), `${secret} in ${file}`).toBe(false);
+        for (const secret of ["s3cret-v1-ORIGINAL", "s3cret-v2-ROTATED", "ci-token-FILEVALUE", "env-token-ENVVALUE"])
+          expect(bytes.includes(secret), `${secret} in ${file}`).toBe(false);
       }
     }
   });
@@ -97,7 +101,10 @@ describe.each(DURABLE_STORES)("credentials on %s", (kind) => {
     const { engine, revoked } = await setUp(kind);
     await engine.start(deploy, { fail: true }, { runId: "bad" });
     await expect(engine.result("bad", { timeoutMs: 20_000 })).rejects.toThrow(/boom/);
-    await waitFor(async () => (await engine.store.listAudit({ action: "credential.revoke", target: "bad" })).length === 3, { timeoutMs: 10_000, what: "the revocations" });
+    await waitFor(async () => (await engine.store.listAudit({ action: "credential.revoke", target: "bad" })).length === 3, {
+      timeoutMs: 10_000,
+      what: "the revocations",
+    });
     // The retry replays the journaled steps (no use) and runs "boom" again: its use is refused.
     await engine.retry("bad");
     await expect(engine.result("bad", { timeoutMs: 20_000 })).rejects.toThrow(/revoked for run "bad"/);
@@ -116,6 +123,8 @@ describe.each(DURABLE_STORES)("credentials on %s", (kind) => {
     // A use after revocation (a late step of that run) is refused with a clear code.
     const { CredentialBroker } = await import("./credentials.js");
     const broker = new CredentialBroker(new Map([["vault", { resolve: () => "x" }]]), engine.store, Date.now, silentLogger);
-    await expect(broker.use({ name: "vault", runId: "cancelled", opKey: "credential:vault#9", scope: null })).rejects.toMatchObject({ code: "CREDENTIAL_REVOKED" });
+    await expect(broker.use({ name: "vault", runId: "cancelled", opKey: "credential:vault#9", scope: null })).rejects.toMatchObject({
+      code: "CREDENTIAL_REVOKED",
+    });
   });
 });

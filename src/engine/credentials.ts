@@ -4,7 +4,7 @@ import { CairnError, ValidationError } from "../core/errors.js";
 import { isTerminal } from "../core/run.js";
 import type { Store } from "../core/store.js";
 import { serializeError } from "../core/serialize.js";
-import type { EngineLogger } from "./engine.js";
+import type { EngineLogger } from "./logger.js";
 
 /** What a provider is asked for: which credential, for which run, op and scope. */
 export interface CredentialRequest {
@@ -113,7 +113,10 @@ export class CredentialBroker {
     const provider = this.providers.get(request.name);
     if (!provider) {
       const known = [...this.providers.keys()];
-      throw new CredentialUnavailableError(request.name, `no provider is registered under that name (createEngine({ credentials }) has ${known.length > 0 ? known.join(", ") : "none"})`);
+      throw new CredentialUnavailableError(
+        request.name,
+        `no provider is registered under that name (createEngine({ credentials }) has ${known.length > 0 ? known.join(", ") : "none"})`,
+      );
     }
     if (await this.revoked(request.runId, request.name)) throw new CredentialRevokedError(request.name, request.runId);
     const value = await provider.resolve(request);
@@ -143,7 +146,13 @@ export class CredentialBroker {
       for (const name of names) {
         if (await this.revoked(runId, name)) continue;
         // Journaled first, so a crash between the two leaves the credential revoked (refused), not usable.
-        await this.store.appendAudit({ at: this.clock(), actor: ACTOR, action: "credential.revoke", target: runId, detail: { credential: name, status: run.status } });
+        await this.store.appendAudit({
+          at: this.clock(),
+          actor: ACTOR,
+          action: "credential.revoke",
+          target: runId,
+          detail: { credential: name, status: run.status },
+        });
         await this.providers.get(name)?.revoke?.({ name, runId });
       }
     } catch (error) {
@@ -156,10 +165,13 @@ export class CredentialBroker {
 export function credentialProviders(given: unknown): Map<string, CredentialProvider> {
   const providers = new Map<string, CredentialProvider>();
   if (given === undefined) return providers;
-  if (!given || typeof given !== "object") throw new ValidationError("createEngine: credentials must be { name: provider }, e.g. { github: envCredential(\"GITHUB_TOKEN\") }.");
+  if (!given || typeof given !== "object")
+    throw new ValidationError('createEngine: credentials must be { name: provider }, e.g. { github: envCredential("GITHUB_TOKEN") }.');
   for (const [name, provider] of Object.entries(given)) {
     if (!provider || typeof (provider as CredentialProvider).resolve !== "function") {
-      throw new ValidationError(`createEngine: credential "${name}" needs a provider with a resolve function (envCredential, fileCredential, commandCredential, or { resolve, revoke? }).`);
+      throw new ValidationError(
+        `createEngine: credential "${name}" needs a provider with a resolve function (envCredential, fileCredential, commandCredential, or { resolve, revoke? }).`,
+      );
     }
     providers.set(name, provider as CredentialProvider);
   }

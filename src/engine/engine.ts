@@ -25,6 +25,7 @@ import type { PayloadOptions } from "../store/payloads/payload-store.js";
  * const engine = await createEngine({ store: "sqlite:.cairn/cairn.db", workflows: [research] });
  */
 import type { CredentialProvider } from "./credentials.js";
+import type { EngineLogger } from "./logger.js";
 
 export interface EngineOptions {
   /** A store URL (`sqlite:<path>`, `memory:`) or a Store. Default: `CAIRN_STORE`, else `sqlite:.cairn/cairn.db`. */
@@ -95,10 +96,7 @@ export interface EngineOptions {
 /** The default of `createEngine({ maxRecoveryAttempts })`: a run is dead after 10 failed recoveries in a row. */
 export const DEFAULT_MAX_RECOVERY_ATTEMPTS = 10;
 
-/** A sink for log records. */
-export interface EngineLogger {
-  log(level: "debug" | "info" | "warn" | "error", message: string, fields: Record<string, unknown>): void;
-}
+export type { EngineLogger } from "./logger.js";
 
 /** Options of `engine.start`. */
 export interface StartOptions extends FlowOptions {

@@ -1,4 +1,7 @@
-import type { EngineLogger } from "./engine.js";
+/** A sink for log records. */
+export interface EngineLogger {
+  log(level: "debug" | "info" | "warn" | "error", message: string, fields: Record<string, unknown>): void;
+}
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
 type Level = keyof typeof LEVELS;

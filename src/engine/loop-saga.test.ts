@@ -68,10 +68,18 @@ describe.each(DURABLE_STORES)("resources and compensations in loops on %s", (kin
     await engine.start("loop-ok", { mode: "ok" }, { runId: "ok" });
     expect(await settle(engine, "ok")).toBe("completed");
     expect(log.filter((l) => !l.startsWith("undo"))).toEqual([
-      "acquire 0", "book 0 in sb-0", "release sb-0",
-      "acquire 1", "book 1 in sb-1", "release sb-1",
-      "acquire 2", "book 2 in sb-2", "release sb-2",
-      "acquire 3", "book 3 in sb-3", "release sb-3",
+      "acquire 0",
+      "book 0 in sb-0",
+      "release sb-0",
+      "acquire 1",
+      "book 1 in sb-1",
+      "release sb-1",
+      "acquire 2",
+      "book 2 in sb-2",
+      "release sb-2",
+      "acquire 3",
+      "book 3 in sb-3",
+      "release sb-3",
     ]);
     expect(log.some((l) => l.startsWith("undo"))).toBe(false);
   });

@@ -346,13 +346,7 @@ export class Saga {
    * Attempts one action until it succeeds or its retries run out. Intent before, outcome after:
    * an intent without an outcome (a crash mid-action) is attempted again with the same idempotency key.
    */
-  private async attempts(
-    execution: SagaExecution,
-    family: Family,
-    registration: Registration,
-    cleanup: Cleanup,
-    by: By,
-  ): Promise<ActionResult> {
+  private async attempts(execution: SagaExecution, family: Family, registration: Registration, cleanup: Cleanup, by: By): Promise<ActionResult> {
     const { key } = registration;
     const state = this.state(family, key);
     if (state.done) return { ok: true };

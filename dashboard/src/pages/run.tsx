@@ -1,4 +1,4 @@
-import { isFailed, isTerminal, type ApiJournalEntry, type ApiRun } from "cairn/client";
+import { isTerminal, type ApiJournalEntry, type ApiRun } from "cairn/client";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { api } from "../api";
 import { AgentPanel } from "../components/agent-panel";

@@ -35,7 +35,13 @@ export function acquire<T>(exec: OpScheduler, scope: Scope, name: string, resour
  * idempotency key (`<runId>:<key>@<attempt>`). The journaled acquisition is dropped from replay; the
  * new one's outcome takes its place (replay/journal-index.ts), so a later resume returns it.
  */
-async function reacquire<T>(exec: OpScheduler, scope: Scope, opName: string, resource: ResourceOptions<T>, stale: "held" | "released"): Promise<ResourceHandle<T>> {
+async function reacquire<T>(
+  exec: OpScheduler,
+  scope: Scope,
+  opName: string,
+  resource: ResourceOptions<T>,
+  stale: "held" | "released",
+): Promise<ResourceHandle<T>> {
   const key = exec.issue(scope, opName, "step");
   const policy = resolveRetryPolicy(opName, resource.retry);
   exec.saga.setReleaser(key, { fn: resource.release, policy });

@@ -51,7 +51,8 @@ export function checkApproval(name: string, approval: unknown): ResumeApproval {
   if (given.question !== undefined && (typeof given.question !== "string" || given.question.trim() === "")) {
     throw new ValidationError(`${where}.question must be a non-empty string.`);
   }
-  if (!given.onResume && given.afterSleep === undefined) throw new ValidationError(`${where} needs onResume: true or an afterSleep duration (or leave it out).`);
+  if (!given.onResume && given.afterSleep === undefined)
+    throw new ValidationError(`${where} needs onResume: true or an afterSleep duration (or leave it out).`);
   return given;
 }
 
