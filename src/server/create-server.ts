@@ -65,7 +65,7 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
   registerSecurityRoutes(app, resolved, store);
   registerWebhookRoute(app, engine, resolved, store);
   registerEventRoutes(app, engine, resolved, store);
-  registerSystemRoutes(app, engine, store);
+  registerSystemRoutes(app, engine, store, options.metricsTags);
   registerOutboxRoutes(app, engine, store);
   registerOverviewRoute(app, engine, store);
   registerCostsRoute(app, engine);

@@ -1,7 +1,14 @@
 import type { EngineLogger } from "../engine/engine.js";
+import type { MetricsTagLabels } from "./metrics/engine-metrics.js";
 
 /** Options of {@link createServer}. */
 export interface ServerOptions {
+  /**
+   * Tags shown as labels of the `cairn_runs_by_tag` gauge of `GET /metrics`: only these keys and
+   * values, so the series stay bounded (at most 50 pairs).
+   * @example metricsTags: { tier: ["free", "pro", "enterprise"] }
+   */
+  metricsTags?: MetricsTagLabels;
   /** Largest request body accepted, in bytes; larger ones get 413. Default 1 MiB. */
   bodyLimitBytes?: number;
   /**

@@ -24,6 +24,7 @@ interface ServeCommandOptions extends StoreOptions, RetentionCommandOptions {
   maxRecoveryAttempts?: number;
   allowedHost: string[];
   corsOrigin: string[];
+  metricsTag: string[];
   webhooks?: string;
 }
 
@@ -50,6 +51,12 @@ export function registerServeCommand(program: Command): void {
       [],
     )
     .option("--cors-origin <origin>", "an origin (https://ops.example.com) whose web pages may call the API; repeat for more", collect, [])
+    .option(
+      "--metrics-tag <key=v1,v2>",
+      "label cairn_runs_by_tag of GET /metrics with these values of a tag (bounded: only the values named); repeat for more keys",
+      collect,
+      [],
+    )
     .option("--webhooks <module>", "ES module exporting `webhooks` (name → { secret, runId, type, eventId }), served at POST /webhooks/<name>");
   storeOption(retentionOptions(maxRecoveryOption(command))).action(runServe);
 }
@@ -80,6 +87,7 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
         dashboardDir,
         allowedHosts: options.allowedHost,
         corsOrigins: options.corsOrigin,
+        metricsTags: metricsTagsOf(options.metricsTag),
         webhooks: webhooks,
       }),
     );
@@ -119,4 +127,23 @@ function checkServeOptions(options: ServeCommandOptions): void {
       throw new UsageError(`--cors-origin: ${(error as Error).message}`);
     }
   }
+}
+
+/** `--metrics-tag tier=free,pro` (repeatable) as `{ tier: ["free", "pro"] }`; undefined when none. */
+export function metricsTagsOf(flags: readonly string[]): Record<string, string[]> | undefined {
+  if (flags.length === 0) return undefined;
+  const tags: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+  for (const flag of flags) {
+    const at = flag.indexOf("=");
+    const key = flag.slice(0, at);
+    const values = flag
+      .slice(at + 1)
+      .split(",")
+      .map((v) => v.trim())
+      .filter(Boolean);
+    if (at < 1 || !/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(key) || values.length === 0)
+      throw new UsageError(`--metrics-tag must be key=value[,value…] with a tag key such as tier (got ${JSON.stringify(flag)}).`);
+    tags[key] = [...(tags[key] ?? []), ...values];
+  }
+  return tags;
 }

@@ -4,6 +4,15 @@ import type { HumanRequestStore, RunStore } from "../../core/store.js";
 
 /** What the gauges read from the store itself: run counts and the oldest pending human request. */
 export type MetricsStore = Pick<RunStore, "countRuns"> & Pick<HumanRequestStore, "listHumanRequests">;
+
+/**
+ * Tags shown as metric labels: only these keys and values (`{ tier: ["free", "pro"] }`), so the
+ * series stay bounded whatever values runs carry. Each pair is one grouped count per scrape.
+ */
+export type MetricsTagLabels = Record<string, readonly string[]>;
+
+/** The most tag key/value pairs {@link MetricsTagLabels} may name. */
+export const MAX_METRICS_TAG_PAIRS = 50;
 import type { EngineEvent } from "../../engine/observer.js";
 import { Counter, Gauge, Histogram, renderMetrics } from "./prometheus.js";
 
@@ -59,21 +68,40 @@ export class EngineMetrics {
   );
   private readonly unsubscribe: () => void;
 
+  private readonly runsByTag = new Gauge(
+    "cairn_runs_by_tag",
+    "Runs in the store by status, for the tag keys and values the server was told to label (serve({ metricsTags })): a bounded set.",
+  );
+  private readonly tagPairs: { key: string; value: string }[];
+
   constructor(
     private readonly engine: Engine,
     private readonly store: MetricsStore,
+    tagLabels: MetricsTagLabels = {},
   ) {
+    this.tagPairs = Object.entries(tagLabels).flatMap(([key, values]) => values.map((value) => ({ key, value })));
+    if (this.tagPairs.length > MAX_METRICS_TAG_PAIRS)
+      throw new RangeError(`metricsTags names ${this.tagPairs.length} tag values; at most ${MAX_METRICS_TAG_PAIRS}, so the metrics stay bounded.`);
     this.unsubscribe = engine.observe((event) => this.record(event));
   }
 
   /** The exposition for a scrape: reads the gauges from the store. */
   async render(): Promise<string> {
-    const [counts, workers, [oldest]] = await Promise.all([
+    const [counts, workers, [oldest], tagged] = await Promise.all([
       this.store.countRuns(),
       this.engine.listWorkers(),
       // One index seek (status, created_at): the oldest pending request, asked by whichever process.
       this.store.listHumanRequests({ status: "pending", limit: 1 }),
+      Promise.all(this.tagPairs.map(({ key, value }) => this.store.countRuns({ tags: { [key]: value } }))),
     ]);
+    this.runsByTag.reset(
+      this.tagPairs.flatMap(({ key, value }, i) =>
+        RUN_STATUSES.map((status) => ({
+          labels: { tag: key, value, status },
+          value: tagged[i]!.reduce((sum, row) => sum + (row.status === status ? row.count : 0), 0),
+        })),
+      ),
+    );
     const byWorkflow = new Map<string, Map<string, number>>();
     for (const { workflow, status, count } of counts) {
       let statuses = byWorkflow.get(workflow);
@@ -88,6 +116,7 @@ export class EngineMetrics {
     this.oldestQuestion.reset([{ labels: {}, value: oldest ? Math.max(0, Date.now() - oldest.createdAt) / 1000 : 0 }]);
     return renderMetrics([
       this.runs,
+      this.runsByTag,
       this.workers,
       this.oldestQuestion,
       this.steps,

@@ -2,7 +2,7 @@ import type { Context, Hono } from "hono";
 import { ForbiddenError } from "../../core/errors.js";
 import type { Engine } from "../../engine/engine.js";
 import { principalOf } from "../auth/principal.js";
-import { EngineMetrics, type MetricsStore } from "./engine-metrics.js";
+import { EngineMetrics, type MetricsStore, type MetricsTagLabels } from "./engine-metrics.js";
 import { PROMETHEUS_CONTENT_TYPE } from "./prometheus.js";
 
 /**
@@ -17,8 +17,8 @@ export function requireEveryNamespace(c: Context, what: string): void {
  * Registers `GET /metrics` (Prometheus text) for this engine. Counting starts here, so the counters
  * cover everything the engine's process did since. Returns a function that stops counting.
  */
-export function registerMetricsRoute(app: Hono, engine: Engine, store: MetricsStore): () => void {
-  const metrics = new EngineMetrics(engine, store);
+export function registerMetricsRoute(app: Hono, engine: Engine, store: MetricsStore, tagLabels?: MetricsTagLabels): () => void {
+  const metrics = new EngineMetrics(engine, store, tagLabels);
   app.get("/metrics", async (c) => {
     requireEveryNamespace(c, "Metrics (workflow names, run counts)");
     return c.body(await metrics.render(), 200, { "content-type": PROMETHEUS_CONTENT_TYPE });

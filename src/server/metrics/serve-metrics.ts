@@ -5,6 +5,7 @@ import { toHttpError } from "../errors.js";
 import { isLoopbackHost } from "../loopback.js";
 import { listen, type RunningServer } from "../serve.js";
 import { registerMetricsRoute } from "./metrics-route.js";
+import type { MetricsTagLabels } from "./engine-metrics.js";
 
 /** Options of {@link serveMetrics}. */
 export interface MetricsServerOptions {
@@ -14,6 +15,8 @@ export interface MetricsServerOptions {
   port: number;
   /** `"tokens"`: a scrape needs `Authorization: Bearer <token>` with the read scope and no namespace. Default `"none"`. */
   auth?: "none" | "tokens";
+  /** Tags shown as labels of `cairn_runs_by_tag`: only these keys and values (bounded). */
+  metricsTags?: MetricsTagLabels;
 }
 
 /**
@@ -36,7 +39,7 @@ export async function serveMetrics(engine: Engine, options: MetricsServerOptions
   const app = new Hono();
   const store = engine.store;
   if (auth === "tokens") registerTokenAuth(app, store);
-  const stop = registerMetricsRoute(app, engine, store);
+  const stop = registerMetricsRoute(app, engine, store, options.metricsTags);
   app.notFound((c) =>
     c.json({ error: { code: "ROUTE_NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}: this server has only GET /metrics.` } }, 404),
   );

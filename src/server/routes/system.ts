@@ -3,15 +3,15 @@ import { workersQuery } from "../../core/api-schemas.js";
 import type { Engine } from "../../engine/engine.js";
 import { principalOf } from "../auth/principal.js";
 import { json, parse, queryOf } from "../http.js";
-import type { MetricsStore } from "../metrics/engine-metrics.js";
+import type { MetricsStore, MetricsTagLabels } from "../metrics/engine-metrics.js";
 import { registerMetricsRoute, requireEveryNamespace } from "../metrics/metrics-route.js";
 import { openApiDocument } from "../openapi.js";
 import { workerView } from "../wire.js";
 
 /** Registers workers, versions, health, metrics and the OpenAPI description. */
 /** `store`: what `GET /metrics` reads beside the engine. */
-export function registerSystemRoutes(app: Hono, engine: Engine, store: MetricsStore): void {
-  registerMetricsRoute(app, engine, store);
+export function registerSystemRoutes(app: Hono, engine: Engine, store: MetricsStore, metricsTags?: MetricsTagLabels): void {
+  registerMetricsRoute(app, engine, store, metricsTags);
 
   // Workers are shared, not per-namespace: a namespaced token sees only their namespace view (that
   // they are alive and which workflows it may start), not hosts, pids, ids or every tenant's load.
