@@ -25,6 +25,7 @@ export function RunPage({ runId }: { runId: string }) {
   const { entries, live, error: streamError, partial } = useLiveJournal(runId, run.data);
   const spend = useMemo(() => spendOf(entries), [entries]);
   const agentRun = useMemo(() => isAgentRun(entries), [entries]);
+  const [waterfallOpen, setWaterfallOpen] = useState(false);
   // Costs with the child runs' rolled up: their spend is theirs, journaled in their own runs.
   const costs = usePolling(() => api.runCosts(runId, { includeChildren: true }), 3000, [runId]);
 
@@ -151,9 +152,10 @@ export function RunPage({ runId }: { runId: string }) {
       </h2>
       <ErrorBox error={streamError} />
       <JournalView entries={entries} runId={runId} />
-      <details className="waterfall-box" data-waterfall-box>
+      {/* Drawn only while open: a long journal's bars would otherwise be in the DOM, and re-rendered on every streamed batch. */}
+      <details className="waterfall-box" data-waterfall-box onToggle={(e) => setWaterfallOpen(e.currentTarget.open)}>
         <summary>Waterfall: each op on a time axis</summary>
-        <Waterfall entries={entries} now={r?.finishedAt ? Date.parse(r.finishedAt) : Date.now()} />
+        {waterfallOpen && <Waterfall entries={entries} now={r?.finishedAt ? Date.parse(r.finishedAt) : Date.now()} />}
       </details>
     </section>
   );
