@@ -205,8 +205,11 @@ export class PgRunner {
     try {
       return await fn(client, exec, () => broken !== undefined);
     } finally {
-      client.off("error", onError);
-      // Releasing with an error destroys the connection instead of pooling it.
+      // A broken connection is destroyed, not pooled: it keeps the listener, because the server may
+      // still send its FATAL (e.g. 57P01 after pg_terminate_backend) while it closes, and an 'error'
+      // event without a listener would crash the process. A healthy one goes back to the pool, whose
+      // own idle listener takes over.
+      if (broken === undefined) client.off("error", onError);
       client.release(broken);
     }
   }
