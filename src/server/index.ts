@@ -11,3 +11,4 @@ export { openApiDocument } from "./openapi.js";
 export { isLoopbackHost } from "./loopback.js";
 export { builtDashboardDir, DASHBOARD_PATH } from "./dashboard.js";
 export { serveMetrics, type MetricsServerOptions } from "./metrics/serve-metrics.js";
+export type { MetricsTagLabels } from "./metrics/engine-metrics.js";
