@@ -45,7 +45,7 @@ export async function runSuiteOnPostgres(load: () => Promise<unknown>): Promise<
 export function storeUrl(kind: StoreKind): string {
   if (kind === "memory") return "memory:";
   if (kind === "sqlite") return `sqlite:${join(tempDir(), "cairn.db")}`;
-  const url = new URL(freshPgUrl());
+  const url = new URL(freshPgUrl({ recycle: true }));
   url.searchParams.set("allowWeakDurability", "1");
   // The suites drive time with the engine's `clock` option, as they do on the other stores.
   url.searchParams.set("clock", "caller");

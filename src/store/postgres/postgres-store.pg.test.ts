@@ -5,6 +5,7 @@ import { newEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
 import { encode } from "../../core/serialize.js";
 import type { ClaimRequest, Store } from "../../core/store.js";
+import { freshPgUrl } from "../../../test/support/pg-schema.js";
 import { storeConformance } from "../conformance/store-conformance.js";
 import { openStore } from "../open-store.js";
 import { latestPostgresVersion, postgresMigrations } from "./postgres-migrations.js";
@@ -72,7 +73,6 @@ async function dropSchema(schema: string): Promise<void> {
   await admin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
 }
 
-const schemas = new WeakMap<Store, string>();
 const opened: { store: Store; schema: string }[] = [];
 
 /** A migrated store on a fresh schema, closed and dropped after the test. */
@@ -114,17 +114,15 @@ async function within<T>(ms: number, what: string, promise: Promise<T>): Promise
 
 describe.skipIf(!available)("postgres", () => {
   storeConformance("postgres", {
+    // Each test on its own schema: a new one, or one a previous test of this file left emptied.
     async create() {
-      const schema = freshSchema();
+      const schema = new URL(freshPgUrl({ recycle: true })).searchParams.get("schema")!;
       const store = pgStore(urlFor(schema), { clock: "caller" });
-      schemas.set(store, schema);
       await store.migrate();
       return store;
     },
     async destroy(store) {
       await store.close();
-      const schema = schemas.get(store);
-      if (schema) await dropSchema(schema);
     },
   });
 
