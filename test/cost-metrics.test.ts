@@ -85,7 +85,8 @@ describe.each(STORE_KINDS)("cost metrics (%s)", (kind) => {
     expect(m.get('cairn_tool_calls_total{workflow="helper",tool="fetch_page",outcome="completed"}')).toBe(2);
     const workerSeconds = m.get('cairn_worker_seconds_total{workflow="helper"}')!;
     expect(workerSeconds).toBeGreaterThan(0);
-    expect(workerSeconds * 1000).toBeLessThanOrEqual(runCosts.reduce((sum, c) => sum + c.workerMs, 0) + 50);
+    // In seconds, near the journal's claim-to-end time (measured in process, so not to the millisecond).
+    expect(workerSeconds).toBeLessThan((runCosts.reduce((sum, c) => sum + c.workerMs, 0) + 1000) / 1000);
     const spend = runCosts.reduce((sum, c) => sum + c.model.costMicros, 0);
     expect(spend).toBeGreaterThan(0);
     expect(m.get('cairn_budget_spend_usd_total{workflow="helper"}')).toBeCloseTo(spend / 1e6, 9);
