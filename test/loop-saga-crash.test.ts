@@ -14,7 +14,7 @@ import { createEngine } from "../src/engine/create-engine.js";
 import type { Engine } from "../src/engine/engine.js";
 import { silentLogger } from "../src/engine/logger.js";
 import { onCleanup, tempDir } from "./support/engines.js";
-import { crashAtPoint, finishCleanly, killAtRandom, requireBuild, type Supervision } from "./support/processes.js";
+import { crashAtPoint, finishCleanly, killAtRandom, requireBuild, spawnWorker, supervise, type Supervision } from "./support/processes.js";
 import { DURABLE_STORES, durableStoreUrl, postgresReachable, type DurableStore } from "./support/store-urls.js";
 // @ts-expect-error plain JS fixture
 import { COMPENSATED_FROM, LEGS, workflows } from "./fixtures/loop-saga-workflows.mjs";
@@ -136,6 +136,23 @@ describe.each(DURABLE_STORES)("loop saga crash tests on %s", (kind) => {
     const reacquired = await verify(s);
     if (point === "after-snapshot") expect((await s.engine.journal(s.ids[0]!)).filter((e) => e.kind === "loop.snapshot")).toHaveLength(1);
     if (point === "after-effect" || point === "after-intent") expect(reacquired, "a resume released a held sandbox and acquired it again").toBeGreaterThan(0);
+  });
+
+  // A resume re-acquires the sandbox of an interrupted iteration; a crash after that acquisition's
+  // effect, before its outcome, must not leak it: the next resume acquires again with the same key.
+  test("SIGKILL after a re-acquisition's effect, before its outcome", async () => {
+    const s = await setUp(kind, "reacquire");
+    for (const [point, match] of [
+      ["after-effect", "/3/use"],
+      ["after-reacquire-effect", "sandbox"],
+    ] as const) {
+      const worker = spawnWorker({ ...s.env, CAIRN_CRASH_AT: point, CAIRN_CRASH_MATCH: match });
+      await worker.ready.catch(() => undefined);
+      expect(await supervise(worker, s), `crash point ${point} (${match}) was reached`).toBe("SIGKILL");
+    }
+    await finishCleanly(s);
+    const reacquired = await verify(s);
+    expect(reacquired, "a resume released a held sandbox and acquired it again").toBeGreaterThan(0);
   });
 
   test("SIGKILL at random moments", async () => {

@@ -69,6 +69,10 @@ describe("costs per workflow", () => {
     expect(helperTotals.model.modelCalls).toBe(4);
     expect(helperTotals.model.costMicros).toBe(runs[0]!.model.costMicros + runs[1]!.model.costMicros);
     expect(helperTotals.model.costMicros).toBeGreaterThan(0);
+    const usage = (i: number) => runs[i]!.model.usage as { inputTokens: number; outputTokens: number };
+    expect(helperTotals.model.usage.inputTokens).toBe(usage(0).inputTokens + usage(1).inputTokens);
+    expect(helperTotals.model.usage.outputTokens).toBe(usage(0).outputTokens + usage(1).outputTokens);
+    expect(helperTotals.model.usage.inputTokens).toBeGreaterThanOrEqual(200); // 100 a run, as scripted, plus the estimated second turn
     const reviewTotals = byName.get("review")!;
     expect(reviewTotals.human).toMatchObject({ requests: 1, pending: 0 });
     expect(reviewTotals.human.waitMs).toBeGreaterThanOrEqual(20);

@@ -2,6 +2,7 @@ import { useEffect, useRef } from "react";
 import { forgetToken, useAuth } from "./api";
 import { Link } from "./components/link";
 import { TokenPanel } from "./components/token-panel";
+import { CostsPage } from "./pages/costs";
 import { InboxPage } from "./pages/inbox";
 import { OverviewPage } from "./pages/overview";
 import { RunPage } from "./pages/run";
@@ -15,6 +16,7 @@ const NAV = [
   { href: `${BASE}/runs`, label: "Runs", view: "runs" },
   { href: `${BASE}/human-requests`, label: "Human requests", view: "human-requests" },
   { href: `${BASE}/workers`, label: "Workers", view: "workers" },
+  { href: `${BASE}/costs`, label: "Costs", view: "costs" },
 ] as const;
 
 export function App() {
@@ -84,6 +86,8 @@ function Page({ route }: { route: Route }) {
       return <InboxPage />;
     case "workers":
       return <WorkersPage />;
+    case "costs":
+      return <CostsPage query={route.query} />;
     case "missing":
       return (
         <section>

@@ -239,3 +239,10 @@ export function waitingText(run: Pick<ApiRun, "waitingFor">): string {
     })
     .join(", ");
 }
+
+/** A size in bytes, in B, KiB or MiB. */
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}

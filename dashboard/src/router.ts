@@ -9,6 +9,7 @@ export type Route =
   | { view: "run"; runId: string }
   | { view: "human-requests" }
   | { view: "workers" }
+  | { view: "costs"; query: URLSearchParams }
   | { view: "missing"; path: string };
 
 export function parseRoute(pathname: string, search: string): Route {
@@ -21,6 +22,7 @@ export function parseRoute(pathname: string, search: string): Route {
   // The page's older address, kept so bookmarks and links keep working.
   if (parts[0] === "inbox" && parts.length === 1) return { view: "human-requests" };
   if (parts[0] === "workers" && parts.length === 1) return { view: "workers" };
+  if (parts[0] === "costs" && parts.length === 1) return { view: "costs", query: new URLSearchParams(search) };
   return { view: "missing", path };
 }
 

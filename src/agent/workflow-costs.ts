@@ -4,6 +4,7 @@
  * with `truncated` set when the window holds more.
  */
 import type { Engine } from "../engine/engine.js";
+import type { Usage } from "./model/schemas.js";
 import { readRunCosts, type RunCosts } from "./run-costs.js";
 
 /** The summed costs of one workflow's runs. Durations in ms, sizes in bytes, money in micro-dollars. */
@@ -17,7 +18,8 @@ export interface WorkflowCosts {
   toolCalls: Record<string, number>;
   human: { requests: number; pending: number; waitMs: number };
   journal: { entries: number; bytes: number };
-  model: { modelCalls: number; costMicros: number; unpricedCalls: number; possiblyBilledMicros: number };
+  /** Model spend; `usage` the tokens of the journaled model responses. */
+  model: { modelCalls: number; costMicros: number; unpricedCalls: number; possiblyBilledMicros: number; usage: Usage };
 }
 
 /** What {@link workflowCosts} answers. */
@@ -99,7 +101,13 @@ function add(byWorkflow: Map<string, WorkflowCosts>, workflow: string, costs: Ru
       toolCalls: Object.create(null) as Record<string, number>, // tool names are keys: no prototype to write through
       human: { requests: 0, pending: 0, waitMs: 0 },
       journal: { entries: 0, bytes: 0 },
-      model: { modelCalls: 0, costMicros: 0, unpricedCalls: 0, possiblyBilledMicros: 0 },
+      model: {
+        modelCalls: 0,
+        costMicros: 0,
+        unpricedCalls: 0,
+        possiblyBilledMicros: 0,
+        usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+      },
     };
     byWorkflow.set(workflow, total);
   }
@@ -118,4 +126,5 @@ function add(byWorkflow: Map<string, WorkflowCosts>, workflow: string, costs: Ru
   total.model.costMicros += costs.model.costMicros;
   total.model.unpricedCalls += costs.model.unpricedCalls;
   total.model.possiblyBilledMicros += costs.model.possiblyBilledMicros;
+  for (const key of Object.keys(total.model.usage) as (keyof Usage)[]) total.model.usage[key] += costs.model.usage[key];
 }

@@ -11,7 +11,21 @@ const totalsSchema = z.object({
   toolCalls: z.record(z.string(), z.number().int()),
   human: z.object({ requests: z.number().int(), pending: z.number().int(), waitMs: z.number() }),
   journal: z.object({ entries: z.number().int(), bytes: z.number().int() }),
-  model: z.object({ modelCalls: z.number().int(), costMicros: z.number(), unpricedCalls: z.number().int(), possiblyBilledMicros: z.number() }),
+  model: z.object({
+    modelCalls: z.number().int(),
+    costMicros: z.number(),
+    unpricedCalls: z.number().int(),
+    possiblyBilledMicros: z.number(),
+    usage: z
+      .object({
+        inputTokens: z.number().int(),
+        outputTokens: z.number().int(),
+        cacheReadTokens: z.number().int(),
+        cacheWriteTokens: z.number().int(),
+        reasoningTokens: z.number().int(),
+      })
+      .describe("Tokens of the journaled model responses."),
+  }),
 });
 
 /** What `GET /costs` answers. */

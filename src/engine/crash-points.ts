@@ -27,6 +27,8 @@ export type CrashPoint =
   | "before-deliver"
   /** Outbox dispatcher: a message was delivered, not yet marked delivered (it will be delivered again). */
   | "after-deliver"
+  /** A loop iteration's resource was acquired again on resume (ops/acquire.ts), its outcome not yet journaled. */
+  | "after-reacquire-effect"
   | SagaCrashPoint;
 
 /** Crash points inside a saga's cleanup: compensations and resource releases (test/saga-crash.test.ts). */

@@ -13,7 +13,7 @@ import { unreadableHuman, type RunViews } from "./run-views.js";
 
 /** What answering and listing human requests need from the engine. */
 export interface HumanRequestsDeps {
-  store: HumanRequestStore & Pick<Store, "readJournalForResume">;
+  store: HumanRequestStore & Pick<Store, "readJournalForResume" | "getRun">;
   clock: () => number;
   views: RunViews;
   observers: ObserverHub;
@@ -54,7 +54,12 @@ export class HumanRequests {
     }
     this.deps.notify(request.runId);
     const { observers } = this.deps;
-    if (observers.active) observers.report({ type: "human-answered", runId: request.runId, requestId, waitMs: Math.max(0, now - request.createdAt) });
+    if (observers.active) {
+      // One read more, only when someone observes: the metrics count human wait by workflow.
+      // The answer is stored already: a failed read leaves the label empty rather than failing the call.
+      const workflow = (await store.getRun(request.runId).catch(() => undefined))?.workflow ?? "";
+      observers.report({ type: "human-answered", runId: request.runId, workflow, requestId, waitMs: Math.max(0, now - request.createdAt) });
+    }
     return { answer: parsed, duplicate: false };
   }
 

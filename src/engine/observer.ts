@@ -58,6 +58,8 @@ export type EngineEvent =
       workflow: string;
       /** How many entries the commit appended. */
       entries: number;
+      /** UTF-8 bytes of those entries' encoded payloads (as `RunCosts.journal.bytes` counts them). */
+      bytes: number;
     }
   | {
       /**
@@ -75,6 +77,8 @@ export type EngineEvent =
       /** A human request was answered through this engine; `waitMs` since it was asked. */
       type: "human-answered";
       runId: string;
+      /** The run's workflow ("" when the run is gone). */
+      workflow: string;
       requestId: string;
       waitMs: number;
     };

@@ -140,7 +140,9 @@ export class WorkerImpl implements Worker, ExecutionHost {
       if (report && result.ok) {
         const workflow = this.workflowOf.get(write.runId) ?? "";
         for (const event of this.steps.onCommitted(write.runId, workflow, write.entries, this.clock())) report(event);
-        report({ type: "committed", runId: write.runId, workflow, entries: write.entries.length });
+        let bytes = 0;
+        for (const entry of write.entries) bytes += Buffer.byteLength(entry.payload);
+        report({ type: "committed", runId: write.runId, workflow, entries: write.entries.length, bytes });
       } else if (!result.ok && result.reason === "lease-lost") {
         this.reportLeaseLost(write.runId);
       }

@@ -438,7 +438,7 @@ export const ROUTES: RouteDoc[] = [
     path: "/metrics",
     summary: "Prometheus metrics",
     description:
-      "Text exposition format 0.0.4. Gauges from the store at each scrape: cairn_runs{workflow,status}, cairn_workers, cairn_human_oldest_pending_seconds. Counters and histograms of this server's process since it started: cairn_steps_total{workflow,outcome}, cairn_step_retries_total, cairn_step_duration_seconds, cairn_human_wait_seconds, cairn_budget_spend_usd_total{workflow}, cairn_lease_losses_total. Not for namespaced tokens (403): the series name every namespace's workflows and count their runs. `cairn worker --metrics-port` serves the same text for a worker process.",
+      "Text exposition format 0.0.4. Gauges from the store at each scrape: cairn_runs{workflow,status}, cairn_workers, cairn_human_oldest_pending_seconds. Counters and histograms of this server's process since it started: cairn_steps_total{workflow,outcome}, cairn_step_retries_total, cairn_step_duration_seconds, cairn_human_wait_seconds{workflow}, cairn_budget_spend_usd_total{workflow}, cairn_lease_losses_total, cairn_worker_seconds_total{workflow}, cairn_journal_entries_total{workflow}, cairn_journal_bytes_total{workflow}, cairn_tool_calls_total{workflow,tool,outcome}. Not for namespaced tokens (403): the series name every namespace's workflows and count their runs. `cairn worker --metrics-port` serves the same text for a worker process.",
     ok: [{ status: 200, description: "The metrics.", contentType: "text/plain; version=0.0.4" }],
     errors: [401, 403, 503],
   },

@@ -1,5 +1,5 @@
 import type { ApiRunCosts } from "cairn/client";
-import { duration, usd } from "../format";
+import { bytes, duration, usd } from "../format";
 import { runPath } from "../router";
 import { Link } from "./link";
 
@@ -64,10 +64,4 @@ export function RunCostsView({ costs }: { costs: ApiRunCosts }) {
 function tokens(f: Figures): number {
   const usage = f.model.usage as { inputTokens?: number; outputTokens?: number } | undefined;
   return (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0);
-}
-
-function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }

@@ -1,6 +1,7 @@
 import { StepFailedError, ValidationError } from "../../core/errors.js";
 import { newEntry, opKey, type EntryData } from "../../core/journal.js";
 import { serializeError } from "../../core/serialize.js";
+import { crashPoint } from "../crash-points.js";
 import { lastOpKey, type Scope } from "../replay/op-keys.js";
 import { backoffDelay, isNonRetryable, resolveRetryPolicy, type ResolvedRetryPolicy } from "../retry-policy.js";
 import type { ResourceHandle, ResourceOptions } from "../workflow.js";
@@ -32,7 +33,7 @@ export function acquire<T>(exec: OpScheduler, scope: Scope, name: string, resour
 /**
  * A loop iteration's resource an earlier execution acquired and did not release: release it (journaled
  * `by: "resume"`), then acquire it again under the same op key, as a new attempt with its own
- * idempotency key (`<runId>:<key>@<attempt>`). The journaled acquisition is dropped from replay; the
+ * idempotency key (`<runId>:<key>@<attempt>`; an attempt after a crash that interrupted it keeps that key). The journaled acquisition is dropped from replay; the
  * new one's outcome takes its place (replay/journal-index.ts), so a later resume returns it.
  */
 async function reacquire<T>(
@@ -59,19 +60,26 @@ async function reacquire<T>(
 
 /** Attempts the acquisition until it succeeds or its retries run out; intent before, outcome after. */
 async function acquireAgain<T>(exec: OpScheduler, key: string, resource: ResourceOptions<T>, policy: ResolvedRetryPolicy): Promise<T> {
-  let attempt = Math.max(0, ...exec.stepHistory(key).entries.map((entry) => (entry.data as { attempt?: number }).attempt ?? 0));
+  const history = exec.stepHistory(key).entries;
+  let attempt = Math.max(0, ...history.map((entry) => (entry.data as { attempt?: number }).attempt ?? 0));
+  // An acquisition whose intent is journaled without an outcome (its worker died during or after
+  // acquire) may hold a resource: attempt it again with the same idempotency key, so the provider
+  // hands back that resource and the release covers it, rather than leaking it under a new key.
+  let generation = interruptedGeneration(history);
   for (let used = 1; ; used++) {
     attempt += 1;
+    generation ??= attempt;
     await exec.write([newEntry("step.started", key, { attempt })]);
     try {
       const value = await resource.acquire({
-        idempotencyKey: `${exec.runId}:${key}@${attempt}`,
+        idempotencyKey: `${exec.runId}:${key}@${generation}`,
         attempt,
         unconfirmed: 0,
         signal: exec.signal,
         heartbeat: () => exec.hostRef.heartbeat(exec.runId),
         progress: () => undefined,
       });
+      crashPoint("after-reacquire-effect", key);
       const completed: EntryData["step.completed"] = { result: value, attempt, resource: true };
       await exec.write([newEntry("step.completed", key, completed)]);
       exec.saga.noteCompleted(key, completed);
@@ -82,9 +90,20 @@ async function acquireAgain<T>(exec: OpScheduler, key: string, resource: Resourc
       serialized.opKey = key;
       await exec.write([newEntry("step.failed", key, { attempt, error: serialized, final })]);
       if (final) throw new StepFailedError(key, serialized, attempt);
+      generation = undefined; // acquire threw: it holds nothing, the next attempt is a new acquisition
       await new Promise((resolve) => setTimeout(resolve, backoffDelay(policy, used)));
     }
   }
+}
+
+/**
+ * The attempt whose idempotency key an interrupted re-acquisition used: the first of the intents
+ * journaled after the op's last outcome (each crash adds one), or undefined when none is open.
+ */
+function interruptedGeneration(history: readonly { kind: string; data: unknown }[]): number | undefined {
+  let first: number | undefined;
+  for (let i = history.length - 1; i >= 0 && history[i]!.kind === "step.started"; i--) first = (history[i]!.data as { attempt?: number }).attempt;
+  return first;
 }
 
 /** The workflow's `handle.release()`: journaled, run at most once to success; replay returns at once. */

@@ -46,7 +46,7 @@ export class EngineMetrics {
   );
   private readonly humanWait = new Histogram(
     "cairn_human_wait_seconds",
-    "Time from a human request to its answer, for answers given through this process (see cairn_human_oldest_pending_seconds for the store-wide view).",
+    "Time from a human request to its answer, by workflow, for answers given through this process (see cairn_human_oldest_pending_seconds for the store-wide view). _sum is the people's time per workflow.",
     HUMAN_BUCKETS,
   );
   private readonly spend = new Counter(
@@ -62,6 +62,14 @@ export class EngineMetrics {
     "Time this process's workers held runs (from taking a run to giving it back, suspending or ending it), by workflow: compute spent per workflow.",
   );
   private readonly journalEntries = new Counter("cairn_journal_entries_total", "Journal entries this process's workers committed, by workflow.");
+  // Journal bytes as a counter fed by commits, not a gauge read from the store: a store-wide figure
+  // would be SUM(length(payload)) over every journal row at each scrape (a full scan on SQLite and
+  // PostgreSQL, growing with every run); this costs one add per commit and nothing at scrape, and its
+  // only label is the workflow, bounded like the other counters. Per-run bytes: GET /runs/:id/costs.
+  private readonly journalBytes = new Counter(
+    "cairn_journal_bytes_total",
+    "UTF-8 bytes of the encoded payloads of the journal entries this process's workers committed, by workflow (before blob offload and encryption): journal storage per workflow.",
+  );
   private readonly toolCalls = new Counter(
     "cairn_tool_calls_total",
     "Agent tool calls that ended in this process, by workflow, tool and outcome (completed, failed, retry). Tool names are declared in code, so the label is bounded.",
@@ -127,6 +135,7 @@ export class EngineMetrics {
       this.leaseLosses,
       this.workerSeconds,
       this.journalEntries,
+      this.journalBytes,
       this.toolCalls,
     ]);
   }
@@ -153,12 +162,13 @@ export class EngineMetrics {
         return;
       case "committed":
         this.journalEntries.inc({ workflow: event.workflow }, event.entries);
+        this.journalBytes.inc({ workflow: event.workflow }, event.bytes);
         return;
       case "lease-lost":
         this.leaseLosses.inc({ workflow: event.workflow });
         return;
       case "human-answered":
-        this.humanWait.observe({}, event.waitMs / 1000);
+        this.humanWait.observe({ workflow: event.workflow }, event.waitMs / 1000);
         return;
     }
   }

@@ -69,7 +69,7 @@ describe("GET /metrics", () => {
     expect(m.get('cairn_step_duration_seconds_count{workflow="agentish",outcome="completed"}')).toBe(3);
     expect(m.get('cairn_step_duration_seconds_bucket{workflow="agentish",outcome="completed",le="+Inf"}')).toBe(3);
     expect(m.get('cairn_budget_spend_usd_total{workflow="agentish"}')).toBeCloseTo(0.004, 10);
-    expect(m.get("cairn_human_wait_seconds_count")).toBe(1);
+    expect(m.get('cairn_human_wait_seconds_count{workflow="agentish"}')).toBe(1);
     expect(m.get('cairn_lease_losses_total{workflow="slow"}')).toBe(1);
     expect(text).toContain("# TYPE cairn_step_duration_seconds histogram");
   });
