@@ -392,7 +392,9 @@ export class CairnClient {
   }
 
   /** `GET /audit` (admin): the audit log, newest first; pass `nextBefore` as `beforeId` for the next page. */
-  listAudit(query: { limit?: number; beforeId?: number; actor?: string; action?: string; target?: string } = {}): Promise<{ entries: ApiAuditEntry[]; nextBefore?: number }> {
+  listAudit(
+    query: { limit?: number; beforeId?: number; actor?: string; action?: string; target?: string } = {},
+  ): Promise<{ entries: ApiAuditEntry[]; nextBefore?: number }> {
     return this.request("GET", "/audit", { query });
   }
 

@@ -33,7 +33,7 @@ export const scheduleActionResponse = z.object({
 export const versionActionBody = z
   .object({
     workflow: printable(z.string().min(1, "must not be empty").max(200, "must be at most 200 characters")).describe("The workflow name."),
-    version: printable(z.string().min(1, "must not be empty").max(200, "must be at most 200 characters")).describe("Its version, e.g. \"1\"."),
+    version: printable(z.string().min(1, "must not be empty").max(200, "must be at most 200 characters")).describe('Its version, e.g. "1".'),
   })
   .strict();
 

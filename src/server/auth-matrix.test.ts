@@ -97,7 +97,11 @@ const RULES: Record<string, Rule> = {
   "post /schedules/:name/pause": { scope: "admin", namespaced: "refused", request: () => ({ path: "/schedules/nightly/pause", body: {} }), unknownId: true },
   "post /schedules/:name/resume": { scope: "admin", namespaced: "refused", request: () => ({ path: "/schedules/nightly/resume", body: {} }), unknownId: true },
   "post /versions/retire": { scope: "admin", namespaced: "refused", request: () => ({ path: "/versions/retire", body: { workflow: "gone", version: "9" } }) },
-  "post /versions/reinstate": { scope: "admin", namespaced: "refused", request: () => ({ path: "/versions/reinstate", body: { workflow: "gone", version: "9" } }) },
+  "post /versions/reinstate": {
+    scope: "admin",
+    namespaced: "refused",
+    request: () => ({ path: "/versions/reinstate", body: { workflow: "gone", version: "9" } }),
+  },
   "get /overview": { scope: "read", namespaced: "allowed", request: () => ({ path: "/overview" }) },
   "get /costs": { scope: "read", namespaced: "allowed", request: () => ({ path: "/costs" }) },
   "get /queues": { scope: "read", namespaced: "refused", request: () => ({ path: "/queues" }) },
