@@ -7,6 +7,8 @@ import { OverviewPage } from "./pages/overview";
 import { RunPage } from "./pages/run";
 import { RunsPage } from "./pages/runs";
 import { WorkersPage } from "./pages/workers";
+import { ConsolePage } from "./console/console-page";
+import { isConsoleView } from "./console/views";
 import { BASE, useRoute, type Route } from "./router";
 import { setZoneMode, useZoneMode, zoneLabel } from "./format";
 
@@ -15,6 +17,7 @@ const NAV = [
   { href: `${BASE}/runs`, label: "Runs", view: "runs" },
   { href: `${BASE}/human-requests`, label: "Human requests", view: "human-requests" },
   { href: `${BASE}/workers`, label: "Workers", view: "workers" },
+  { href: `${BASE}/schedules`, label: "Operate", view: "operate" },
 ] as const;
 
 export function App() {
@@ -32,7 +35,7 @@ export function App() {
     }
     return focusHeading();
   }, [route]);
-  const active = route.view === "run" ? "runs" : route.view;
+  const active = route.view === "run" ? "runs" : isConsoleView(route.view) ? "operate" : route.view;
   return (
     <div className="app">
       <a className="skip-link" href="#main">
@@ -84,6 +87,13 @@ function Page({ route }: { route: Route }) {
       return <InboxPage />;
     case "workers":
       return <WorkersPage />;
+    case "schedules":
+    case "queues":
+    case "outbox":
+    case "versions":
+    case "audit":
+    case "tokens":
+      return <ConsolePage view={route.view} />;
     case "missing":
       return (
         <section>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { isConsoleView, type ConsoleView } from "./console/views";
 
 /** Every view has a URL under /ui/, so a reload or a shared link keeps it. */
 export const BASE = "/ui";
@@ -9,6 +10,7 @@ export type Route =
   | { view: "run"; runId: string }
   | { view: "human-requests" }
   | { view: "workers" }
+  | { view: ConsoleView }
   | { view: "missing"; path: string };
 
 export function parseRoute(pathname: string, search: string): Route {
@@ -21,6 +23,7 @@ export function parseRoute(pathname: string, search: string): Route {
   // The page's older address, kept so bookmarks and links keep working.
   if (parts[0] === "inbox" && parts.length === 1) return { view: "human-requests" };
   if (parts[0] === "workers" && parts.length === 1) return { view: "workers" };
+  if (parts.length === 1 && isConsoleView(parts[0])) return { view: parts[0] };
   return { view: "missing", path };
 }
 
