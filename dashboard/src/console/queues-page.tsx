@@ -1,6 +1,5 @@
 import { consoleApi } from "../api";
 import { Loaded } from "../components/status";
-import { duration } from "../format";
 import { usePolling } from "../hooks";
 import type { ApiQueue } from "cairn/client";
 
@@ -77,6 +76,18 @@ function limitsText(q: ApiQueue): string {
   const parts: string[] = [];
   if (q.limits.concurrency !== null) parts.push(`${q.limits.concurrency} at once`);
   if (q.limits.perKeyConcurrency !== null) parts.push(`${q.limits.perKeyConcurrency} per key`);
-  if (q.limits.rateLimit) parts.push(`${q.limits.rateLimit.limit} per ${duration(q.limits.rateLimit.perMs)}`);
+  if (q.limits.rateLimit) parts.push(`${q.limits.rateLimit.limit} per ${windowText(q.limits.rateLimit.perMs)}`);
   return parts.length ? parts.join(" · ") : "no limit";
+}
+
+/** A rate limit's window in its largest whole unit: 60000 → "1 min", 1500 → "1500 ms". */
+function windowText(ms: number): string {
+  for (const [unit, size] of [
+    ["d", 86_400_000],
+    ["h", 3_600_000],
+    ["min", 60_000],
+    ["s", 1000],
+  ] as const)
+    if (ms % size === 0) return `${ms / size} ${unit}`;
+  return `${ms} ms`;
 }
