@@ -216,6 +216,12 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the operator's page
   it("JSON viewer: folds by keyboard, bounds long values, keeps markup as text, copies the exact JSON", async () => {
     const p = await open("/ui/outbox", { clipboard: true });
     await p.getByRole("button", { name: "all", exact: true }).click();
+    // The chosen filter reads as chosen: its text is not the colour of its background.
+    const chosen = await p
+      .locator('[aria-pressed="true"]')
+      .evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor, el.textContent]);
+    expect(chosen[0]).not.toBe(chosen[1]);
+    expect(chosen[2]).toBe("all");
     const cell = p.locator('tr[data-message="notify-1:mail.send#0"] details.json');
     // Closed, the value is one summary line: no tree in the DOM.
     expect(await cell.locator("[data-json-tree]").count()).toBe(0);
@@ -245,6 +251,7 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the operator's page
     // Markup is text: no element made of it, no handler run (a dialog would be an error).
     expect(await tree.locator("li.json-leaf", { hasText: '"html":' }).locator(".json-string").textContent()).toBe(JSON.stringify(HOSTILE));
     expect(await p.locator("main img").count()).toBe(0);
+    await p.screenshot({ path: join(ARTIFACTS, "json-viewer-1366x900.png"), fullPage: true });
     // Copy: the exact JSON of the value.
     await cell.getByRole("button", { name: "Copy JSON" }).click();
     await cell.getByRole("status").filter({ hasText: "Copied" }).waitFor({ timeout: 5000 });

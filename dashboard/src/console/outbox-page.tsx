@@ -38,7 +38,7 @@ export function OutboxPage() {
             <button
               key={f.value}
               type="button"
-              className={status === f.value ? "chip on" : "chip"}
+              className={status === f.value ? "chip on console-chip" : "chip console-chip"}
               aria-pressed={status === f.value}
               onClick={() => {
                 setStatus(f.value);
