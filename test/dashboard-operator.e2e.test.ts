@@ -217,9 +217,10 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the operator's page
     const p = await open("/ui/outbox", { clipboard: true });
     await p.getByRole("button", { name: "all", exact: true }).click();
     // The chosen filter reads as chosen: its text is not the colour of its background.
-    const chosen = await p
-      .locator('[aria-pressed="true"]')
-      .evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor, el.textContent]);
+    const chosen = await p.locator('[aria-pressed="true"]').evaluate((el) => {
+      const style = (globalThis as unknown as { getComputedStyle(e: unknown): { color: string; backgroundColor: string } }).getComputedStyle(el);
+      return [style.color, style.backgroundColor, el.textContent];
+    });
     expect(chosen[0]).not.toBe(chosen[1]);
     expect(chosen[2]).toBe("all");
     const cell = p.locator('tr[data-message="notify-1:mail.send#0"] details.json');

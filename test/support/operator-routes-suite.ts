@@ -84,7 +84,7 @@ export function operatorRoutesSuite(kind: StoreKind): void {
     expect(versionActionResponse.parse(retired.body)).toEqual({ workflow: "paced", version: "1", retired: true, changed: true, known: true });
     expect((await engine.listVersions()).find((v) => v.workflow === "paced")!.drained).toBe(true);
     expect((await post("/versions/retire", { workflow: "paced", version: "1" }, as(admin))).body).toMatchObject({ changed: false });
-    const client = new CairnClient({ baseUrl: "http://127.0.0.1:4000", headers: as(admin), fetch: (input, init) => app.request(String(input), init) });
+    const client = new CairnClient({ baseUrl: "http://127.0.0.1:4000", headers: as(admin), fetch: async (input, init) => app.request(String(input), init) });
     expect(await client.reinstateVersion({ workflow: "paced", version: "1" })).toMatchObject({ retired: false, changed: true });
     expect((await client.retireVersion({ workflow: "typo", version: "1" })).known).toBe(false);
     expect((await engine.store.listAudit({ action: "version.drain" })).map((e) => [e.actor, e.target])).toEqual([

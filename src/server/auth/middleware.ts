@@ -30,8 +30,7 @@ export function isPublicPath(path: string): boolean {
  */
 export function scopeFor(method: string, path: string): TokenScope {
   if (path === "/tokens" || path.startsWith("/tokens/") || path === "/audit" || path === "/outbox" || path.startsWith("/outbox/")) return "admin";
-  if (method === "POST" && (/^\/schedules\/[^/]+\/(pause|resume)$/.test(path) || path === "/versions/retire" || path === "/versions/reinstate"))
-    return "admin";
+  if (method === "POST" && (/^\/schedules\/[^/]+\/(pause|resume)$/.test(path) || path === "/versions/retire" || path === "/versions/reinstate")) return "admin";
   if (path === "/runs/import" || /^\/runs\/[^/]+\/export$/.test(path)) return "admin";
   if (path === "/auth/tickets") return "read";
   return method === "GET" || method === "HEAD" ? "read" : "write";
