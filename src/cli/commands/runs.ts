@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import type { RunStatus } from "../../core/run.js";
 import type { RunInfo } from "../../engine/engine.js";
 import { idArg, intArg, statusArg } from "../args.js";
 import { CLI, jsonOption, note, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
