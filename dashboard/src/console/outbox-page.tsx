@@ -6,7 +6,7 @@ import { Link } from "../components/link";
 import { Loaded } from "../components/status";
 import { dateTime } from "../format";
 import { usePolling } from "../hooks";
-import { runPath } from "../router";
+import { BASE, runPath } from "../router";
 import { ActionOutcome, useAction } from "./action";
 
 const FILTERS = [
@@ -130,7 +130,7 @@ export function OutboxPage() {
       </Loaded>
       <p className="muted small-print">
         A message dies after its topic&apos;s last attempt; a retry queues it again with its attempts starting over. Reading the outbox and retrying need a
-        token with the admin scope; retries are written to the <Link href="/ui/audit">audit log</Link>. Same as <code>cairn outbox</code>.
+        token with the admin scope; retries are written to the <Link href={`${BASE}/audit`}>audit log</Link>. Same as <code>cairn outbox</code>.
       </p>
     </section>
   );

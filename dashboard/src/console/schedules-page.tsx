@@ -5,7 +5,7 @@ import { JsonView } from "../components/json-view";
 import { Loaded } from "../components/status";
 import { dateTime } from "../format";
 import { usePolling } from "../hooks";
-import { runPath } from "../router";
+import { BASE, runPath } from "../router";
 import { ActionOutcome, useAction } from "./action";
 
 /** Schedules: cron, zone, status, next and last ticks, the last run; pause and resume (admin, audited). */
@@ -98,7 +98,7 @@ export function SchedulesPage() {
       </Loaded>
       <p className="muted small-print">
         A paused schedule does not fire; ticks meanwhile are not fired later. Pausing and resuming need a token with the admin scope and are written to the{" "}
-        <Link href="/ui/audit">audit log</Link>. Same as <code>cairn schedules pause|resume &lt;name&gt;</code>.
+        <Link href={`${BASE}/audit`}>audit log</Link>. Same as <code>cairn schedules pause|resume &lt;name&gt;</code>.
       </p>
     </section>
   );
