@@ -154,7 +154,7 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the operator's page
     expect(await p.locator("main img").count()).toBe(0);
   });
 
-  it("versions: runs per status; retiring a version with live runs asks first, then no worker claims it", async () => {
+  it("versions: runs per status; retiring a version with live runs asks first, then the store has it retired", async () => {
     const p = await open("/ui/versions");
     const row = p.locator('tr[data-version="waiter@1"]');
     await expect.poll(() => row.getAttribute("data-retired")).toBe("false");
