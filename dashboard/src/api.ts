@@ -101,22 +101,36 @@ function withToken(init: RequestInit | undefined, token: string | null): Request
   return { ...init, headers };
 }
 
-/** Every call carries the tab's current token; a 401, or a 403 on a read, is reported to {@link useAuth}. */
-const authFetch: typeof fetch = async (input, init) => {
-  await ready;
-  const token = currentToken();
-  const response = await fetch(input, withToken(init, token));
-  const method = (init?.method ?? "GET").toUpperCase();
-  // A call sent with a token since replaced says nothing about the new one.
-  if ((response.status === 401 || (response.status === 403 && method === "GET")) && token === currentToken()) {
-    const message = await messageOf(response);
-    if (state.problem?.status !== response.status || state.problem.message !== message) update({ problem: { status: response.status, message } });
-  }
-  return response;
-};
+/**
+ * Every call carries the tab's current token; a 401, or (with `readsNeedScope`) a 403 on a read, is
+ * reported to {@link useAuth}.
+ */
+function tokenFetch(readsNeedScope: boolean): typeof fetch {
+  return async (input, init) => {
+    await ready;
+    const token = currentToken();
+    const response = await fetch(input, withToken(init, token));
+    const method = (init?.method ?? "GET").toUpperCase();
+    // A call sent with a token since replaced says nothing about the new one.
+    if ((response.status === 401 || (readsNeedScope && response.status === 403 && method === "GET")) && token === currentToken()) {
+      const message = await messageOf(response);
+      if (state.problem?.status !== response.status || state.problem.message !== message) update({ problem: { status: response.status, message } });
+    }
+    return response;
+  };
+}
+
+const authFetch = tokenFetch(true);
 
 /** The API of the server that serves the dashboard: same origin, with the tab's token if any. */
 export const api = new CairnClient({ baseUrl: window.location.origin, fetch: authFetch });
+
+/**
+ * The same API for the operator's pages (schedules, queues, outbox, versions, audit log, tokens):
+ * a 403 there (a token without the admin scope, or a namespaced one) is that page's own message,
+ * not a reason to turn the whole tab away.
+ */
+export const consoleApi = new CairnClient({ baseUrl: window.location.origin, fetch: tokenFetch(false) });
 
 /**
  * Tries a token before keeping it: a read the dashboard needs (`GET /runs`). Undefined when it

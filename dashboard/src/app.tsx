@@ -8,6 +8,8 @@ import { OverviewPage } from "./pages/overview";
 import { RunPage } from "./pages/run";
 import { RunsPage } from "./pages/runs";
 import { WorkersPage } from "./pages/workers";
+import { ConsolePage } from "./console/console-page";
+import { isConsoleView } from "./console/views";
 import { BASE, useRoute, type Route } from "./router";
 import { setZoneMode, useZoneMode, zoneLabel } from "./format";
 
@@ -17,6 +19,7 @@ const NAV = [
   { href: `${BASE}/human-requests`, label: "Human requests", view: "human-requests" },
   { href: `${BASE}/workers`, label: "Workers", view: "workers" },
   { href: `${BASE}/costs`, label: "Costs", view: "costs" },
+  { href: `${BASE}/schedules`, label: "Operate", view: "operate" },
 ] as const;
 
 export function App() {
@@ -34,7 +37,7 @@ export function App() {
     }
     return focusHeading();
   }, [route]);
-  const active = route.view === "run" ? "runs" : route.view;
+  const active = route.view === "run" ? "runs" : isConsoleView(route.view) ? "operate" : route.view;
   return (
     <div className="app">
       <a className="skip-link" href="#main">
@@ -88,6 +91,13 @@ function Page({ route }: { route: Route }) {
       return <WorkersPage />;
     case "costs":
       return <CostsPage query={route.query} />;
+    case "schedules":
+    case "queues":
+    case "outbox":
+    case "versions":
+    case "audit":
+    case "tokens":
+      return <ConsolePage view={route.view} />;
     case "missing":
       return (
         <section>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { isConsoleView, type ConsoleView } from "./console/views";
 
 /** Every view has a URL under /ui/, so a reload or a shared link keeps it. */
 export const BASE = "/ui";
@@ -10,6 +11,7 @@ export type Route =
   | { view: "human-requests" }
   | { view: "workers" }
   | { view: "costs"; query: URLSearchParams }
+  | { view: ConsoleView }
   | { view: "missing"; path: string };
 
 export function parseRoute(pathname: string, search: string): Route {
@@ -23,6 +25,7 @@ export function parseRoute(pathname: string, search: string): Route {
   if (parts[0] === "inbox" && parts.length === 1) return { view: "human-requests" };
   if (parts[0] === "workers" && parts.length === 1) return { view: "workers" };
   if (parts[0] === "costs" && parts.length === 1) return { view: "costs", query: new URLSearchParams(search) };
+  if (parts.length === 1 && isConsoleView(parts[0])) return { view: parts[0] };
   return { view: "missing", path };
 }
 

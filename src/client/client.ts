@@ -13,6 +13,8 @@ import type {
   StartRunBody,
 } from "../core/api-schemas.js";
 import type { ApiCostTotals } from "../core/cost-schemas.js";
+import type { ScheduleActionResult, VersionActionBody, VersionActionResult } from "../core/console-schemas.js";
+import type { ApiAuditEntry, ApiQueue, ApiSchedule, ApiToken, CreateTokenBody } from "../core/api-schemas.js";
 import { CairnError, type ErrorCode } from "../core/errors.js";
 import type { ApiOutboxMessage } from "../core/outbox.js";
 import type { RunStatus } from "../core/run.js";
@@ -342,6 +344,58 @@ export class CairnClient {
   async listVersions(): Promise<ApiVersion[]> {
     const page = await this.request<{ versions: ApiVersion[] }>("GET", "/versions");
     return page.versions;
+  }
+
+  /** `GET /schedules`: every schedule with its status, next fire time and last run. */
+  async listSchedules(): Promise<ApiSchedule[]> {
+    return (await this.request<{ schedules: ApiSchedule[] }>("GET", "/schedules")).schedules;
+  }
+
+  /** `POST /schedules/:name/pause` (admin): stops firing it until resumed; audited. `changed` is false when it was already paused. */
+  pauseSchedule(name: string): Promise<ScheduleActionResult> {
+    return this.request("POST", `/schedules/${enc(name)}/pause`, { body: {} });
+  }
+
+  /** `POST /schedules/:name/resume` (admin): fires it again from its next tick after now; audited. */
+  resumeSchedule(name: string): Promise<ScheduleActionResult> {
+    return this.request("POST", `/schedules/${enc(name)}/resume`, { body: {} });
+  }
+
+  /** `POST /versions/retire` (admin): no worker claims the version's runs any more; audited. */
+  retireVersion(ref: VersionActionBody): Promise<VersionActionResult> {
+    return this.request("POST", "/versions/retire", { body: ref });
+  }
+
+  /** `POST /versions/reinstate` (admin): workers claim the version's runs again; audited. */
+  reinstateVersion(ref: VersionActionBody): Promise<VersionActionResult> {
+    return this.request("POST", "/versions/reinstate", { body: ref });
+  }
+
+  /** `GET /queues`: flow-control queues, their limits and how many runs are running, waiting and suspended. */
+  async listQueues(): Promise<ApiQueue[]> {
+    return (await this.request<{ queues: ApiQueue[] }>("GET", "/queues")).queues;
+  }
+
+  /** `GET /tokens` (admin): API tokens, revoked ones included; never their secrets. */
+  async listTokens(): Promise<ApiToken[]> {
+    return (await this.request<{ tokens: ApiToken[] }>("GET", "/tokens")).tokens;
+  }
+
+  /** `POST /tokens` (admin): creates a token; `token` is its text, shown only here. */
+  createToken(body: CreateTokenBody): Promise<{ token: string; record: ApiToken }> {
+    return this.request("POST", "/tokens", { body });
+  }
+
+  /** `POST /tokens/:id/revoke` (admin): the token stops working at once, with its tickets and sessions. */
+  async revokeToken(tokenId: string): Promise<ApiToken> {
+    return (await this.request<{ record: ApiToken }>("POST", `/tokens/${enc(tokenId)}/revoke`)).record;
+  }
+
+  /** `GET /audit` (admin): the audit log, newest first; pass `nextBefore` as `beforeId` for the next page. */
+  listAudit(
+    query: { limit?: number; beforeId?: number; actor?: string; action?: string; target?: string } = {},
+  ): Promise<{ entries: ApiAuditEntry[]; nextBefore?: number }> {
+    return this.request("GET", "/audit", { query });
   }
 
   /** `GET /workers` */

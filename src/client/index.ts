@@ -28,8 +28,14 @@ export type {
   ApiRunPage,
   ApiVersion,
   ApiWorker,
+  ApiSchedule,
+  ApiQueue,
+  ApiToken,
+  ApiAuditEntry,
+  CreateTokenBody,
   SendEventBody,
   StartRunBody,
 } from "../core/api-schemas.js";
 export type { ApiOutboxMessage } from "../core/outbox.js";
 export type { ApiCostTotals } from "../core/cost-schemas.js";
+export type { ScheduleActionResult, VersionActionBody, VersionActionResult } from "../core/console-schemas.js";

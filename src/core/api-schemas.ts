@@ -574,6 +574,16 @@ export const apiVersionSchema = z.object({
 export const versionListSchema = z.object({ versions: z.array(apiVersionSchema) });
 
 export type ApiVersion = z.output<typeof apiVersionSchema>;
+/** A schedule as `GET /schedules` lists it. */
+export type ApiSchedule = z.output<typeof apiScheduleSchema>;
+/** A flow-control queue as `GET /queues` lists it. */
+export type ApiQueue = z.output<typeof queueListSchema>["queues"][number];
+/** An API token as `GET /tokens` lists it. */
+export type ApiToken = z.output<typeof apiTokenSchema>;
+/** An audit log entry as `GET /audit` lists it. */
+export type ApiAuditEntry = z.output<typeof apiAuditEntrySchema>;
+/** `POST /tokens` body. */
+export type CreateTokenBody = z.input<typeof createTokenBody>;
 
 /** The figures of a run's costs (without its id). */
 const runCostFigures = {

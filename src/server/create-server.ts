@@ -13,6 +13,7 @@ import { registerRunRoutes } from "./routes/runs.js";
 import { registerLiveRoutes } from "./routes/live.js";
 import { registerStreamRoute } from "./routes/stream.js";
 import { registerSystemRoutes } from "./routes/system.js";
+import { registerOperatorRoutes } from "./routes/operator.js";
 import { registerSecurityRoutes } from "./routes/security.js";
 import { registerWebhookRoute } from "./routes/webhooks.js";
 import { registerEventRoutes } from "./routes/events.js";
@@ -66,6 +67,7 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
   registerWebhookRoute(app, engine, resolved, store);
   registerEventRoutes(app, engine, resolved, store);
   registerSystemRoutes(app, engine, store, options.metricsTags);
+  registerOperatorRoutes(app, engine, resolved, store);
   registerOutboxRoutes(app, engine, store);
   registerOverviewRoute(app, engine, store);
   registerCostsRoute(app, engine);

@@ -4,6 +4,7 @@ import { overviewQuery, overviewResponse } from "./routes/overview.js";
 import { costsQuery, costsResponse } from "./routes/costs.js";
 import { z } from "zod";
 import * as api from "../core/api-schemas.js";
+import * as operator from "../core/console-schemas.js";
 import { outboxMessageParam } from "./routes/outbox.js";
 import { exportRunQuery, importRunQuery, runExportSchema } from "../core/run-export.js";
 import { isPublicPath } from "./auth/middleware.js";
@@ -397,6 +398,48 @@ export const ROUTES: RouteDoc[] = [
     description: "Which versions still have live runs, and which are drained. See docs/operations/deploys.md.",
     ok: [{ status: 200, description: "One entry per workflow version, by workflow then version.", schema: api.versionListSchema }],
     errors: [401, 403, 503],
+  },
+  {
+    method: "post",
+    path: "/schedules/:name/pause",
+    summary: "Pause a schedule (admin)",
+    description:
+      "Stops firing it until resumed; ticks meanwhile are not fired later (`cairn schedules pause`). Audited as schedule.pause; `changed: false` (not audited) when it was already paused. Needs the admin scope under token auth.",
+    params: operator.scheduleNameParam,
+    body: operator.scheduleActionBody,
+    ok: [{ status: 200, description: "The schedule after the change.", schema: operator.scheduleActionResponse }],
+    errors: [400, 401, 403, 404, 413, 503],
+  },
+  {
+    method: "post",
+    path: "/schedules/:name/resume",
+    summary: "Resume a paused schedule (admin)",
+    description:
+      "Fires it again from its next tick after now (`cairn schedules resume`). Audited as schedule.resume; `changed: false` (not audited) when it was not paused. Needs the admin scope under token auth.",
+    params: operator.scheduleNameParam,
+    body: operator.scheduleActionBody,
+    ok: [{ status: 200, description: "The schedule after the change.", schema: operator.scheduleActionResponse }],
+    errors: [400, 401, 403, 404, 413, 503],
+  },
+  {
+    method: "post",
+    path: "/versions/retire",
+    summary: "Retire a workflow version (admin)",
+    description:
+      "No worker claims its runs any more; they stay where they are (`cairn retire`, formerly drain). Audited as version.drain; `changed: false` (not audited) when it was already retired. A version with no runs is retired anyway (`known: false`). Needs the admin scope under token auth.",
+    body: operator.versionActionBody,
+    ok: [{ status: 200, description: "The version's state.", schema: operator.versionActionResponse }],
+    errors: [400, 401, 403, 413, 503],
+  },
+  {
+    method: "post",
+    path: "/versions/reinstate",
+    summary: "Reinstate a retired workflow version (admin)",
+    description:
+      "Workers that run it claim its runs again (`cairn reinstate`, formerly undrain). Audited as version.undrain; `changed: false` (not audited) when it was not retired. Needs the admin scope under token auth.",
+    body: operator.versionActionBody,
+    ok: [{ status: 200, description: "The version's state.", schema: operator.versionActionResponse }],
+    errors: [400, 401, 403, 413, 503],
   },
   {
     method: "get",

@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import type { RunStatus } from "../../core/run.js";
 import type { RunInfo } from "../../engine/engine.js";
 import { idArg, intArg, statusArg } from "../args.js";
 import { CLI, jsonOption, note, print, printJson, storeOption, withEngine, type JsonOptions, type StoreOptions } from "../context.js";
@@ -12,17 +11,15 @@ import { agentRunLines, spendLines, transcriptLines } from "../agent-format.js";
 import type { JournalEntryView } from "../../engine/engine.js";
 import { planTrees } from "../plan-format.js";
 import { planViews } from "../../agent/plan-view.js";
-import { parseTagFilters } from "../../core/tags.js";
+import { UsageError } from "../errors.js";
+import { cutoffArg } from "../args.js";
+import { registerBulkRunCommands, runFilterQuery, type RunFilterOptions } from "./bulk-runs.js";
 
-interface RunsOptions extends StoreOptions, JsonOptions {
+interface RunsOptions extends RunFilterOptions {
   stuck?: boolean;
   graceMs?: number;
-  status?: RunStatus[];
-  workflow?: string;
-  search?: string;
   limit: number;
   cursor?: string;
-  tag?: string[];
 }
 
 interface ShowOptions extends StoreOptions, JsonOptions {
@@ -38,11 +35,26 @@ export function registerRunCommands(program: Command): void {
     .option("--workflow <name>", "only runs of this workflow")
     .option("--tag <key=value>", "only runs with this tag (repeat for several)", (value: string, all: string[] = []) => [...all, value])
     .option("--search <text>", "only runs whose id, workflow or error message contains this text (ignoring case)")
+    .option("--top-level", "only top-level runs (child runs left out)")
+    .option("--created-after <when>", "only runs created after this: a duration before now (2h, 7d) or a date (2026-01-31)", cutoffArg)
+    .option("--created-before <when>", "only runs created before this: a duration before now or a date", cutoffArg)
     .option("--limit <n>", "at most this many runs (1-1000)", intArg(1, 1000), 50)
     .option("--cursor <cursor>", "continue from the previous page's cursor")
     .option("--stuck", "only non-terminal runs that nothing will move (no live lease, no armed timer, no open wait, or runnable but unclaimed past --grace-ms)")
     .option("--grace-ms <ms>", "with --stuck: how long a runnable run may go unclaimed (default 60000)", intArg(0, 86_400_000));
-  storeOption(jsonOption(runs)).action(listRuns);
+  // Without it, a mistyped subcommand (`runs cancle`) reads as stray arguments of the list.
+  runs
+    .argument("[subcommand...]")
+    .addHelpText(
+      "after",
+      `\nBulk actions on the runs these filters select (listed first; --yes acts; each audited):\n  ${CLI} runs cancel --workflow research --status suspended --yes\n  ${CLI} runs retry --workflow research --created-after 2h --yes`,
+    );
+  storeOption(jsonOption(runs)).action((stray: string[], options: RunsOptions) => {
+    if (stray.length > 0)
+      throw new UsageError(`Unknown subcommand "${stray[0]}" of runs: use cancel or retry (with the listing's filters), or none to list runs.`);
+    return listRuns(options);
+  });
+  registerBulkRunCommands(runs);
 
   const workers = program
     .command("workers")
@@ -83,14 +95,10 @@ async function listWorkers(options: WorkersOptions): Promise<void> {
 async function listRuns(options: RunsOptions): Promise<void> {
   if (options.stuck) return listStuck(options);
   await withEngine(options, [], async (engine) => {
-    const tags = options.tag ? parseTagFilters(options.tag, "=", "--tag") : undefined;
     const page = await engine.listRuns({
-      status: options.status,
-      workflow: options.workflow,
-      q: options.search,
+      ...runFilterQuery(options, Date.now()),
       limit: options.limit,
-      cursor: options.cursor,
-      ...(tags ? { tags } : {}),
+      ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
     });
     if (options.json) {
       printJson(page.runs);
@@ -98,7 +106,18 @@ async function listRuns(options: RunsOptions): Promise<void> {
       return;
     }
     if (page.runs.length === 0) {
-      print(options.status || options.workflow || options.cursor ? "No runs match." : `No runs yet. Start one with: ${CLI} start <workflow> --input '<json>'`);
+      print(
+        options.status ||
+          options.workflow ||
+          options.search ||
+          options.tag ||
+          options.topLevel ||
+          options.createdAfter ||
+          options.createdBefore ||
+          options.cursor
+          ? "No runs match."
+          : `No runs yet. Start one with: ${CLI} start <workflow> --input '<json>'`,
+      );
       return;
     }
     const now = Date.now();

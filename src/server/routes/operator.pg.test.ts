@@ -1,0 +1,4 @@
+import { describe } from "vitest";
+import { operatorRoutesSuite } from "../../../test/support/operator-routes-suite.js";
+
+describe("operator write routes (postgres)", () => operatorRoutesSuite("postgres"));
