@@ -36,7 +36,7 @@ describe.each(["memory", "sqlite"] as const)("a worker's live deltas in the stor
     open();
     await engine.result("loud", { timeoutMs: 10_000 });
     await waitFor(async () => (await engine.store.readLiveDeltas(["loud"], 0, "server-elsewhere")).some((r) => r.kind === "end"), {
-      timeoutMs: 5_000,
+      timeoutMs: 15_000,
       what: "the end record",
     });
     // The step's records went with its outcome; only the end is left.

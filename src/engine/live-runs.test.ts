@@ -89,7 +89,7 @@ describe.each(STORE_KINDS)("live runs on %s", (kind) => {
     await engine.start(parent, null, { runId: "t1", tags: { customer: "acme", tier: "gold" } });
     await engine.start(parent, null, { runId: "t2", tags: { customer: "globex" } });
     engine.startWorker(fast);
-    await engine.handle("t1").result({ timeoutMs: 5000 });
+    await engine.handle("t1").result({ timeoutMs: 15_000 });
     expect((await engine.getRun("t1")).tags).toEqual({ customer: "acme", tier: "gold" });
     expect((await engine.getRun("kid")).tags).toEqual({ customer: "acme", tier: "gold" });
     const acme = await engine.listRuns({ tags: { customer: "acme" } });
