@@ -26,12 +26,24 @@ export function clientConfig(config: PostgresConfig): pg.ClientConfig {
 /**
  * The store's pool. Errors of idle connections (server restart, network cut) go to `onError`
  * instead of crashing the process; the pool drops such connections and opens new ones on demand.
+ *
+ * Every connection also carries an error listener of its own from the moment it connects until it
+ * is gone. The pool's idle listener comes off as it hands a connection out, and whoever checked it
+ * out can only add theirs once the hand-over's promise settles; a FATAL that arrives in the same
+ * read as the ReadyForQuery that freed the connection (pg_terminate_backend just as a statement
+ * ends, while another operation waits for the connection) is emitted in between, and an 'error'
+ * event without a listener kills the process. The connection is then not queryable, so the one
+ * who got it fails its first statement as a lost connection and runs again on another.
  */
 export function createPool(config: PostgresConfig, onError: (error: Error) => void): pg.Pool {
   const pool = new pg.Pool({ ...clientConfig(config), max: config.poolSize, idleTimeoutMillis: 30_000 });
   pool.on("error", onError);
+  pool.on("connect", (client) => client.on("error", ignoreHandedOver));
   return pool;
 }
+
+/** See {@link createPool}: the error also fails the connection's statements, and the pool or its holder reports it. */
+function ignoreHandedOver(): void {}
 
 /** The server settings that decide whether a commit survives a crash (`SHOW fsync`, `SHOW synchronous_commit`). */
 export interface DurabilitySettings {

@@ -220,6 +220,7 @@ describe("isConnectionLoss", () => {
     expect(isConnectionLoss(dbError("57P01"))).toBe(true);
     expect(isConnectionLoss(dbError("08006"))).toBe(true);
     expect(isConnectionLoss(new Error("Connection terminated unexpectedly"))).toBe(true);
+    expect(isConnectionLoss(new Error("Client has encountered a connection error and is not queryable"))).toBe(true);
     expect(isConnectionLoss(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }))).toBe(true);
     expect(isConnectionLoss(new Error("Connection terminated due to connection timeout"))).toBe(false);
     expect(isConnectionLoss(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }))).toBe(false);

@@ -246,6 +246,16 @@ function isConflict(error: unknown): boolean {
 }
 
 /**
+ * What pg says of a connection that is gone: it ended under a statement, or a statement was sent
+ * on a connection that had already failed (e.g. handed out by the pool just as its FATAL arrived).
+ */
+const LOST_MESSAGES = new Set([
+  "Connection terminated unexpectedly",
+  "Client has encountered a connection error and is not queryable",
+  "Client was closed and is not queryable",
+]);
+
+/**
  * The connection is gone: the server ended it (shutdown, restart, terminated backend: SQLSTATE
  * class 57P0x or 08) or the socket failed. Failing to connect at all is not included: retrying
  * at once would not help, and it would double the wait for an unreachable server.
@@ -255,7 +265,7 @@ export function isConnectionLoss(error: unknown): boolean {
   if (error instanceof pg.DatabaseError) return error.code !== undefined && (error.code.startsWith("57P0") || error.code.startsWith("08"));
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  return code === "ECONNRESET" || code === "EPIPE" || error.message === "Connection terminated unexpectedly";
+  return code === "ECONNRESET" || code === "EPIPE" || LOST_MESSAGES.has(error.message);
 }
 
 async function retrying<T>(fn: () => Promise<T>, retryable: (error: unknown) => boolean): Promise<T> {

@@ -92,10 +92,19 @@ export class Cluster {
     return this.workers.filter((w) => w.isReady && !w.killed && !isAlive(w));
   }
 
-  /** Starts workers until `count` are alive, and waits until they are all up. */
-  async topUp(count: number): Promise<void> {
-    for (let i = this.alive().length; i < count; i++) this.spawn();
-    await Promise.all(this.alive().map((w) => w.ready));
+  /**
+   * Starts workers until `count` are alive, and waits until they are all up. One that exits before
+   * it is up (the server refused its connection, e.g. too many clients on a shared server, or its
+   * session was cut while it opened the store) is replaced, up to `attempts` exits in all; then
+   * the last one fails the test.
+   */
+  async topUp(count: number, attempts = 5): Promise<void> {
+    for (let failures = 0; ;) {
+      for (let i = this.alive().length; i < count; i++) this.spawn();
+      const failed = (await Promise.allSettled(this.alive().map((w) => w.ready))).find((r) => r.status === "rejected");
+      if (!failed) return;
+      if (++failures >= attempts) throw failed.reason;
+    }
   }
 
   /** Resumes paused workers, then stops every live one with SIGTERM (drain); returns their exits. */

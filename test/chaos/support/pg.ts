@@ -21,6 +21,12 @@ export interface ChaosSchema {
   query<R extends pg.QueryResultRow = any>(sql: string, params?: unknown[]): Promise<R[]>;
   /** Terminates every session of this database with exactly this application_name; returns how many. */
   terminate(applicationName: string): Promise<number>;
+  /**
+   * The sessions with this application_name that are in a transaction or waiting, oldest
+   * transaction first (pid, state, transaction age, what it waits for, its last statement): for a
+   * failure message, since a transaction left open holds its row locks and claims skip those runs.
+   */
+  sessions(applicationName: string): Promise<string[]>;
 }
 
 /** Creates the test's schema name (`cairn_chaos_<random>`) and registers its cleanup. */
@@ -51,6 +57,17 @@ export async function chaosSchema(): Promise<ChaosSchema> {
         [applicationName],
       );
       return rows.filter((r) => r.ok).length;
+    },
+    async sessions(applicationName) {
+      const rows: { pid: number; state: string; xact_ms: number | null; wait: string | null; query: string }[] = await query(
+        `SELECT pid, state, (extract(epoch FROM now() - xact_start) * 1000)::int AS xact_ms,
+                wait_event_type || ':' || wait_event AS wait, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+           FROM pg_stat_activity
+          WHERE datname = current_database() AND application_name = $1 AND (xact_start IS NOT NULL OR wait_event_type = 'Lock')
+          ORDER BY xact_start NULLS LAST`,
+        [applicationName],
+      );
+      return rows.map((r) => `pid ${r.pid} ${r.state} xact ${r.xact_ms ?? "-"}ms wait ${r.wait ?? "-"}: ${r.query}`);
     },
   };
 }

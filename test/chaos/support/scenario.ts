@@ -20,6 +20,8 @@ export interface ChaosTarget {
   controlUrl: string;
   /** Terminates the workers' database sessions; returns how many. */
   sever?: () => Promise<number>;
+  /** The workers' database sessions in a transaction or waiting, for a failure message (see `ChaosSchema.sessions`). */
+  sessions?: () => Promise<string[]>;
   /** Restarts the database server (soak tier only). */
   restart?: () => Promise<void>;
 }
@@ -65,13 +67,13 @@ export async function runChaos(target: ChaosTarget, plan: ChaosPlan): Promise<vo
   });
   await cluster.topUp(plan.workers);
 
-  const faults: Fault[] = [killFault(cluster, plan.workers), pauseFault(cluster, plan.leaseMs)];
+  const faults: Fault[] = [killFault(cluster, plan.workers), pauseFault(cluster, plan.leaseMs, plan.workers)];
   if (target.sever) faults.push(severFault(target.sever));
   if (target.restart) faults.push({ name: "restart", weight: 1, run: async () => (await target.restart!(), "database") });
   const started = Date.now();
   const nemesis = new Nemesis(seededRng(seed ^ 0x5bd1e995), faults, plan.gap);
   const report = () => `seed ${seed}; faults:\n  ${nemesis.log.join("\n  ")}`;
-  const stuck = watchStuck(engine, STUCK_GRACE_MS);
+  const stuck = watchStuck(engine, STUCK_GRACE_MS, target.sessions);
 
   // Starts spread over the first half of the window; each run's event sent 1-3 times at random moments after its start.
   const runs = Array.from({ length: plan.runs }, (_, n) => ({ n, runId: `chaos-${seed}-${n}`, x: rng.int(0, 99), napMs: rng.int(50, 800) }));
@@ -111,10 +113,9 @@ export async function runChaos(target: ChaosTarget, plan: ChaosPlan): Promise<vo
     },
     { timeoutMs: plan.settleMs, intervalMs: 250, what: `every run finished after the faults stopped (${report()})` },
   ).catch(async (error: unknown) => {
-    const workers = cluster.alive().map((w) => `${w.name}: ${w.output().slice(-2000)}`);
-    throw new Error(`${(error as Error).message}\n${await describeLive(engine)}\nlive workers' output:\n${workers.join("\n")}`);
+    throw new Error(`${(error as Error).message}\n${await describeLive(engine)}\n${workersOutput(cluster)}`);
   });
-  expect(await stuck.stop(), `runs left stuck at any time (${report()})`).toEqual([]);
+  expect(await stuck.stop(), `runs left stuck at any time (${report()})\n${workersOutput(cluster)}`).toEqual([]);
   console.log(`[chaos] ${plan.label}: settled ${Date.now() - settleStart} ms after the faults stopped`);
 
   const casualties = cluster.casualties();
@@ -182,13 +183,25 @@ async function retrying<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Samples `listStuckRuns` every second until stopped; returns what it saw. */
-function watchStuck(engine: Engine, graceMs: number): { stop(): Promise<string[]> } {
-  const seen = new Set<string>();
+/**
+ * Samples `listStuckRuns` every second until stopped; returns what it saw: each run once, when
+ * first seen and its state then, and the workers' open transactions at that moment (`sessions`).
+ */
+function watchStuck(engine: Engine, graceMs: number, sessions?: () => Promise<string[]>): { stop(): Promise<string[]> } {
+  const seen = new Map<string, string>();
+  const started = Date.now();
   let sampling = Promise.resolve();
   const timer = setInterval(() => {
     sampling = engine.listStuckRuns({ graceMs }).then(
-      (runs) => runs.forEach((r) => seen.add(`${r.runId} (${r.status}, waiting ${JSON.stringify(r.waitingFor)})`)),
+      async (runs) => {
+        const at = `+${((Date.now() - started) / 1000).toFixed(1)}s`;
+        const fresh = runs.filter((r) => !seen.has(r.runId));
+        for (const r of fresh) {
+          const lease = r.leaseOwner ? ` lease ${r.leaseOwner} epoch ${r.leaseEpoch} until ${r.leaseExpiresAt?.toISOString()}` : "";
+          seen.set(r.runId, `${at} ${r.runId} (${r.status}${lease}, wake ${r.wakeAt?.toISOString()}, waiting ${JSON.stringify(r.waitingFor)})`);
+        }
+        if (fresh.length > 0 && sessions) seen.set(`sessions ${at}`, `${at} workers' sessions in a transaction:\n    ${(await sessions()).join("\n    ")}`);
+      },
       () => undefined, // the database restarting (soak tier)
     );
   }, 1000);
@@ -197,9 +210,17 @@ function watchStuck(engine: Engine, graceMs: number): { stop(): Promise<string[]
     async stop() {
       clearInterval(timer);
       await sampling;
-      return [...seen];
+      return [...seen.values()];
     },
   };
+}
+
+/** The end of each live worker's output (its warnings with CAIRN_CHAOS_LOG=warn), for a failure message. */
+function workersOutput(cluster: Cluster): string {
+  return `live workers' output:\n${cluster
+    .alive()
+    .map((w) => `${w.name}: ${w.output().slice(-2000)}`)
+    .join("\n")}`;
 }
 
 async function describeLive(engine: Engine): Promise<string> {
