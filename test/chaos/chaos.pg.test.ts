@@ -21,8 +21,10 @@ async function onPostgres(plan: ChaosPlan, restarts: boolean): Promise<void> {
   const workers = `${schema.name}_w`;
   await runChaos(
     {
-      workerUrl: schema.url(workers),
-      controlUrl: schema.url(`${schema.name}_test`),
+      // Pools of 4: the quick tier runs beside other PostgreSQL test files on a server with 100
+      // connections; with the default 10 per process it took about 55 of them.
+      workerUrl: schema.url(workers, { poolSize: "4" }),
+      controlUrl: schema.url(`${schema.name}_test`, { poolSize: "4" }),
       sever: () => schema.terminate(workers),
       sessions: () => schema.sessions(workers),
       ...(restarts ? { restart: () => restartPostgres(schema) } : {}),

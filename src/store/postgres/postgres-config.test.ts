@@ -36,6 +36,10 @@ describe("resolvePostgresConfig", () => {
       poolSize: 3,
     });
     expect(resolvePostgresConfig("postgres://h/db?allowWeakDurability=0", { allowWeakDurability: true }).allowWeakDurability).toBe(false);
+    // ?poolSize= bounds a worker process's connections from its store URL (cairn worker, CAIRN_STORE); it is not passed to pg.
+    const pooled = resolvePostgresConfig("postgres://h/db?poolSize=4&sslmode=require", { poolSize: 20 });
+    expect(pooled.poolSize).toBe(4);
+    expect(pooled.connectionString).toBe("postgres://h/db?sslmode=require");
   });
 
   it("never shows a password", () => {
@@ -51,6 +55,9 @@ describe("resolvePostgresConfig", () => {
   it("rejects an unknown clock and bad pool settings", () => {
     expect(() => resolvePostgresConfig("postgres://h/db?clock=wall")).toThrow(/clock/);
     expect(() => resolvePostgresConfig("postgres://h/db", { poolSize: 0 })).toThrow(/poolSize/);
+    for (const bad of ["0", "-1", "2.5", "ten", "", "10000"]) {
+      expect(() => resolvePostgresConfig(`postgres://h/db?poolSize=${bad}`)).toThrow(/poolSize .*1 to 9999/);
+    }
   });
 
   it("recognises postgres:// and postgresql:// URLs only", () => {

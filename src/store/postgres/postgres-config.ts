@@ -50,7 +50,7 @@ export interface PostgresConfig {
 export const DEFAULT_SCHEMA = "cairn";
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-const CAIRN_PARAMS = ["schema", "allowWeakDurability", "clock"] as const;
+const CAIRN_PARAMS = ["schema", "allowWeakDurability", "clock", "poolSize"] as const;
 
 /** True for `postgres://…` and `postgresql://…` URLs. */
 export function isPostgresUrl(url: string): boolean {
@@ -80,6 +80,12 @@ export function resolvePostgresConfig(url: string, options: PostgresStoreOptions
   const weak = params.get("allowWeakDurability");
   const clock = params.get("clock") ?? options.clock ?? "database";
   if (clock !== "database" && clock !== "caller") throw new ValidationError(`Invalid clock "${clock}" for the PostgreSQL store: use "database" or "caller".`);
+  const poolParam = params.get("poolSize");
+  if (poolParam !== null && !/^[1-9][0-9]{0,3}$/.test(poolParam)) {
+    throw new ValidationError(
+      `Invalid poolSize "${poolParam}" on the PostgreSQL store URL: use a whole number of connections from 1 to 9999, e.g. ?poolSize=5.`,
+    );
+  }
   const userOptions = params.get("options") ?? "";
   for (const name of [...CAIRN_PARAMS, "options"]) params.delete(name);
   const connectionString = parsed.toString();
@@ -93,7 +99,7 @@ export function resolvePostgresConfig(url: string, options: PostgresStoreOptions
     schema,
     allowWeakDurability: weak === null ? options.allowWeakDurability === true : weak === "1" || weak === "true",
     clock,
-    poolSize: positive(options.poolSize, 10, "poolSize"),
+    poolSize: positive(poolParam === null ? options.poolSize : Number(poolParam), 10, "poolSize"),
     connectTimeoutMs: positive(options.connectTimeoutMs, 10_000, "connectTimeoutMs"),
   };
 }
