@@ -294,7 +294,9 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the operator's cons
     // The chosen time range reads as chosen: its white text sits on the accent colour, not on the page's white.
     const chosen = p.locator('[aria-label="time range of failures and spend"] button[aria-pressed="true"]');
     await chosen.waitFor({ timeout: 5000 });
-    const colours = await chosen.evaluate((el) => ({ fg: getComputedStyle(el).color, bg: getComputedStyle(el).backgroundColor }));
+    const colours = await p.evaluate<{ fg: string; bg: string }>(
+      `(() => { const s = getComputedStyle(document.querySelector('[aria-label="time range of failures and spend"] button[aria-pressed="true"]')); return { fg: s.color, bg: s.backgroundColor }; })()`,
+    );
     expect(colours.fg).toBe("rgb(255, 255, 255)");
     expect(colours.bg).not.toMatch(/^rgba\(0, 0, 0, 0\)$|^rgb\(255, 255, 255\)$|^transparent$/);
     // The app renders after its script loads: Tab before that would focus the empty page.

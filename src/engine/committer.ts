@@ -90,42 +90,41 @@ export class Committer {
     }
   }
 
-  /** A busy or briefly unavailable store is retried a few times before the writers hear of it. */
+  /** A busy store, or one that refused the connection, is retried a few times before the writers hear of it. */
   private async commitWithRetry(writes: RunWrite[]): Promise<CommitResult[]> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.store.commit(writes, this.clock());
       } catch (error) {
-        if (attempt >= 6 || !isTransient(error)) throw error;
+        if (attempt >= 6 || !commitNotApplied(error)) throw error;
         await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
       }
     }
   }
 }
 
-const TRANSIENT_CODES = new Set([
+/**
+ * Errors that say the commit was NOT applied: the database was busy, refused the connection or
+ * rolled the transaction back. Such a commit runs again.
+ */
+const NOT_APPLIED_CODES = new Set([
   "SQLITE_BUSY",
   "SQLITE_LOCKED",
-  "ECONNRESET",
-  "ECONNREFUSED",
-  "EPIPE",
-  "ETIMEDOUT",
-  "57P01", // admin_shutdown (backend terminated)
-  "57P02", // crash_shutdown
+  "ECONNREFUSED", // no connection was made
   "57P03", // cannot_connect_now (starting up)
-  "08000",
-  "08003",
-  "08006", // connection failures
-  "40001", // serialization_failure
-  "40P01", // deadlock_detected
+  "40001", // serialization_failure (rolled back)
+  "40P01", // deadlock_detected (rolled back)
 ]);
 
-/** Errors worth another try: a busy file, a dropped connection, a database restarting. */
-export function isTransient(error: unknown): boolean {
+/**
+ * True when a failed commit certainly wrote nothing, so running it again cannot journal its
+ * entries twice. A connection lost while the commit was in flight (terminated, reset, timed out,
+ * the server shutting down) is not such an error: the server may have committed before the reply
+ * was lost, and the same entries appended again would follow them in the journal. The writer then
+ * abandons its execution, and the run resumes from whatever the journal holds.
+ */
+export function commitNotApplied(error: unknown): boolean {
   const candidate = error as { code?: unknown; message?: unknown } | null;
-  if (typeof candidate?.code === "string" && TRANSIENT_CODES.has(candidate.code)) return true;
-  return (
-    typeof candidate?.message === "string" &&
-    /Connection terminated|connection .*(closed|ended)|connection error and is not queryable|timeout exceeded when trying to connect/i.test(candidate.message)
-  );
+  if (typeof candidate?.code === "string" && NOT_APPLIED_CODES.has(candidate.code)) return true;
+  return typeof candidate?.message === "string" && /timeout exceeded when trying to connect/i.test(candidate.message);
 }
