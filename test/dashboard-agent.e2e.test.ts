@@ -2,25 +2,17 @@
 // a real server on a SQLite file running a real agent (ScriptedModel, tools, a plan, a budget): the
 // transcript, the budget panel with its gauge against the limits, and the plan tree.
 // Screenshots go to test-artifacts/dashboard/.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineAgent, type AgentResult } from "../src/agent/agent.js";
 import { ScriptedModel } from "../src/agent/model/scripted.js";
 import { planTool } from "../src/agent/plan-tool.js";
 import { defineTool } from "../src/agent/tool.js";
-import { createEngine } from "../src/engine/create-engine.js";
 import type { Engine, Worker } from "../src/engine/engine.js";
-import { silentLogger } from "../src/engine/logger.js";
-import { builtDashboardDir } from "../src/server/dashboard.js";
-import { serve, type RunningServer } from "../src/server/serve.js";
+import { BenchPages, haveChromium, startDashboardBench, type DashboardBench } from "./support/dashboard-browser.js";
 
-const CHROMIUM = process.env.CAIRN_CHROMIUM ?? "/usr/bin/chromium";
 const ARTIFACTS = join(import.meta.dirname, "..", "test-artifacts", "dashboard");
-const haveChromium = existsSync(CHROMIUM);
 
 const lookup = defineTool({
   name: "lookup",
@@ -110,54 +102,34 @@ const flaky = defineAgent({
 });
 
 describe.skipIf(!haveChromium && process.env.CI !== "true")("dashboard agent views in a browser", () => {
-  let dir: string;
+  let bench: DashboardBench;
   let engine: Engine;
   let worker: Worker;
-  let server: RunningServer;
-  let browser: Browser;
-  let page: Page | undefined;
-  let pageErrors: string[] = [];
+  const tabs = new BenchPages(() => bench);
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`Chromium is not at ${CHROMIUM} (set CAIRN_CHROMIUM, or apt-get install -y chromium).`);
-    const dashboardDir = builtDashboardDir();
-    if (!dashboardDir) throw new Error("The dashboard is not built: run `npm run build` (npm test does) so dist/dashboard/ exists.");
-    dir = mkdtempSync(join(tmpdir(), "cairn-dashboard-agent-"));
-    mkdirSync(ARTIFACTS, { recursive: true });
-    engine = await createEngine({ store: `sqlite:${join(dir, "cairn.db")}`, workflows: [researcher, streamer, unpriced, flaky], logger: silentLogger });
-    worker = engine.startWorker({ pollInterval: 10, leaseMs: 1000 });
-    server = await serve(engine, { host: "127.0.0.1", port: 0, streamPollMs: 20, dashboardDir });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    bench = await startDashboardBench({
+      prefix: "cairn-dashboard-agent-",
+      artifacts: ARTIFACTS,
+      workflows: [researcher, streamer, unpriced, flaky],
+      worker: { pollInterval: 10, leaseMs: 1000 },
     });
+    ({ engine, worker } = bench);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await engine?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await bench?.close();
   });
 
   afterEach(async (context) => {
-    if (page) {
-      await page
-        .screenshot({ path: join(ARTIFACTS, `agent-${context.task.name.replace(/[^a-z0-9]+/gi, "-").slice(0, 80)}.png`), fullPage: true })
-        .catch(() => undefined);
-      await page.close();
-      page = undefined;
-    }
-    expect(pageErrors, "errors thrown in the page").toEqual([]);
+    await tabs.page
+      ?.screenshot({ path: join(ARTIFACTS, `agent-${context.task.name.replace(/[^a-z0-9]+/gi, "-").slice(0, 80)}.png`), fullPage: true })
+      .catch(() => undefined);
+    await tabs.close();
+    expect(tabs.errors, "errors thrown in the page").toEqual([]);
   });
 
-  async function open(path: string): Promise<Page> {
-    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    pageErrors = [];
-    page.on("pageerror", (error) => pageErrors.push(error.message));
-    await page.goto(`${server.url}${path}`);
-    return page;
-  }
+  const open = (path: string) => tabs.open(path, 1360);
 
   it("shows an agent run's transcript, its budget against the limits, and its plan tree", async () => {
     const run = await engine.start(researcher, { prompt: "Look up alpha, beta and gamma." }, { runId: "agent-1" });

@@ -2,25 +2,18 @@
 // server on a SQLite file: the runs list's total, filters and bulk actions; one time format with a
 // zone and a UTC/local switch; stack traces with the user's frames first; an axe-core scan of every
 // page. Screenshots of each page at 1366×900 and 800×900 go to test-artifacts/console/.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { NonRetryableError } from "../src/core/errors.js";
-import { createEngine } from "../src/engine/create-engine.js";
 import { defineWorkflow } from "../src/engine/define-workflow.js";
 import type { Engine } from "../src/engine/engine.js";
-import { silentLogger } from "../src/engine/logger.js";
-import { builtDashboardDir } from "../src/server/dashboard.js";
-import { serve, type RunningServer } from "../src/server/serve.js";
+import { type RunningServer } from "../src/server/serve.js";
 import { waitFor } from "../src/testing/wait-for.js";
 import { ask } from "./support/server.js";
+import { AXE_SOURCE, BenchPages, haveChromium, startDashboardBench, type DashboardBench } from "./support/dashboard-browser.js";
 
-const CHROMIUM = process.env.CAIRN_CHROMIUM ?? "/usr/bin/chromium";
 const ARTIFACTS = join(import.meta.dirname, "..", "test-artifacts", "console");
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 /** Greets; input and tags are searched. */
 const greet = defineWorkflow({
@@ -85,30 +78,20 @@ function chargeCard(): never {
   throw new NonRetryableError("card declined");
 }
 
-const haveChromium = existsSync(CHROMIUM);
-
 describe.skipIf(!haveChromium && process.env.CI !== "true")("the operator's console in a browser", () => {
-  let dir: string;
+  let bench: DashboardBench;
   let engine: Engine;
   let server: RunningServer;
-  let browser: Browser;
-  let page: Page | undefined;
-  let pageErrors: string[] = [];
+  const tabs = new BenchPages(() => bench);
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`Chromium is not at ${CHROMIUM} (set CAIRN_CHROMIUM, or apt-get install -y chromium).`);
-    const dashboardDir = builtDashboardDir();
-    if (!dashboardDir) throw new Error("The dashboard is not built: run `npm run build` so dist/dashboard/ exists.");
-    dir = mkdtempSync(join(tmpdir(), "cairn-console-"));
-    mkdirSync(ARTIFACTS, { recursive: true });
-    engine = await createEngine({
-      store: `sqlite:${join(dir, "cairn.db")}`,
+    bench = await startDashboardBench({
+      prefix: "cairn-console-",
+      artifacts: ARTIFACTS,
       workflows: [greet, fanout, waiter, failing, stamp, trip, ask],
-      logger: silentLogger,
+      worker: { pollInterval: 10 },
     });
-    engine.startWorker({ pollInterval: 10 });
-    server = await serve(engine, { host: "127.0.0.1", port: 0, streamPollMs: 20, dashboardDir });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+    ({ engine, server } = bench);
     await engine.start("greet", { customer: "needle-co" }, { runId: "greet-needle", tags: { team: "alpha" } });
     await engine.start("greet", { customer: "other" }, { runId: "greet-other", tags: { team: "beta" } });
     await engine.start("fanout", null, { runId: "fan" });
@@ -126,26 +109,15 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the operator's cons
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await engine?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await bench?.close();
   });
 
   afterEach(async () => {
-    await page?.close();
-    page = undefined;
-    expect(pageErrors, "errors thrown in the page").toEqual([]);
+    await tabs.close();
+    expect(tabs.errors, "errors thrown in the page").toEqual([]);
   });
 
-  // The scan injects axe-core into the page: past the dashboard's script-src 'self' policy.
-  async function open(path: string, width = 1366, bypassCSP = false): Promise<Page> {
-    page = await browser.newPage({ viewport: { width, height: 900 }, bypassCSP });
-    pageErrors = [];
-    page.on("pageerror", (error) => pageErrors.push(error.message));
-    await page.goto(`${server.url}${path}`);
-    return page;
-  }
+  const open = (path: string, width = 1366, bypassCSP = false) => tabs.open(path, width, bypassCSP);
 
   const rowIds = (p: Page) => p.locator("table.runs tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-run-id")));
 
@@ -284,8 +256,7 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the operator's cons
           // The ⏸ glyph renders as a box with Debian's stock fonts: not used.
           expect(await p.locator("body").textContent()).not.toContain("⏸");
         }
-        await page!.close();
-        page = undefined;
+        await tabs.close();
       }
     }
     expect(found).toEqual({});

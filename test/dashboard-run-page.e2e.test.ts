@@ -3,30 +3,21 @@
 // costs; a running agent's transcript (prompt, live output inside it); a question's context and
 // notes an option requires; the actions fork (with a patch), re-run, journal download and cancel with
 // a reason; plans drawn as a DAG. Screenshots at 1366×900 and 800×900 go to test-artifacts/run-page/.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineAgent } from "../src/agent/agent.js";
 import { ScriptedModel } from "../src/agent/model/scripted.js";
 import { planTool } from "../src/agent/plan-tool.js";
 import { defineTool } from "../src/agent/tool.js";
-import { createEngine } from "../src/engine/create-engine.js";
 import { defineWorkflow } from "../src/engine/define-workflow.js";
 import type { Engine } from "../src/engine/engine.js";
-import { silentLogger } from "../src/engine/logger.js";
-import { builtDashboardDir } from "../src/server/dashboard.js";
-import { serve, type RunningServer } from "../src/server/serve.js";
+import { type RunningServer } from "../src/server/serve.js";
 import { waitFor } from "../src/testing/wait-for.js";
+import { AXE_SOURCE, BenchPages, haveChromium, startDashboardBench, type DashboardBench } from "./support/dashboard-browser.js";
 
-const CHROMIUM = process.env.CAIRN_CHROMIUM ?? "/usr/bin/chromium";
 const ARTIFACTS = join(import.meta.dirname, "..", "test-artifacts", "run-page");
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-const haveChromium = existsSync(CHROMIUM);
-
 const usage = { inputTokens: 1000, outputTokens: 500 };
 
 /** One priced model call: $0.025. */
@@ -167,51 +158,33 @@ const shaky = defineWorkflow({
 });
 
 describe.skipIf(!haveChromium && process.env.CI !== "true")("the run page in a browser", () => {
-  let dir: string;
+  let bench: DashboardBench;
   let engine: Engine;
   let server: RunningServer;
-  let browser: Browser;
-  let page: Page | undefined;
-  let pageErrors: string[] = [];
+  const tabs = new BenchPages(() => bench);
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`Chromium is not at ${CHROMIUM} (set CAIRN_CHROMIUM, or apt-get install -y chromium).`);
-    const dashboardDir = builtDashboardDir();
-    if (!dashboardDir) throw new Error("The dashboard is not built: run `npm run build` so dist/dashboard/ exists.");
-    dir = mkdtempSync(join(tmpdir(), "cairn-run-page-"));
-    mkdirSync(ARTIFACTS, { recursive: true });
-    engine = await createEngine({
-      store: `sqlite:${join(dir, "cairn.db")}`,
+    bench = await startDashboardBench({
+      prefix: "cairn-run-page-",
+      artifacts: ARTIFACTS,
       workflows: [helper, boss, streamer, approver, pipeline, greetOld, greetNew, waiter, planner, shaky],
-      logger: silentLogger,
+      worker: { pollInterval: 10 },
     });
-    engine.startWorker({ pollInterval: 10 });
-    server = await serve(engine, { host: "127.0.0.1", port: 0, streamPollMs: 20, dashboardDir });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+    ({ engine, server } = bench);
     await engine.start(boss, null, { runId: "boss" });
     await waitFor(async () => (await engine.getRun("boss")).status === "completed", { timeoutMs: 20_000 });
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await engine?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await bench?.close();
   });
 
   afterEach(async () => {
-    await page?.close();
-    page = undefined;
-    expect(pageErrors, "errors thrown in the page").toEqual([]);
+    await tabs.close();
+    expect(tabs.errors, "errors thrown in the page").toEqual([]);
   });
 
-  async function open(path: string, width = 1366, bypassCSP = false): Promise<Page> {
-    page = await browser.newPage({ viewport: { width, height: 900 }, bypassCSP });
-    pageErrors = [];
-    page.on("pageerror", (error) => pageErrors.push(error.message));
-    await page.goto(`${server.url}${path}`);
-    return page;
-  }
+  const open = (path: string, width = 1366, bypassCSP = false) => tabs.open(path, width, bypassCSP);
 
   it("costs: GET /runs/:id/costs?includeChildren=true sums the run's descendants; a bad flag is refused", async () => {
     const own = (await (await fetch(`${server.url}/runs/boss/costs`)).json()) as { model: { costMicros: number }; children?: unknown };
@@ -512,8 +485,7 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the run page in a b
           .slice(0, 5)`);
         expect(wide, `${name} at ${width}px: elements past the right edge`).toEqual([]);
       }
-      await page!.close();
-      page = undefined;
+      await tabs.close();
     }
     expect(found).toEqual({});
   }, 240_000);

@@ -41,6 +41,9 @@ export interface RunCosts {
   children?: RunCostsRollUp;
 }
 
+/** A run's cost figures alone: what sums over runs (a roll-up, a workflow's total) add up. */
+export type RunCostFigures = Omit<RunCosts, "runId" | "children">;
+
 /** A run's costs summed with those of its descendants. */
 export interface RunCostsRollUp {
   /** Descendant runs counted (children, grandchildren, …). */
@@ -50,7 +53,7 @@ export interface RunCostsRollUp {
   /** True when the run has more than {@link MAX_ROLL_UP_RUNS} descendants: the sum stops there. */
   truncated: boolean;
   /** Every figure of this run plus those of its descendants. */
-  total: Omit<RunCosts, "runId" | "children">;
+  total: RunCostFigures;
 }
 
 /** Most descendants a roll-up reads (each is one journal read). */
@@ -217,7 +220,7 @@ async function childrenOf(engine: Engine, runId: string, canSee: ((runId: string
 }
 
 /** Adds `b`'s figures to `a` (in place). */
-function addCosts(a: Omit<RunCosts, "runId" | "children">, b: Omit<RunCosts, "runId" | "children">): void {
+function addCosts(a: RunCostFigures, b: RunCostFigures): void {
   a.workerMs += b.workerMs;
   a.claims += b.claims;
   a.stepMs += b.stepMs;

@@ -5,21 +5,17 @@
  */
 import type { Engine } from "../engine/engine.js";
 import type { Usage } from "./model/schemas.js";
-import { readRunCosts, type RunCosts } from "./run-costs.js";
+import { readRunCosts, type RunCostFigures, type RunCosts } from "./run-costs.js";
 
-/** The summed costs of one workflow's runs. Durations in ms, sizes in bytes, money in micro-dollars. */
-export interface WorkflowCosts {
+/**
+ * The summed costs of one workflow's runs: the {@link RunCosts} figures, with the model spend cut to
+ * its money. Durations in ms, sizes in bytes, money in micro-dollars.
+ */
+export interface WorkflowCosts extends Omit<RunCostFigures, "model"> {
   workflow: string;
   runs: number;
-  workerMs: number;
-  claims: number;
-  stepMs: number;
-  stepAttempts: number;
-  toolCalls: Record<string, number>;
-  human: { requests: number; pending: number; waitMs: number };
-  journal: { entries: number; bytes: number };
   /** Model spend; `usage` the tokens of the journaled model responses. */
-  model: { modelCalls: number; costMicros: number; unpricedCalls: number; possiblyBilledMicros: number; usage: Usage };
+  model: Pick<RunCostFigures["model"], "modelCalls" | "costMicros" | "unpricedCalls" | "possiblyBilledMicros"> & { usage: Usage };
 }
 
 /** What {@link workflowCosts} answers. */

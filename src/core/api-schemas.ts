@@ -1,4 +1,5 @@
 import { liveStartFields } from "./live-schemas.js";
+import { instant, statusList, timestamp, wholeNumber } from "./wire-formats.js";
 import { flowOptionsSchema } from "./flow-control.js";
 import { z } from "zod";
 import {
@@ -20,34 +21,24 @@ import {
  * Timestamps are ISO 8601 strings on the wire; payloads (inputs, outputs, entry data) are JSON.
  */
 
-// ── helpers for query strings (every value arrives as a string) ─────────────
-
-function wholeNumber(min: number, max: number) {
-  return z
-    .string()
-    .regex(/^\d{1,16}$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
-}
-
-/** An instant as an ISO 8601 date-time or epoch milliseconds; parsed to epoch ms. */
-const instant = z
-  .string()
-  .refine((text) => /^\d{1,16}$/.test(text) || (/^\d{4}-\d\d-\d\d/.test(text) && !Number.isNaN(Date.parse(text))), {
-    message: "must be an ISO 8601 date-time (2025-01-31T12:00:00Z) or epoch milliseconds",
-  })
-  .transform((text) => (/^\d+$/.test(text) ? Number(text) : Date.parse(text)));
-
-/** `status=failed,cancelled` */
-const statusList = z
-  .string()
-  .transform((text) =>
-    text
-      .split(",")
-      .map((part) => part.trim())
-      .filter(Boolean),
-  )
-  .pipe(z.array(runStatusSchema).min(1, "no status given"));
+export {
+  apiAuditEntrySchema,
+  apiTokenSchema,
+  auditPageSchema,
+  auditQuery,
+  createTokenBody,
+  createTokenResponse,
+  namespaceSchema,
+  sessionBody,
+  sessionResponse,
+  ticketBody,
+  ticketResponse,
+  tokenIdParam,
+  tokenListSchema,
+  tokenScopeSchema,
+} from "./security-schemas.js";
+export type { ApiAuditEntry, ApiToken, CreateTokenBody } from "./security-schemas.js";
+export { runCostsQuery, runCostsSchema, type ApiRunCosts } from "./cost-schemas.js";
 
 // ── requests ───────────────────────────────────────────────────────────────
 
@@ -235,51 +226,7 @@ export const workersQuery = z
   })
   .strict();
 
-/** A token's scopes. */
-export const tokenScopeSchema = z.enum(["read", "write", "admin"]);
-
-/** A token namespace: the token sees only runs whose id starts with `<namespace>/`. */
-export const namespaceSchema = z
-  .string()
-  .min(1, "must not be empty")
-  .max(128, "must be at most 128 characters")
-  .regex(/^[A-Za-z0-9._-]+$/, "may hold only letters, digits, '.', '_' and '-'");
-
-/** `POST /tokens` */
-export const createTokenBody = z
-  .object({
-    name: printable(z.string().min(1, "must not be empty").max(128, "must be at most 128 characters")).describe(
-      "A label; the audit log names the token by it.",
-    ),
-    scopes: z
-      .array(tokenScopeSchema)
-      .min(1, "give at least one scope")
-      .describe("read: GETs; write: start, events, cancel, retry, answer; admin: tokens and audit."),
-    namespace: namespaceSchema.optional().describe("Restricts the token to runs whose id starts with `<namespace>/`."),
-    expiresIn: z
-      .union([z.number().int().positive(), z.string().regex(/^\s*\d+(\.\d+)?\s*(ms|s|m|h|d)\s*$/, 'use a duration with its unit, such as "30d" or "12h"')])
-      .optional()
-      .describe('How long the token works, in ms or as "30d", "12h"; past it requests get 401 TOKEN_EXPIRED. Omit for a token that never expires.'),
-  })
-  .strict();
-
-/** `/tokens/:id` */
-export const tokenIdParam = z.object({ id: z.string().min(1).max(64) });
-
-/** `GET /audit` */
-export const auditQuery = z
-  .object({
-    limit: wholeNumber(1, 1000).optional(),
-    beforeId: wholeNumber(1, Number.MAX_SAFE_INTEGER).optional().describe("Entries older than this id (the previous page's nextBefore)."),
-    actor: z.string().min(1).max(256).optional(),
-    action: z.string().min(1).max(128).optional(),
-    target: z.string().min(1).max(1024).optional(),
-  })
-  .strict();
-
 // ── responses ──────────────────────────────────────────────────────────────
-
-const timestamp = z.iso.datetime();
 
 export const serializedErrorSchema = z
   .object({ name: z.string(), message: z.string(), code: z.string().optional(), stack: z.string().optional() })
@@ -469,54 +416,6 @@ export const queueListSchema = z.object({
   ),
 });
 
-/** An API token as the API shows it: never its secret or hash. */
-export const apiTokenSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  scopes: z.array(tokenScopeSchema),
-  namespace: z.string().nullable(),
-  createdAt: timestamp,
-  revokedAt: timestamp.nullable(),
-  expiresAt: timestamp.nullable().describe("When the token stops working; null for never."),
-});
-
-export const createTokenResponse = z.object({
-  token: z.string().describe("The token text, shown only in this response: `cairn_<id>_<secret>`."),
-  record: apiTokenSchema,
-});
-
-/** `POST /auth/tickets`: no parameters. */
-export const ticketBody = z.object({}).strict();
-
-/** A one-time ticket for one GET request (`?ticket=`). */
-export const ticketResponse = z.object({
-  ticket: z.string().describe("`cairn_ticket_…`: pass it as `?ticket=` on one GET request (an EventSource stream, a link), within 60 s."),
-  expiresAt: timestamp.describe("When the ticket stops working if unused."),
-});
-
-/** `POST /auth/session`: trade a ticket for a dashboard session. */
-export const sessionBody = z.object({ ticket: z.string().min(1).max(200).describe("A ticket from `POST /auth/tickets`; it is used up.") }).strict();
-
-/** A dashboard session: a bearer credential that acts as the ticket's token. */
-export const sessionResponse = z.object({
-  token: z.string().describe("`cairn_session_…`: send it as `Authorization: Bearer …`; it ends with the token, after 12 h, or when the server restarts."),
-  expiresAt: timestamp,
-});
-
-export const tokenListSchema = z.object({ tokens: z.array(apiTokenSchema) });
-
-/** An audit log entry. */
-export const apiAuditEntrySchema = z.object({
-  id: z.number().int(),
-  at: timestamp,
-  actor: z.string(),
-  action: z.string(),
-  target: z.string().nullable(),
-  detail: z.record(z.string(), z.unknown()).nullable(),
-});
-
-export const auditPageSchema = z.object({ entries: z.array(apiAuditEntrySchema), nextBefore: z.number().int().optional() });
-
 export const healthSchema = z.object({ status: z.literal("ok") });
 
 /** A schedule as `GET /schedules` shows it (see docs/operations/schedules.md). */
@@ -578,70 +477,6 @@ export type ApiVersion = z.output<typeof apiVersionSchema>;
 export type ApiSchedule = z.output<typeof apiScheduleSchema>;
 /** A flow-control queue as `GET /queues` lists it. */
 export type ApiQueue = z.output<typeof queueListSchema>["queues"][number];
-/** An API token as `GET /tokens` lists it. */
-export type ApiToken = z.output<typeof apiTokenSchema>;
-/** An audit log entry as `GET /audit` lists it. */
-export type ApiAuditEntry = z.output<typeof apiAuditEntrySchema>;
-/** `POST /tokens` body. */
-export type CreateTokenBody = z.input<typeof createTokenBody>;
-
-/** The figures of a run's costs (without its id). */
-const runCostFigures = {
-  workerMs: z.number().describe("Time workers held the run: each claim to the release, suspension or end that followed."),
-  claims: z.number().int().describe("Times a worker took the run: start, resumptions, recoveries."),
-  stepMs: z.number().describe("Sum of step attempts' time from intent to outcome."),
-  stepAttempts: z.number().int(),
-  toolCalls: z.record(z.string(), z.number().int()).describe("Agent tool calls with an outcome, by tool name."),
-  human: z
-    .object({ requests: z.number().int(), pending: z.number().int(), waitMs: z.number() })
-    .describe("Questions to people and the time they took (open ones up to now)."),
-  journal: z
-    .object({ entries: z.number().int(), bytes: z.number().int() })
-    .describe("Entries and bytes of their encoded payloads (before offloading and encryption)."),
-  model: z
-    .object({
-      modelCalls: z.number().int(),
-      toolCalls: z.number().int(),
-      costMicros: z.number(),
-      unpricedCalls: z.number().int(),
-      possiblyBilledMicros: z.number(),
-      unconfirmedSends: z.number().int(),
-      inFlightMicros: z.number(),
-      inFlightCalls: z.number().int(),
-    })
-    .loose()
-    .describe("Model spend in micro-dollars, as the agent transcript folds it."),
-};
-
-/** `GET /runs/:id/costs` query. */
-export const runCostsQuery = z
-  .object({
-    includeChildren: z
-      .enum(["true", "false"])
-      .optional()
-      .describe("true: also sum the costs of the run's child runs (and theirs) into `children.total`, as an agent's budget counts its sub-agents."),
-  })
-  .strict();
-
-/** `GET /runs/:id/costs`: what a run cost beyond its model calls, beside its model spend (folded from its journal). */
-export const runCostsSchema = z
-  .object({
-    runId: z.string(),
-    ...runCostFigures,
-    children: z
-      .object({
-        runs: z.number().int().describe("Descendant runs counted (children, grandchildren, …)."),
-        childRunIds: z.array(z.string()).describe("The run's direct children, oldest first."),
-        truncated: z.boolean().describe("True when the run has more than 500 descendants: the sum stops there."),
-        total: z.object(runCostFigures).describe("Every figure of this run plus those of its descendants."),
-      })
-      .optional()
-      .describe("With includeChildren=true: the run's descendants and the costs summed over the run and them."),
-  })
-  .describe("A run's costs. Durations in ms, sizes in bytes, money in micro-dollars.");
-
-/** `GET /runs/:id/costs` as the client receives it. */
-export type ApiRunCosts = z.output<typeof runCostsSchema>;
 
 /** What `POST /bulk/cancel` and `POST /bulk/retry` answer: the runs acted on, and those refused with why. */
 export const bulkResponse = z.object({

@@ -1,87 +1,12 @@
+import { CairnError, deserializeError } from "./cairn-error.js";
 import type { SerializedError } from "./serialize.js";
 
-/**
- * Stable string codes for every error Cairn raises. Each maps to `docs/errors/<code>.md`.
- */
-export type ErrorCode =
-  | "INVALID_INPUT"
-  | "RUN_NOT_FOUND"
-  | "RUN_CONFLICT"
-  | "RUN_FINISHED"
-  | "REQUEST_FAILED"
-  | "VALUE_NOT_FOUND"
-  | "RUN_NOT_FAILED"
-  | "RUN_NOT_FINISHED"
-  | "WORKFLOW_NOT_REGISTERED"
-  | "NON_DETERMINISM"
-  | "LEASE_LOST"
-  | "TIMEOUT"
-  | "STEP_TIMEOUT"
-  | "STEP_FAILED"
-  | "PAYLOAD_TOO_LARGE"
-  | "PAYLOAD_CORRUPT"
-  | "PAYLOAD_KEY_MISSING"
-  | "RUN_FAILED"
-  | "RUN_CANCELLED"
-  | "RUN_COMPENSATED"
-  | "COMPENSATION_FAILED"
-  | "HUMAN_REQUEST_NOT_FOUND"
-  | "JOURNAL_ENTRY_NOT_FOUND"
-  | "HUMAN_REQUEST_ANSWERED"
-  | "HUMAN_REQUEST_CLOSED"
-  | "STORE_INVALID"
-  | "STORE_URL"
-  | "SCHEMA_TOO_NEW"
-  | "ENGINE_CLOSED"
-  | "MODEL_SCRIPT_EXHAUSTED"
-  | "MODEL_SCRIPT_MISMATCH"
-  | "MODEL_PRICE_UNKNOWN"
-  | "MODEL_CALL_UNCONFIRMED"
-  | "MODEL_SDK_MISSING"
-  | "MODEL_INPUT_UNSUPPORTED"
-  | "MODEL_REQUEST_REJECTED"
-  | "MODEL_PROVIDER_FAILED"
-  | "MODEL_OUTPUT_INVALID"
-  | "BUDGET_EXCEEDED"
-  | "MANIFEST_CHANGED"
-  | "ROUTE_NOT_FOUND"
-  | "STORE_UNAVAILABLE"
-  | "UNAUTHORIZED"
-  | "TOKEN_EXPIRED"
-  | "FORBIDDEN"
-  | "TOKEN_NOT_FOUND"
-  | "INVALID_SCHEDULE"
-  | "SCHEDULE_NOT_FOUND"
-  | "OUTBOX_MESSAGE_NOT_FOUND"
-  | "RECOVERY_FAILED"
-  | "EVENT_INVALID"
-  | "UNSUPPORTED_MEDIA_TYPE"
-  | "CROSS_ORIGIN_REFUSED"
-  | "HOST_NOT_ALLOWED"
-  | "APPROVAL_REFUSED"
-  | "CREDENTIAL_UNAVAILABLE"
-  | "CREDENTIAL_REVOKED"
-  | "INTERNAL_ERROR";
-
-/** Base of every Cairn error: carries a stable {@link ErrorCode}. */
-export class CairnError extends Error {
-  /** Stable code; see `docs/errors/<code>.md`. */
-  readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-    this.name = new.target.name;
-  }
-}
-
-/** True when `error` is a {@link CairnError}, also across module copies where `instanceof` fails. */
-export function isCairnError(error: unknown, code?: ErrorCode): error is CairnError {
-  if (typeof error !== "object" || error === null) return false;
-  const candidate = error as { code?: unknown; name?: unknown };
-  // A plain Error with a code is a system error (ECONNREFUSED, ENOENT…), not ours.
-  if (typeof candidate.code !== "string" || typeof candidate.name !== "string" || !candidate.name.endsWith("Error") || candidate.name === "Error") return false;
-  return code === undefined || candidate.code === code;
-}
+// Every error Cairn raises, by family (terminal failures, retryable failures, control-flow signals);
+// the base class, the run outcome, auth and retryable errors live in their own modules, re-exported here.
+export { CairnError, deserializeError, isCairnError, type ErrorCode } from "./cairn-error.js";
+export { CompensationFailedError, RunCancelledError, RunCompensatedError, RunFailedError } from "./run-outcome-errors.js";
+export { ForbiddenError, TokenExpiredError, TokenNotFoundError, UnauthorizedError } from "./auth-errors.js";
+export { NonRetryableError, StepFailedError, StepTimeoutError, TimeoutError } from "./retryable-errors.js";
 
 // ── Terminal failures ─────────────────────────────────────────────────────────
 
@@ -340,95 +265,6 @@ export class EngineClosedError extends CairnError {
   }
 }
 
-/** What `run.result()` throws when the run failed; `cause` holds the workflow's error. */
-export class RunFailedError extends CairnError {
-  constructor(
-    readonly runId: string,
-    readonly error: SerializedError,
-  ) {
-    super("RUN_FAILED", `Run "${runId}" failed: ${error.name}: ${error.message}`, { cause: deserializeError(error) });
-  }
-}
-
-/**
- * What `run.result()` throws when the run ended `compensated`: it failed, was cancelled or called
- * `ctx.compensate()`, and every registered compensation ran. `error` is what made it compensate.
- */
-export class RunCompensatedError extends CairnError {
-  constructor(
-    readonly runId: string,
-    readonly error: SerializedError,
-  ) {
-    super("RUN_COMPENSATED", `Run "${runId}" was compensated after: ${error.name}: ${error.message}`, { cause: deserializeError(error) });
-  }
-}
-
-/**
- * A compensation failed for good (its retries exhausted): the run ends `compensation_failed` and
- * `run.result()` throws this. `error` names the compensation (`opKey`) and says how many attempts it had.
- */
-export class CompensationFailedError extends CairnError {
-  constructor(
-    readonly runId: string,
-    readonly error: SerializedError,
-  ) {
-    super("COMPENSATION_FAILED", `Run "${runId}" could not be compensated: ${error.message}`, { cause: deserializeError(error) });
-  }
-}
-
-/** What `run.result()` throws when the run was cancelled. */
-export class RunCancelledError extends CairnError {
-  constructor(
-    readonly runId: string,
-    readonly reason: string | undefined,
-  ) {
-    super("RUN_CANCELLED", `Run "${runId}" was cancelled${reason ? `: ${reason}` : ""}.`);
-  }
-}
-
-/** A request had no API token, or one that is unknown, malformed or revoked. HTTP 401. */
-export class UnauthorizedError extends CairnError {
-  constructor(message = "This server needs an API token: send `Authorization: Bearer cairn_…` (create one with `cairn token create`).") {
-    super("UNAUTHORIZED", message);
-  }
-}
-
-/** A request's API token is past its expiry (`cairn token create --expires-in`). HTTP 401. */
-export class TokenExpiredError extends CairnError {
-  constructor(
-    readonly tokenName: string,
-    readonly expiredAt: number,
-  ) {
-    super(
-      "TOKEN_EXPIRED",
-      `The API token "${tokenName}" expired at ${new Date(expiredAt).toISOString()}. Create a new one with \`cairn token create --name <who> --scope <scopes> --expires-in <duration>\`.`,
-    );
-  }
-}
-
-/** The API token lacks the scope the request needs. HTTP 403. */
-export class ForbiddenError extends CairnError {
-  constructor(
-    readonly scope: string,
-    message?: string,
-  ) {
-    super(
-      "FORBIDDEN",
-      message ?? `This API token lacks the "${scope}" scope this request needs. Use a token with it (\`cairn token create --scope ${scope}\`).`,
-    );
-  }
-}
-
-/** No API token has this id. */
-export class TokenNotFoundError extends CairnError {
-  constructor(readonly tokenId: string) {
-    super(
-      "TOKEN_NOT_FOUND",
-      `API token "${tokenId}" does not exist or is already revoked. Revoke takes the token's id, not its name: the first column of \`cairn token list\`.`,
-    );
-  }
-}
-
 /** A schedule definition is invalid: a bad cron expression, an unknown time zone, or bad options. Nothing was saved. */
 export class InvalidScheduleError extends CairnError {
   constructor(
@@ -446,48 +282,6 @@ export class ScheduleNotFoundError extends CairnError {
   }
 }
 
-// ── Retryable failures ────────────────────────────────────────────────────────
-
-/** A step attempt ran past its `timeout`. Retryable. */
-export class StepTimeoutError extends CairnError {
-  constructor(
-    readonly opKey: string,
-    ms: number,
-  ) {
-    super("STEP_TIMEOUT", `Step "${opKey}" timed out after ${ms}ms.`);
-  }
-}
-
-/** Thrown by `waitForEvent` (and other waits) when their timeout elapses. Catchable. */
-export class TimeoutError extends CairnError {
-  constructor(
-    readonly opKey: string,
-    what: string,
-  ) {
-    super("TIMEOUT", `Timed out waiting for ${what} (op "${opKey}").`);
-  }
-}
-
-/** A step's error as seen by workflow code: rebuilt from the journal, identical live and on replay. */
-export class StepFailedError extends CairnError {
-  constructor(
-    readonly opKey: string,
-    readonly failure: SerializedError,
-    readonly attempts: number,
-  ) {
-    super("STEP_FAILED", `Step "${opKey}" failed after ${attempts} attempt(s): ${failure.name}: ${failure.message}`, { cause: deserializeError(failure) });
-  }
-}
-
-/** Throw this (or set `nonRetryable: true` on an error) from a step to stop retries at once. */
-export class NonRetryableError extends Error {
-  readonly nonRetryable = true;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "NonRetryableError";
-  }
-}
-
 // ── Control flow (not failures) ───────────────────────────────────────────────
 
 /** The worker lost the lease on a run (another worker took it, or it was cancelled). It abandons the execution. */
@@ -498,19 +292,4 @@ export class LeaseLostError extends CairnError {
   ) {
     super("LEASE_LOST", `Lease on run "${runId}" (epoch ${epoch}) is lost; this worker abandons the execution.`);
   }
-}
-
-/** Rebuilds an Error from its journaled form. */
-export function deserializeError(error: SerializedError): Error {
-  const out = new Error(error.message, error.cause ? { cause: deserializeError(error.cause) } : undefined) as Error & {
-    code?: string;
-    nonRetryable?: boolean;
-    data?: unknown;
-  };
-  out.name = error.name;
-  if (error.code) out.code = error.code;
-  if (error.stack) out.stack = error.stack;
-  if (error.nonRetryable) out.nonRetryable = true;
-  if (error.data !== undefined) out.data = error.data;
-  return out;
 }

@@ -1,6 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { LiveDeltaPublisher } from "./live-publisher.js";
-import { serializeError } from "../core/serialize.js";
 import { EngineClosedError, ValidationError } from "../core/errors.js";
 import type { HumanAnswer } from "../core/journal.js";
 import { checkEngineOptions } from "./engine-options.js";
@@ -15,12 +13,9 @@ import type { ExportOptions, ImportOptions, PruneOptions, PruneResult } from "..
 import type { RunExport } from "../core/run-export.js";
 import type { ReplayReport, JournalFile, VersionSummary } from "../core/deploys.js";
 import { check } from "./check-input.js";
-import { Committer } from "./committer.js";
 import type { Dispatcher, DispatcherOptions, OutboxHandler } from "./outbox.js";
-import { OutboxRegistry } from "./outbox-registry.js";
 import type { EventRegistry, EventDefinition } from "./define-event.js";
 import type { PublishResult } from "./event-triggers.js";
-import { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./engine.js";
 import type {
   Engine,
   EngineOptions,
@@ -35,23 +30,13 @@ import type {
 } from "./engine.js";
 import type { ForkOptions } from "./fork.js";
 import type { EngineObserver } from "./observer.js";
-import { EngineOperations } from "./engine-operations.js";
-import { ObserverHub } from "./observer-hub.js";
-import { CredentialBroker, credentialProviders } from "./credentials.js";
-import { consoleLogger } from "./logger.js";
 import { StoreClock } from "./store-clock.js";
 import { exportRun, importRun, prune } from "./retention.js";
-import { RunCreator } from "./run-creator.js";
-import { RunStarter } from "./run-starter.js";
-import { RunControl } from "./run-control.js";
-import { RunViews, toRunInfo } from "./run-views.js";
-import { HumanRequests } from "./human-requests.js";
+import { toRunInfo } from "./run-views.js";
+import { wireEngineServices, type EngineServices } from "./engine-services.js";
 import { readPublished, type PublishedValue, type RequestOptions } from "./live-runs.js";
 import type { Schedule, ScheduleInfo, ScheduleOptions } from "./schedule.js";
-import { ScheduleService } from "./schedule-service.js";
 import type { QueueState } from "./queue-state.js";
-import { SecretViews } from "./secret-views.js";
-import { WorkerPool } from "./worker-pool.js";
 import type { WorkflowRegistry } from "./workflow-registry.js";
 import type { Workflow } from "./workflow.js";
 
@@ -81,68 +66,32 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
 /** The public {@link Engine}: checks it is open, then hands each call to the service that holds it. */
 class EngineImpl implements Engine {
   readonly instanceId = randomUUID();
-  /** This engine's workers' live deltas, for streams in other processes. */
-  private readonly livePublisher: LiveDeltaPublisher;
   private readonly clock: () => number;
-  private readonly outbox: OutboxRegistry;
-  private readonly schedules: ScheduleService;
-  private readonly observers: ObserverHub;
-  private readonly credentials: CredentialBroker | undefined;
-  private readonly pool: WorkerPool;
-  private readonly views: RunViews;
-  private readonly starter: RunStarter;
-  private readonly control: RunControl;
-  private readonly humans: HumanRequests;
-  private readonly ops: EngineOperations;
+  private readonly s: EngineServices;
   private readonly unsubscribeWake: () => void;
   private readonly calibrateTimer: NodeJS.Timeout | null;
   private closed = false;
 
   constructor(
     readonly store: Store,
-    private readonly workflows: WorkflowRegistry,
+    workflows: WorkflowRegistry,
     storeClock: StoreClock,
     options: EngineOptions,
     queues: readonly QueueLimits[],
     events: EventRegistry,
   ) {
     const clock = (this.clock = storeClock.now);
-    this.unsubscribeWake = store.onWake ? store.onWake(() => this.pool.kick()) : () => {};
+    this.unsubscribeWake = store.onWake ? store.onWake(() => this.s.pool.kick()) : () => {};
     this.calibrateTimer = store.now ? setInterval(() => void storeClock.calibrate().catch(() => undefined), 30_000) : null;
     this.calibrateTimer?.unref();
-    const maxPayloadBytes = options.maxPayloadBytes ?? 4 * 1024 * 1024;
-    const maxRecoveryAttempts = options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS;
-    const logger = options.logger ?? consoleLogger();
-    const cancel = (runId: string, reason: string) => this.cancel(runId, reason);
-    this.observers = new ObserverHub(logger, options.observer);
-    this.livePublisher = new LiveDeltaPublisher(store, this.instanceId, clock, (error) =>
-      logger.log("warn", "live deltas could not reach other processes' streams; their catch-up is resent", { error: serializeError(error) }),
+    this.s = wireEngineServices(
+      { store, workflows, clock, instanceId: this.instanceId, options, queues, events },
+      {
+        cancel: (runId, reason) => this.cancel(runId, reason),
+        start: async (workflow, input, runId) => void (await this.start(workflow, input, { runId })),
+        sendEvent: (runId, type, payload, opts) => this.sendEvent(runId, type, payload, opts),
+      },
     );
-    const start = async (workflow: string, input: unknown, runId: string) => void (await this.start(workflow, input, { runId }));
-    this.schedules = new ScheduleService(
-      { store, clock, logger, start, workflowNames: () => workflows.names() },
-      { enabled: options.scheduler?.enabled ?? true, pollMs: options.scheduler?.pollMs ?? 1000, leaseMs: options.scheduler?.leaseMs ?? 10_000 },
-    );
-    this.outbox = new OutboxRegistry(options.outbox);
-    const providers = credentialProviders(options.credentials);
-    this.credentials = providers.size > 0 ? new CredentialBroker(providers, store, clock, logger) : undefined;
-    this.pool = new WorkerPool({
-      ...(this.credentials ? { credentials: this.credentials } : {}),
-      ...{ store, clock, logger, maxPayloadBytes, queues, cancel, outbox: this.outbox, observers: this.observers, schedules: this.schedules },
-      committer: new Committer(store, clock),
-      workflows: workflows.byKey,
-      maxRecoveryAttempts: maxRecoveryAttempts === 0 ? undefined : maxRecoveryAttempts,
-      retention: options.retention,
-      deadlinePollMs: options.deadlines?.pollMs ?? 1000,
-      live: this.livePublisher,
-    });
-    const views = (this.views = new RunViews(store, new SecretViews(store)));
-    const pool = this.pool;
-    const sendEvent = (runId: string, type: string, payload: unknown, opts: { eventId: string }) => this.sendEvent(runId, type, payload, opts);
-    this.starter = new RunStarter({ store, clock, pool, workflows, queues, events, cancel, sendEvent, creator: new RunCreator(store, clock) });
-    this.control = new RunControl({ store, clock, pool, views, workflows, maxPayloadBytes, cancel });
-    this.ops = new EngineOperations({ store, clock, pool, workflows, queues });
-    this.humans = new HumanRequests({ store, clock, views, observers: this.observers, notify: (runId) => pool.notify(runId) });
   }
 
   async prune(options: PruneOptions): Promise<PruneResult> {
@@ -156,38 +105,38 @@ class EngineImpl implements Engine {
   async importRun(data: unknown, options: ImportOptions = {}): Promise<RunInfo> {
     this.ensureOpen();
     const run = await importRun(this.store, data, options);
-    this.pool.kick();
+    this.s.pool.kick();
     return toRunInfo(run);
   }
   schedule<I>(schedule: Schedule<I> | ScheduleOptions<I>): Promise<ScheduleInfo> {
     this.ensureOpen();
-    return this.schedules.save(schedule as Schedule<unknown> | ScheduleOptions<unknown>);
+    return this.s.schedules.save(schedule as Schedule<unknown> | ScheduleOptions<unknown>);
   }
   pauseSchedule(name: string): Promise<ScheduleInfo> {
     this.ensureOpen();
-    return this.schedules.setPaused(name, true);
+    return this.s.schedules.setPaused(name, true);
   }
   resumeSchedule(name: string): Promise<ScheduleInfo> {
     this.ensureOpen();
-    return this.schedules.setPaused(name, false);
+    return this.s.schedules.setPaused(name, false);
   }
   deleteSchedule(name: string): Promise<void> {
     this.ensureOpen();
-    return this.schedules.delete(name);
+    return this.s.schedules.delete(name);
   }
   getSchedule(name: string): Promise<ScheduleInfo> {
-    return this.schedules.get(name);
+    return this.s.schedules.get(name);
   }
   listSchedules(): Promise<ScheduleInfo[]> {
-    return this.schedules.list();
+    return this.s.schedules.list();
   }
   observe(observer: EngineObserver): () => void {
     if (typeof observer !== "function") throw new ValidationError("observe: pass a function that takes an engine event.");
-    return this.observers.add(observer);
+    return this.s.observers.add(observer);
   }
   async start<I, O>(workflow: Workflow<I, O> | string, input: I, options: StartOptions = {}): Promise<RunHandle<O>> {
     this.ensureOpen();
-    const { runId, created } = await this.starter.start(workflow, input, options);
+    const { runId, created } = await this.s.starter.start(workflow, input, options);
     return this.makeHandle<O>(runId, created);
   }
   handle<O = unknown>(runId: string): RunHandle<O> {
@@ -195,90 +144,90 @@ class EngineImpl implements Engine {
   }
   async sendEvent(runId: string, typeOrEvent: string | EventDefinition, payload?: unknown, options: { eventId?: string; secret?: boolean } = {}) {
     this.ensureOpen();
-    return this.starter.sendEvent(runId, typeOrEvent, payload, options);
+    return this.s.starter.sendEvent(runId, typeOrEvent, payload, options);
   }
   async publishEvent(typeOrEvent: string | EventDefinition, payload?: unknown, options: { eventId?: string } = {}): Promise<PublishResult> {
     this.ensureOpen();
-    return this.starter.publishEvent(typeOrEvent, payload, options);
+    return this.s.starter.publishEvent(typeOrEvent, payload, options);
   }
   getRun(runId: string): Promise<RunInfo> {
-    return this.views.getRun(runId);
+    return this.s.views.getRun(runId);
   }
   getPublished<T = unknown>(runId: string, name: string): Promise<PublishedValue<T> | undefined> {
     return readPublished<T>(this.store, check(RUN_ID, runId, "getPublished: runId"), name);
   }
   request<R = unknown>(runId: string, name: string, payload?: unknown, options?: RequestOptions): Promise<R> {
     this.ensureOpen();
-    return this.starter.request<R>(runId, name, payload, options);
+    return this.s.starter.request<R>(runId, name, payload, options);
   }
   countRuns(options: Omit<ListRunsOptions, "limit" | "cursor" | "previewBytes" | "maxBytes"> = {}) {
     this.ensureOpen();
-    return this.views.countRuns(options);
+    return this.s.views.countRuns(options);
   }
   listRuns(options: ListRunsOptions = {}) {
-    return this.views.listRuns(options);
+    return this.s.views.listRuns(options);
   }
   redact<T>(runId: string, value: T): Promise<T> {
-    return this.views.redact(runId, value);
+    return this.s.views.redact(runId, value);
   }
   journal(runId: string, options: { afterSeq?: number; limit?: number; previewBytes?: number } = {}): Promise<JournalEntryView[]> {
-    return this.views.journal(runId, options);
+    return this.s.views.journal(runId, options);
   }
   async cancel(runId: string, reason?: string): Promise<RunInfo> {
     this.ensureOpen();
-    const info = await this.control.cancel(runId, reason);
+    const info = await this.s.control.cancel(runId, reason);
     // A run cancelled without a worker (nothing to unwind) ends here: its credentials are revoked now.
-    void this.credentials?.settle(runId);
+    void this.s.credentials?.settle(runId);
     return info;
   }
   async retry(runId: string): Promise<RunInfo> {
     this.ensureOpen();
-    return this.control.retry(runId);
+    return this.s.control.retry(runId);
   }
   async fork<O = unknown>(runId: string, options: ForkOptions): Promise<RunHandle<O>> {
     this.ensureOpen();
-    const { runId: forkId, created } = await this.control.fork(runId, options);
+    const { runId: forkId, created } = await this.s.control.fork(runId, options);
     return this.makeHandle<O>(forkId, created);
   }
   result<O = unknown>(runId: string, options: { timeoutMs?: number } = {}): Promise<O> {
-    return this.control.result<O>(runId, options);
+    return this.s.control.result<O>(runId, options);
   }
   async respondToHuman(requestId: string, answer: HumanAnswer): Promise<{ answer: HumanAnswer; duplicate: boolean }> {
     this.ensureOpen();
-    return this.humans.respond(requestId, answer);
+    return this.s.humans.respond(requestId, answer);
   }
   async listHumanRequests(options: ListHumanRequestsOptions = {}): Promise<HumanRequest[]> {
-    return (await this.humans.listPage(options)).requests;
+    return (await this.s.humans.listPage(options)).requests;
   }
   listHumanRequestPage(options: ListHumanRequestsOptions = {}) {
-    return this.humans.listPage(options);
+    return this.s.humans.listPage(options);
   }
   getHumanRequest(requestId: string): Promise<HumanRequest | undefined> {
-    return this.humans.get(requestId);
+    return this.s.humans.get(requestId);
   }
   async listQueues(): Promise<QueueState[]> {
     this.ensureOpen();
-    return this.ops.listQueues();
+    return this.s.ops.listQueues();
   }
   queueStates(): Promise<QueueState[]> {
     return this.listQueues();
   }
   listWorkers(options: { staleAfterMs?: number } = {}) {
-    return this.ops.listWorkers(options.staleAfterMs ?? 60_000);
+    return this.s.ops.listWorkers(options.staleAfterMs ?? 60_000);
   }
   listStuckRuns(options: { graceMs?: number; limit?: number } = {}): Promise<RunInfo[]> {
-    return this.views.listStuckRuns(this.clock(), options);
+    return this.s.views.listStuckRuns(this.clock(), options);
   }
   listVersions(): Promise<VersionSummary[]> {
-    return this.ops.listVersions();
+    return this.s.ops.listVersions();
   }
   async retireVersion(workflow: string, version: string): Promise<boolean> {
     this.ensureOpen();
-    return this.ops.setRetired(workflow, version, true);
+    return this.s.ops.setRetired(workflow, version, true);
   }
   async reinstateVersion(workflow: string, version: string): Promise<boolean> {
     this.ensureOpen();
-    return this.ops.setRetired(workflow, version, false);
+    return this.s.ops.setRetired(workflow, version, false);
   }
   drainVersion(workflow: string, version: string): Promise<boolean> {
     return this.retireVersion(workflow, version);
@@ -288,36 +237,36 @@ class EngineImpl implements Engine {
   }
   replay(source: string | JournalFile): Promise<ReplayReport> {
     this.ensureOpen();
-    return this.ops.replay(source);
+    return this.s.ops.replay(source);
   }
   startDispatcher(options?: DispatcherOptions): Dispatcher {
     this.ensureOpen();
-    return this.pool.startDispatcher(options);
+    return this.s.pool.startDispatcher(options);
   }
   onMessage<P = unknown>(topic: string, handler: OutboxHandler<P>): () => void {
-    return this.outbox.add(topic, handler as OutboxHandler<any>);
+    return this.s.outbox.add(topic, handler as OutboxHandler<any>);
   }
   listOutbox(query: ListOutboxQuery = {}): Promise<OutboxMessage[]> {
-    return this.ops.listOutbox(query);
+    return this.s.ops.listOutbox(query);
   }
   async retryOutboxMessage(messageId: string): Promise<{ message: OutboxMessage; applied: boolean }> {
     this.ensureOpen();
-    return this.ops.retryOutboxMessage(messageId);
+    return this.s.ops.retryOutboxMessage(messageId);
   }
   startWorker(options?: WorkerOptions): Worker {
     this.ensureOpen();
-    return this.pool.startWorker(options);
+    return this.s.pool.startWorker(options);
   }
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.observers.report({ type: "engine-closing" });
-    await this.pool.stopWorkers();
-    await this.schedules.stopScheduler();
-    await this.pool.stopDispatchers();
+    this.s.observers.report({ type: "engine-closing" });
+    await this.s.pool.stopWorkers();
+    await this.s.schedules.stopScheduler();
+    await this.s.pool.stopDispatchers();
     this.unsubscribeWake();
     if (this.calibrateTimer) clearInterval(this.calibrateTimer);
-    await this.livePublisher.close();
+    await this.s.livePublisher.close();
     await this.store.close();
   }
   private ensureOpen(): void {

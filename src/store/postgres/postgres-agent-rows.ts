@@ -1,5 +1,4 @@
-import type { AgentMessageRow, ToolCallRow } from "../../core/store/agent-rows.js";
-import type { AgentRowsWrite } from "../common/agent-rows.js";
+import { messageParams, toolCallParams, type AgentRowsWrite } from "../common/agent-rows.js";
 import type { Sql } from "./postgres-queries.js";
 import type { Tx } from "./postgres-tx.js";
 
@@ -35,38 +34,13 @@ export const LIST_TOOL_CALLS: Sql = {
     FROM tool_calls WHERE run_id = $1 ORDER BY called_seq, created_at, idempotency_key`,
 };
 
-const column = <T, K extends keyof T>(rows: readonly T[], key: K): T[K][] => rows.map((row) => row[key]);
+/** Rows' parameters as one array per column, for `unnest`. */
+function columns(rows: readonly unknown[][]): unknown[][] {
+  return rows[0]!.map((_, i) => rows.map((row) => row[i]));
+}
 
-/** Writes the rows of one `agent.messages` entry in the caller's transaction. */
+/** Writes the rows of one `agent.messages` entry in the caller's transaction (parameters in the order of `store/common/agent-rows.ts`). */
 export async function applyAgentRows(tx: Tx, rows: AgentRowsWrite): Promise<void> {
-  const m: readonly AgentMessageRow[] = rows.messages;
-  if (m.length > 0) {
-    await tx.query(INSERT_MESSAGES, [
-      column(m, "runId"),
-      column(m, "seq"),
-      column(m, "turn"),
-      column(m, "role"),
-      column(m, "kind"),
-      column(m, "content"),
-      column(m, "journalSeq"),
-      column(m, "createdAt"),
-    ]);
-  }
-  const c: readonly ToolCallRow[] = rows.toolCalls;
-  if (c.length > 0) {
-    await tx.query(UPSERT_TOOL_CALLS, [
-      column(c, "runId"),
-      column(c, "idempotencyKey"),
-      column(c, "callId"),
-      column(c, "tool"),
-      column(c, "turn"),
-      column(c, "status"),
-      column(c, "args"),
-      column(c, "result"),
-      column(c, "calledSeq"),
-      column(c, "resultSeq"),
-      column(c, "createdAt"),
-      column(c, "updatedAt"),
-    ]);
-  }
+  if (rows.messages.length > 0) await tx.query(INSERT_MESSAGES, columns(rows.messages.map(messageParams)));
+  if (rows.toolCalls.length > 0) await tx.query(UPSERT_TOOL_CALLS, columns(rows.toolCalls.map(toolCallParams)));
 }

@@ -1,29 +1,25 @@
 import { decideSlots, type BucketState, type StepFlowLimit, type StepSlotGrant, type StepSlotRequest } from "../../core/step-flow.js";
 import type { StepSlotStore } from "../../core/store.js";
 import type { PostgresConnection } from "./postgres-connection.js";
+import {
+  AHEAD_OF,
+  ALL_WAITING,
+  COUNT_HITS,
+  COUNT_SLOTS,
+  DROP_SLOT,
+  FIRST_WAITER,
+  HIT,
+  HOLD,
+  LOCK_BUCKET,
+  MY_WAIT,
+  PRUNE_HITS,
+  PRUNE_SLOTS,
+  PRUNE_WAITERS,
+  QUEUE,
+  UNQUEUE,
+} from "./postgres-step-flow-queries.js";
 import type { Tx } from "./postgres-tx.js";
 import { WriteSession } from "./postgres-write.js";
-
-/** Serialises the requests of one bucket until their transaction commits (like the queue lock of postgres-flow.ts). */
-const LOCK_BUCKET = "SELECT pg_advisory_xact_lock(hashtext('cairn.step'), hashtext(current_schema() || '/' || $1))";
-const PRUNE_WAITERS = `DELETE FROM step_flow_waiters w WHERE w.bucket = $1
-  AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.run_id = w.run_id AND r.status IN ('pending', 'running', 'suspended'))`;
-const MY_WAIT = `SELECT id, since FROM step_flow_waiters WHERE bucket = $1 AND run_id = $2 AND op_key = $3`;
-const AHEAD_OF = `SELECT COUNT(*)::int AS n FROM step_flow_waiters WHERE bucket = $1 AND (since < $2 OR (since = $2 AND id < $3))`;
-const ALL_WAITING = `SELECT COUNT(*)::int AS n FROM step_flow_waiters WHERE bucket = $1`;
-const PRUNE_HITS = `DELETE FROM step_flow_hits WHERE bucket = $1 AND at <= $2`;
-const COUNT_HITS = `SELECT COUNT(*)::int AS n, MIN(at) AS oldest FROM step_flow_hits WHERE bucket = $1`;
-// A holder that is not live (crashed and its lease expired, or moved on) holds nothing; the op's own old row goes too.
-const PRUNE_SLOTS = `DELETE FROM step_flow_slots s WHERE s.bucket = $1 AND (
-  NOT EXISTS (SELECT 1 FROM runs r WHERE r.run_id = s.run_id AND r.status = 'running' AND r.lease_epoch = s.epoch AND r.lease_expires_at > $2)
-  OR (s.run_id = $3 AND s.op_key = $4))`;
-const COUNT_SLOTS = `SELECT COUNT(*)::int AS n, MIN(r.lease_expires_at) AS "nextFree" FROM step_flow_slots s JOIN runs r ON r.run_id = s.run_id WHERE s.bucket = $1`;
-const QUEUE = `INSERT INTO step_flow_waiters (bucket, run_id, op_key, since) VALUES ($1, $2, $3, $4) ON CONFLICT (bucket, run_id, op_key) DO NOTHING`;
-const UNQUEUE = `DELETE FROM step_flow_waiters WHERE bucket = $1 AND run_id = $2 AND op_key = $3`;
-const HIT = `INSERT INTO step_flow_hits (bucket, at) VALUES ($1, $2)`;
-const HOLD = `INSERT INTO step_flow_slots (bucket, run_id, op_key, epoch, acquired_at) VALUES ($1, $2, $3, $4, $5)`;
-const DROP_SLOT = `DELETE FROM step_flow_slots WHERE bucket = $1 AND run_id = $2 AND op_key = $3`;
-const FIRST_WAITER = `SELECT run_id AS "runId" FROM step_flow_waiters WHERE bucket = $1 ORDER BY since, id LIMIT 1`;
 
 /** The {@link StepSlotStore} part of {@link PostgresStore}: step flow control, each call one transaction. */
 export class PostgresStepSlots implements StepSlotStore {

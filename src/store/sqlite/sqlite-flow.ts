@@ -2,7 +2,20 @@ import type Database from "better-sqlite3";
 import { isStart, pickQueued, queueAllowance, type QueueLimits, type QueueStat, type RunFlow } from "../../core/flow-control.js";
 import type { RunRecord } from "../../core/run.js";
 import type { ClaimRequest } from "../../core/store.js";
-import { STATE_COLUMNS, type StateRow } from "./sqlite-rows.js";
+import {
+  ANY_QUEUED_DUE,
+  COUNT_RUNNING,
+  COUNT_STARTED,
+  FIND_DEBOUNCED,
+  MARK_STARTED,
+  QUEUE_STATS,
+  REBOUNCE,
+  RUNNING_BY_KEY,
+  SET_DEBOUNCE,
+  SET_FLOW,
+  queueCandidatesQuery,
+} from "./sqlite-flow-queries.js";
+import type { StateRow } from "./sqlite-rows.js";
 
 type Candidate = StateRow & { concurrencyKey: string | null; qPriority: number; claimKey: number };
 
@@ -31,56 +44,34 @@ export class SqliteFlow {
 
   /** Writes the queue columns of a run just inserted. */
   setFlow(runId: string, flow: RunFlow): void {
-    this.prepared("UPDATE runs SET queue = ?, concurrency_key = ?, priority = ? WHERE run_id = ?").run(flow.queue, flow.concurrencyKey, flow.priority, runId);
+    this.prepared(SET_FLOW).run(flow.queue, flow.concurrencyKey, flow.priority, runId);
   }
 
   /** See `Store.queueStats`. */
   stats(now: number): QueueStat[] {
-    return this.prepared(
-      `SELECT queue, concurrency_key AS concurrencyKey,
-         SUM(status = 'running') AS running,
-         SUM(status = 'pending' OR (status = 'suspended' AND wake_at IS NOT NULL AND wake_at <= @now)) AS waiting,
-         SUM(status = 'suspended' AND (wake_at IS NULL OR wake_at > @now)) AS suspended
-       FROM runs WHERE queue IS NOT NULL AND status IN ('pending', 'running', 'suspended')
-       GROUP BY queue, concurrency_key ORDER BY queue, concurrency_key`,
-    ).all({ now }) as QueueStat[];
+    return this.prepared(QUEUE_STATS).all({ now }) as QueueStat[];
   }
 
   /** The run of `workflow` with debounce key `key` that has not started, if any. */
   findDebounced(workflow: string, key: string): string | undefined {
-    const row = this.prepared("SELECT run_id AS runId FROM runs WHERE workflow = ? AND debounce_key = ? AND lease_epoch = 0").get(workflow, key) as
-      { runId: string } | undefined;
+    const row = this.prepared(FIND_DEBOUNCED).get(workflow, key) as { runId: string } | undefined;
     return row?.runId;
   }
 
   /** Writes a debounced run's new input and start. */
   rebounce(run: RunRecord): void {
-    this.prepared("UPDATE runs SET input = ?, wake_at = ?, last_seq = ?, updated_at = ? WHERE run_id = ?").run(
-      run.input,
-      run.wakeAt,
-      run.lastSeq,
-      run.updatedAt,
-      run.runId,
-    );
+    this.prepared(REBOUNCE).run(run.input, run.wakeAt, run.lastSeq, run.updatedAt, run.runId);
   }
 
   /** Writes the debounce key (and queue columns) of a debounced run just inserted. */
   setDebounce(runId: string, key: string, flow: RunFlow | undefined): void {
-    this.prepared("UPDATE runs SET debounce_key = ?, queue = ?, concurrency_key = ?, priority = ? WHERE run_id = ?").run(
-      key,
-      flow?.queue ?? null,
-      flow?.concurrencyKey ?? null,
-      flow?.priority ?? 0,
-      runId,
-    );
+    this.prepared(SET_DEBOUNCE).run(key, flow?.queue ?? null, flow?.concurrencyKey ?? null, flow?.priority ?? 0, runId);
   }
 
   /** True when some run of the request's queues is pending or due (limits aside): a plain read, no lock. */
   anyDue(request: ClaimRequest): boolean {
     const names = (request.queues ?? []).map((q) => q.name);
-    const sql = `SELECT 1 FROM runs WHERE queue IN (SELECT value FROM json_each(?))
-      AND (status = 'pending' OR (status = 'suspended' AND wake_at IS NOT NULL AND wake_at <= ?)) LIMIT 1`;
-    return this.prepared(sql).get(JSON.stringify(names), request.now) !== undefined;
+    return this.prepared(ANY_QUEUED_DUE).get(JSON.stringify(names), request.now) !== undefined;
   }
 
   /**
@@ -93,7 +84,7 @@ export class SqliteFlow {
       if (out.length >= max) break;
       for (const row of this.pickQueue(request, limits, max - out.length)) {
         const { concurrencyKey: _k, qPriority: _p, claimKey: _c, ...state } = row;
-        if (isStart(state)) this.prepared("UPDATE runs SET started_at = ? WHERE run_id = ?").run(request.now, state.runId);
+        if (isStart(state)) this.prepared(MARK_STARTED).run(request.now, state.runId);
         out.push(state);
       }
     }
@@ -101,11 +92,8 @@ export class SqliteFlow {
   }
 
   private pickQueue(request: ClaimRequest, limits: QueueLimits, max: number): Candidate[] {
-    const running = limits.concurrency === null ? 0 : this.count("SELECT COUNT(*) AS n FROM runs WHERE queue = ? AND status = 'running'", limits.name);
-    const started =
-      limits.rateLimit === null
-        ? 0
-        : this.count("SELECT COUNT(*) AS n FROM runs WHERE queue = ? AND started_at > ?", limits.name, request.now - limits.rateLimit.perMs);
+    const running = limits.concurrency === null ? 0 : this.count(COUNT_RUNNING, limits.name);
+    const started = limits.rateLimit === null ? 0 : this.count(COUNT_STARTED, limits.name, request.now - limits.rateLimit.perMs);
     const allowance = queueAllowance(limits, running, started);
     const room = Math.min(allowance.slots, max);
     if (room <= 0) return [];
@@ -114,10 +102,7 @@ export class SqliteFlow {
     const keys = [...new Set(candidates.flatMap((c) => (c.concurrencyKey === null ? [] : [c.concurrencyKey])))];
     const byKey = new Map<string, number>();
     if (limits.perKeyConcurrency !== null && keys.length > 0) {
-      const rows = this.prepared(
-        `SELECT concurrency_key AS k, COUNT(*) AS n FROM runs
-         WHERE queue = ? AND status = 'running' AND concurrency_key IN (SELECT value FROM json_each(?)) GROUP BY concurrency_key`,
-      ).all(limits.name, JSON.stringify(keys)) as { k: string; n: number }[];
+      const rows = this.prepared(RUNNING_BY_KEY).all(limits.name, JSON.stringify(keys)) as { k: string; n: number }[];
       for (const row of rows) byKey.set(row.k, row.n);
     }
     return pickQueued(candidates, limits, allowance, byKey, room);
@@ -129,20 +114,8 @@ export class SqliteFlow {
 
   /** Pending and due runs of one queue in claim order (priority desc, then oldest wake-up), skipping keys already at their limit. */
   private candidates(request: ClaimRequest, limits: QueueLimits, limit: number): Candidate[] {
-    const versions = request.workflows.map(() => "(workflow = ? AND version = ?)").join(" OR ");
     const pairs = request.workflows.flatMap((w) => [w.name, w.version]);
-    const fullKeys =
-      limits.perKeyConcurrency === null
-        ? ""
-        : `AND (concurrency_key IS NULL OR concurrency_key NOT IN (SELECT concurrency_key FROM runs
-             WHERE queue = @queue AND status = 'running' AND concurrency_key IS NOT NULL GROUP BY concurrency_key HAVING COUNT(*) >= @perKey))`;
-    const part = (key: string, where: string) =>
-      `SELECT * FROM (SELECT ${STATE_COLUMNS}, concurrency_key AS concurrencyKey, priority AS qPriority, ${key} AS claimKey FROM runs
-         WHERE queue = @queue AND ${where} AND (${versions}) ${fullKeys} ORDER BY priority DESC, ${key}, run_id LIMIT @limit)`;
-    const sql = `SELECT * FROM (
-        ${part("created_at", "status = 'pending'")}
-        UNION ALL ${part("wake_at", "status = 'suspended' AND wake_at IS NOT NULL AND wake_at <= @now")}
-      ) ORDER BY qPriority DESC, claimKey, runId LIMIT @limit`;
+    const sql = queueCandidatesQuery(request.workflows.length, limits.perKeyConcurrency !== null);
     // Positional parameters are the (workflow, version) pairs of each part, in order.
     const named: Record<string, unknown> = { queue: limits.name, now: request.now, limit };
     if (limits.perKeyConcurrency !== null) named.perKey = limits.perKeyConcurrency;

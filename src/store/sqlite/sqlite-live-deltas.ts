@@ -1,7 +1,8 @@
 import type Database from "better-sqlite3";
+import { ADVERTISE_LISTENER, RETIRE_LISTENER, RETIRE_LISTENERS, readLiveDeltasQuery } from "./sqlite-live-queries.js";
 import type { LiveDeltaRecord, LiveDeltaStore, NewLiveDelta } from "../../core/live-delta-store.js";
 import type { SqliteConnection } from "./sqlite-connection.js";
-import { LIVE_DELTA_COLUMNS, liveDeltaRecord, liveDeltaSql, type LiveDeltaRow } from "../common/live-delta-sql.js";
+import { liveDeltaRecord, liveDeltaSql, type LiveDeltaRow } from "../common/live-delta-sql.js";
 
 const sql = liveDeltaSql(() => "?");
 
@@ -22,11 +23,9 @@ export class SqliteLiveDeltaStatements {
   private readonly pruneListeners: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
-    this.advertise = db.prepare(
-      "INSERT INTO live_listeners (origin, run_id, expires_at) VALUES (?, ?, ?) ON CONFLICT (origin, run_id) DO UPDATE SET expires_at = excluded.expires_at",
-    );
-    this.retireRun = db.prepare("DELETE FROM live_listeners WHERE origin = ? AND run_id = ?");
-    this.retireAll = db.prepare("DELETE FROM live_listeners WHERE origin = ?");
+    this.advertise = db.prepare(ADVERTISE_LISTENER);
+    this.retireRun = db.prepare(RETIRE_LISTENER);
+    this.retireAll = db.prepare(RETIRE_LISTENERS);
     this.streamed = db.prepare(sql.streamed);
     this.deleteStep = db.prepare(sql.deleteStep);
     this.insert = db.prepare(sql.insert);
@@ -64,11 +63,7 @@ export class SqliteLiveDeltaStatements {
 
   read(runIds: readonly string[], afterId: number, origin: string, limit: number): LiveDeltaRecord[] {
     if (runIds.length === 0) return [];
-    const rows = this.db
-      .prepare(
-        `SELECT ${LIVE_DELTA_COLUMNS} FROM live_deltas WHERE id > ? AND origin <> ? AND run_id IN (${runIds.map(() => "?").join(", ")}) ORDER BY id LIMIT ?`,
-      )
-      .all(afterId, origin, ...runIds, limit) as LiveDeltaRow[];
+    const rows = this.db.prepare(readLiveDeltasQuery(runIds.length)).all(afterId, origin, ...runIds, limit) as LiveDeltaRow[];
     return rows.map(liveDeltaRecord);
   }
 

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { INSERT_TAG, INSERT_DEADLINE, PUT_VALUE, GET_VALUE, GET_TAGS, CLEAR_DEADLINE } from "./sqlite-live-queries.js";
 import type { NewRun, RunDeadline, RunValue, RunValueKind } from "../../core/store.js";
 import { dueDeadlinesSql, tagRows } from "../common/live-sql.js";
 import type { SideEffect } from "../common/plan-write.js";
@@ -17,16 +18,13 @@ export class SqliteLiveStatements {
   private readonly clear: Database.Statement;
 
   constructor(db: Database.Database) {
-    this.insertTag = db.prepare("INSERT OR IGNORE INTO run_tags (run_id, key, value) VALUES (?, ?, ?)");
-    this.insertDeadline = db.prepare("INSERT OR REPLACE INTO run_deadlines (run_id, due_at) VALUES (?, ?)");
-    this.putValueStatement = db.prepare(
-      `INSERT INTO run_values (run_id, kind, name, value, seq, at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (run_id, kind, name) DO UPDATE SET value = excluded.value, seq = excluded.seq, at = excluded.at`,
-    );
-    this.getValueStatement = db.prepare("SELECT run_id AS runId, kind, name, value, seq, at FROM run_values WHERE run_id = ? AND kind = ? AND name = ?");
-    this.getTags = db.prepare("SELECT key, value FROM run_tags WHERE run_id = ? ORDER BY key");
+    this.insertTag = db.prepare(INSERT_TAG);
+    this.insertDeadline = db.prepare(INSERT_DEADLINE);
+    this.putValueStatement = db.prepare(PUT_VALUE);
+    this.getValueStatement = db.prepare(GET_VALUE);
+    this.getTags = db.prepare(GET_TAGS);
     this.due = db.prepare(dueDeadlinesSql(() => "?"));
-    this.clear = db.prepare("DELETE FROM run_deadlines WHERE run_id = ?");
+    this.clear = db.prepare(CLEAR_DEADLINE);
   }
 
   /** Writes the tags and deadline of a run just inserted. */

@@ -2,9 +2,7 @@ import type Database from "better-sqlite3";
 import { OutboxMessageNotFoundError } from "../../core/errors.js";
 import type { ListOutboxQuery, NewOutboxMessage, OutboxClaimRequest, OutboxMessage, OutboxSettlement } from "../../core/outbox.js";
 import { pageLimit } from "../common/list-query.js";
-
-const COLUMNS = `id, message_id AS messageId, run_id AS runId, op_key AS opKey, seq, topic, payload, status, attempts,
-  next_attempt_at AS nextAttemptAt, last_error AS lastError, lease_owner AS leaseOwner, created_at AS createdAt, delivered_at AS deliveredAt`;
+import { ANY_DUE, DELIVER, FAIL, GET_MESSAGE, INSERT_MESSAGE, REQUEUE, claimOutboxQuery, listOutboxQuery } from "./sqlite-outbox-queries.js";
 
 /**
  * The outbox statements of a {@link SqliteStore}. Claims are one conditional UPDATE … RETURNING inside the
@@ -21,23 +19,12 @@ export class SqliteOutboxStatements {
   private readonly claims = new Map<number, Database.Statement>();
 
   constructor(private readonly db: Database.Database) {
-    this.insert = db.prepare(
-      `INSERT INTO outbox (message_id, run_id, op_key, seq, topic, payload, status, attempts, next_attempt_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT (message_id) DO NOTHING`,
-    );
-    this.due = db.prepare(`SELECT 1 FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? LIMIT 1`);
-    this.get = db.prepare(`SELECT ${COLUMNS} FROM outbox WHERE message_id = ?`);
-    this.deliver = db.prepare(
-      `UPDATE outbox SET status = 'delivered', delivered_at = ?, lease_owner = NULL
-       WHERE message_id = ? AND status = 'pending' AND lease_owner = ? AND attempts = ?`,
-    );
-    this.fail = db.prepare(
-      `UPDATE outbox SET status = CASE WHEN ? IS NULL THEN 'dead' ELSE 'pending' END, next_attempt_at = COALESCE(?, ?), last_error = ?, lease_owner = NULL
-       WHERE message_id = ? AND status = 'pending' AND lease_owner = ? AND attempts = ?`,
-    );
-    this.retry = db.prepare(
-      `UPDATE outbox SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_owner = NULL WHERE message_id = ? AND status = 'dead'`,
-    );
+    this.insert = db.prepare(INSERT_MESSAGE);
+    this.due = db.prepare(ANY_DUE);
+    this.get = db.prepare(GET_MESSAGE);
+    this.deliver = db.prepare(DELIVER);
+    this.fail = db.prepare(FAIL);
+    this.retry = db.prepare(REQUEUE);
   }
 
   /** Inserts a message emitted by a commit (inside the commit's transaction). */
@@ -55,12 +42,7 @@ export class SqliteOutboxStatements {
     if (request.topics.length === 0 || request.limit < 1) return [];
     let statement = this.claims.get(request.topics.length);
     if (!statement) {
-      const topics = request.topics.map(() => "?").join(", ");
-      statement = this.db.prepare(
-        `UPDATE outbox SET attempts = attempts + 1, lease_owner = ?, next_attempt_at = ?
-         WHERE id IN (SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? AND topic IN (${topics}) ORDER BY next_attempt_at, id LIMIT ?)
-         RETURNING ${COLUMNS}`,
-      );
+      statement = this.db.prepare(claimOutboxQuery(request.topics.length));
       this.claims.set(request.topics.length, statement);
     }
     const rows = statement.all(request.owner, request.now + request.leaseMs, request.now, ...request.topics, request.limit) as OutboxMessage[];
@@ -89,8 +71,7 @@ export class SqliteOutboxStatements {
     if (query.topic !== undefined) add("topic = ?", query.topic);
     if (query.runId !== undefined) add("run_id = ?", query.runId);
     if (query.afterId !== undefined) add("id > ?", query.afterId);
-    const sql = `SELECT ${COLUMNS} FROM outbox ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT ?`;
-    return this.db.prepare(sql).all(...params, pageLimit(query.limit)) as OutboxMessage[];
+    return this.db.prepare(listOutboxQuery(where)).all(...params, pageLimit(query.limit)) as OutboxMessage[];
   }
 
   /** See Store.getOutboxMessage. */

@@ -6,21 +6,24 @@ import type { PruneQuery, RetentionStore, RunImport } from "../../core/store.js"
 import { humanRequestRow } from "../common/plan-write.js";
 import { agentRowsOfEntries } from "../common/agent-rows.js";
 import { SqliteAgentRows } from "./sqlite-agent-rows.js";
-import { journalTexts, PER_RUN_TABLES, PRUNABLE_SQL } from "../common/retention-sql.js";
+import { journalTexts, PER_RUN_TABLES } from "../common/retention-sql.js";
 import {
-  ENTRY_COLUMNS,
-  HUMAN_COLUMNS,
-  INBOX_COLUMNS,
-  RUN_COLUMNS,
-  runParams,
-  toEntry,
-  toHuman,
-  toRun,
-  type EntryRow,
-  type HumanRow,
-  type InboxRow,
-  type StateRow,
-} from "./sqlite-rows.js";
+  deleteRunsFrom,
+  HUMAN_REQUEST_EXISTS,
+  IMPORT_ENTRY,
+  IMPORT_HUMAN,
+  IMPORT_INBOX,
+  IMPORT_JOURNAL_TEXT,
+  IMPORT_RUN,
+  LIST_PRUNABLE,
+  READ_RUN,
+  READ_RUN_HUMANS,
+  READ_RUN_INBOX,
+  READ_RUN_JOURNAL,
+  RUN_EXISTS,
+  STILL_PRUNABLE,
+} from "./sqlite-retention-queries.js";
+import { runParams, toEntry, toHuman, toRun, type EntryRow, type HumanRow, type InboxRow, type StateRow } from "./sqlite-rows.js";
 import type { SqliteConnection } from "./sqlite-connection.js";
 
 /** The {@link RetentionStore} part of {@link SqliteStore}: pruning finished runs, and moving runs between stores. */
@@ -57,12 +60,7 @@ export function listPrunable(db: Database.Database, query: PruneQuery): RunRecor
   const statuses = query.statuses.filter((s) => TERMINAL_STATUSES.includes(s));
   if (statuses.length === 0) return [];
   const rows = db
-    .prepare(
-      `SELECT ${RUN_COLUMNS} FROM runs r
-       WHERE r.finished_at IS NOT NULL AND r.finished_at < ? AND r.status IN (SELECT value FROM json_each(?))
-         AND (? IS NULL OR r.workflow = ?) AND ${PRUNABLE_SQL}
-       ORDER BY r.finished_at, r.run_id LIMIT ?`,
-    )
+    .prepare(LIST_PRUNABLE)
     .all(query.finishedBefore, JSON.stringify(statuses), query.workflow ?? null, query.workflow ?? null, Math.max(0, query.limit)) as (StateRow & {
     input: string;
   })[];
@@ -71,8 +69,8 @@ export function listPrunable(db: Database.Database, query: PruneQuery): RunRecor
 
 /** See `Store.deleteRuns`: one IMMEDIATE transaction for the batch, each run re-checked inside it. */
 export function deleteRunRows(db: Database.Database, runs: readonly { runId: string; lastSeq: number }[]): string[] {
-  const check = db.prepare(`SELECT 1 FROM runs r WHERE r.run_id = ? AND r.last_seq = ? AND ${PRUNABLE_SQL}`).pluck();
-  const deletes = [...PER_RUN_TABLES, "runs"].map((table) => db.prepare(`DELETE FROM ${table} WHERE run_id IN (SELECT value FROM json_each(?))`));
+  const check = db.prepare(STILL_PRUNABLE).pluck();
+  const deletes = [...PER_RUN_TABLES, "runs"].map((table) => db.prepare(deleteRunsFrom(table)));
   const apply = db.transaction(() => {
     const doomed = runs.filter(({ runId, lastSeq }) => check.get(runId, lastSeq) !== undefined).map((run) => run.runId);
     if (doomed.length === 0) return doomed;
@@ -86,13 +84,11 @@ export function deleteRunRows(db: Database.Database, runs: readonly { runId: str
 /** See `Store.readRunRows`: one read transaction, so the rows are one consistent picture. */
 export function readRows(db: Database.Database, runId: string): RunImport | undefined {
   return db.transaction(() => {
-    const row = db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`).get(runId) as (StateRow & { input: string }) | undefined;
+    const row = db.prepare(READ_RUN).get(runId) as (StateRow & { input: string }) | undefined;
     if (!row) return undefined;
-    const journal = (db.prepare(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? ORDER BY seq`).all(runId) as EntryRow[]).map(toEntry);
-    const inbox = (db.prepare(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = ? ORDER BY id`).all(runId) as InboxRow[]).map(({ id: _, ...event }) => event);
-    const humanRequests = (
-      db.prepare(`SELECT ${HUMAN_COLUMNS} FROM human_requests WHERE run_id = ? ORDER BY created_at, request_id`).all(runId) as HumanRow[]
-    ).map(toHuman);
+    const journal = (db.prepare(READ_RUN_JOURNAL).all(runId) as EntryRow[]).map(toEntry);
+    const inbox = (db.prepare(READ_RUN_INBOX).all(runId) as InboxRow[]).map(({ id: _, ...event }) => event);
+    const humanRequests = (db.prepare(READ_RUN_HUMANS).all(runId) as HumanRow[]).map(toHuman);
     return { run: toRun(row), journal, inbox, humanRequests };
   })();
 }
@@ -101,31 +97,23 @@ export function readRows(db: Database.Database, runId: string): RunImport | unde
 export function importRows(db: Database.Database, data: RunImport): void {
   const { run } = data;
   db.transaction(() => {
-    if (db.prepare("SELECT 1 FROM runs WHERE run_id = ?").get(run.runId) !== undefined) {
+    if (db.prepare(RUN_EXISTS).get(run.runId) !== undefined) {
       throw new RunConflictError(run.runId, "in this store", IMPORT_CONFLICT_HINT);
     }
-    const human = db.prepare("SELECT 1 FROM human_requests WHERE request_id = ?");
+    const human = db.prepare(HUMAN_REQUEST_EXISTS);
     for (const request of data.humanRequests) {
       if (human.get(request.requestId) !== undefined) {
         throw new RunConflictError(run.runId, `cannot be imported: human request "${request.requestId}" exists in this store`, IMPORT_CONFLICT_HINT);
       }
     }
-    db.prepare(
-      `INSERT INTO runs (run_id, workflow, version, status, input, output, error, parent_run_id, parent_op_key, wake_at, waiting_for,
-         lease_owner, lease_expires_at, lease_epoch, last_seq, wake_pending, created_at, updated_at, finished_at)
-       VALUES (@runId, @workflow, @version, @status, @input, @output, @error, @parentRunId, @parentOpKey, @wakeAt, @waitingFor,
-         @leaseOwner, @leaseExpiresAt, @leaseEpoch, @lastSeq, @wakePending, @createdAt, @updatedAt, @finishedAt)`,
-    ).run(runParams(run));
-    const entry = db.prepare("INSERT INTO journal (run_id, seq, kind, op_key, payload, epoch, at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    db.prepare(IMPORT_RUN).run(runParams(run));
+    const entry = db.prepare(IMPORT_ENTRY);
     for (const e of data.journal) entry.run(run.runId, e.seq, e.kind, e.opKey, e.payload, e.epoch, e.at);
-    const inbox = db.prepare("INSERT INTO inbox (run_id, type, event_id, payload, consumed_seq, received_at) VALUES (?, ?, ?, ?, ?, ?)");
+    const inbox = db.prepare(IMPORT_INBOX);
     for (const e of data.inbox) inbox.run(run.runId, e.type, e.eventId, e.payload, e.consumedSeq, e.receivedAt);
-    const request = db.prepare(
-      `INSERT INTO human_requests (request_id, run_id, op_key, question, options, status, answer, timeout_at, created_at, answered_at, context, closed_reason)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    const request = db.prepare(IMPORT_HUMAN);
     for (const r of data.humanRequests) request.run(...humanRequestRow({ ...r, runId: run.runId }));
-    const text = db.prepare("INSERT INTO journal_text (body, run_id, seq, op_key) VALUES (?, ?, ?, ?)");
+    const text = db.prepare(IMPORT_JOURNAL_TEXT);
     for (const t of journalTexts(data.journal)) text.run(t.text, run.runId, t.seq, t.opKey);
     const agentRows = new SqliteAgentRows(db);
     for (const rows of agentRowsOfEntries(run.runId, data.journal)) agentRows.apply(rows);

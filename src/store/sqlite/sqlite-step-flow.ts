@@ -1,11 +1,24 @@
 import type Database from "better-sqlite3";
 import type { StepSlotStore } from "../../core/store.js";
 import type { SqliteConnection } from "./sqlite-connection.js";
+import {
+  AHEAD_OF,
+  ALL_WAITING,
+  COUNT_HITS,
+  COUNT_SLOTS,
+  DROP_SLOT,
+  FIRST_WAITER,
+  HIT,
+  HOLD,
+  MY_WAIT,
+  PRUNE_HITS,
+  PRUNE_SLOTS,
+  PRUNE_WAITERS,
+  QUEUE,
+  UNQUEUE,
+} from "./sqlite-step-flow-queries.js";
 import type { SqliteWriter } from "./sqlite-write.js";
 import { decideSlots, type BucketState, type StepFlowLimit, type StepSlotGrant, type StepSlotRequest } from "../../core/step-flow.js";
-
-const LIVE_HOLDER = `EXISTS (SELECT 1 FROM runs r WHERE r.run_id = s.run_id AND r.status = 'running' AND r.lease_epoch = s.epoch AND r.lease_expires_at > @now)`;
-const LIVE_WAITER = `EXISTS (SELECT 1 FROM runs r WHERE r.run_id = w.run_id AND r.status IN ('pending', 'running', 'suspended'))`;
 
 /**
  * Step flow control statements of {@link SqliteStepSlots} (see `Store.acquireStepSlots`).
@@ -36,13 +49,13 @@ export class SqliteStepFlow {
     for (const limit of request.limits) {
       const params = { ...op, bucket: limit.bucket };
       if (!grant.granted) {
-        this.sql("INSERT OR IGNORE INTO step_flow_waiters (bucket, run_id, op_key, since) VALUES (@bucket, @runId, @opKey, @now)").run({ ...params, now });
+        this.sql(QUEUE).run({ ...params, now });
         continue;
       }
-      this.sql("DELETE FROM step_flow_waiters WHERE bucket = @bucket AND run_id = @runId AND op_key = @opKey").run(params);
-      if (limit.kind === "rate") this.sql("INSERT INTO step_flow_hits (bucket, at) VALUES (?, ?)").run(limit.bucket, now);
+      this.sql(UNQUEUE).run(params);
+      if (limit.kind === "rate") this.sql(HIT).run(limit.bucket, now);
       else {
-        this.sql("INSERT INTO step_flow_slots (bucket, run_id, op_key, epoch, acquired_at) VALUES (@bucket, @runId, @opKey, @epoch, @now)").run({
+        this.sql(HOLD).run({
           ...params,
           epoch: request.epoch,
           now,
@@ -55,48 +68,40 @@ export class SqliteStepFlow {
 
   release(runId: string, opKey: string, buckets: readonly string[], now: number): void {
     for (const bucket of buckets) {
-      this.sql("DELETE FROM step_flow_slots WHERE bucket = ? AND run_id = ? AND op_key = ?").run(bucket, runId, opKey);
+      this.sql(DROP_SLOT).run(bucket, runId, opKey);
       this.wakeFirst(bucket, now);
     }
   }
 
   private state(limit: StepFlowLimit, request: StepSlotRequest, now: number): BucketState {
     const bucket = limit.bucket;
-    this.sql(`DELETE FROM step_flow_waiters AS w WHERE bucket = ? AND NOT ${LIVE_WAITER}`).run(bucket);
-    const mine = this.sql("SELECT id, since FROM step_flow_waiters WHERE bucket = ? AND run_id = ? AND op_key = ?").get(
-      bucket,
-      request.runId,
-      request.opKey,
-    ) as { id: number; since: number } | undefined;
+    this.sql(PRUNE_WAITERS).run(bucket);
+    const mine = this.sql(MY_WAIT).get(bucket, request.runId, request.opKey) as { id: number; since: number } | undefined;
     const ahead = mine
       ? (
-          this.sql("SELECT COUNT(*) AS n FROM step_flow_waiters WHERE bucket = @bucket AND (since < @since OR (since = @since AND id < @id))").get({
+          this.sql(AHEAD_OF).get({
             bucket,
             ...mine,
           }) as { n: number }
         ).n
-      : (this.sql("SELECT COUNT(*) AS n FROM step_flow_waiters WHERE bucket = ?").get(bucket) as { n: number }).n;
+      : (this.sql(ALL_WAITING).get(bucket) as { n: number }).n;
     if (limit.kind === "rate") {
-      this.sql("DELETE FROM step_flow_hits WHERE bucket = ? AND at <= ?").run(bucket, now - limit.periodMs!);
-      const row = this.sql("SELECT COUNT(*) AS n, MIN(at) AS oldest FROM step_flow_hits WHERE bucket = ?").get(bucket) as { n: number; oldest: number | null };
+      this.sql(PRUNE_HITS).run(bucket, now - limit.periodMs!);
+      const row = this.sql(COUNT_HITS).get(bucket) as { n: number; oldest: number | null };
       return { used: row.n, ahead, nextFree: row.oldest === null ? null : row.oldest + limit.periodMs! };
     }
-    // A holder that is not live (crashed and its lease expired, or moved on) holds nothing; this op's own old row goes too.
-    this.sql(`DELETE FROM step_flow_slots AS s WHERE bucket = @bucket AND (NOT ${LIVE_HOLDER} OR (run_id = @runId AND op_key = @opKey))`).run({
+    this.sql(PRUNE_SLOTS).run({
       bucket,
       now,
       runId: request.runId,
       opKey: request.opKey,
     });
-    const row = this.sql(
-      "SELECT COUNT(*) AS n, MIN(r.lease_expires_at) AS nextFree FROM step_flow_slots s JOIN runs r ON r.run_id = s.run_id WHERE s.bucket = ?",
-    ).get(bucket) as { n: number; nextFree: number | null };
+    const row = this.sql(COUNT_SLOTS).get(bucket) as { n: number; nextFree: number | null };
     return { used: row.n, ahead, nextFree: row.nextFree };
   }
 
   private wakeFirst(bucket: string, now: number): void {
-    const first = this.sql("SELECT run_id AS runId FROM step_flow_waiters WHERE bucket = ? ORDER BY since, id LIMIT 1").get(bucket) as
-      { runId: string } | undefined;
+    const first = this.sql(FIRST_WAITER).get(bucket) as { runId: string } | undefined;
     if (first) this.wake(first.runId, now);
   }
 }
