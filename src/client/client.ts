@@ -15,7 +15,6 @@ import type {
 import type { ApiCostTotals } from "../core/cost-schemas.js";
 import type { ScheduleActionResult, VersionActionBody, VersionActionResult } from "../core/console-schemas.js";
 import type { ApiAuditEntry, ApiQueue, ApiSchedule, ApiToken, CreateTokenBody } from "../core/api-schemas.js";
-import { CairnError, type ErrorCode } from "../core/errors.js";
 import { CairnApiError, toApiError } from "./api-error.js";
 import type { BulkResult, BulkTarget, ClientOptions, HumanRequestsQuery, RunFilterQuery, StreamDelta, StreamEnd, StreamOptions } from "./client-types.js";
 import type { ApiOutboxMessage } from "../core/outbox.js";
