@@ -33,3 +33,4 @@ export type {
 } from "../core/api-schemas.js";
 export type { ApiOutboxMessage } from "../core/outbox.js";
 export type { ApiCostTotals } from "../core/cost-schemas.js";
+export type { ApiAlert, ApiAlertRules, AlertRuleInput, AlertPayload, AlertKind } from "../core/alert-schemas.js";

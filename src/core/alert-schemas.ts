@@ -1,6 +1,6 @@
 /**
  * Alert rules and fired alerts: the schemas shared by the rules file (`cairn serve --alerts`), the
- * HTTP API (`GET`/`PUT /alerts/rules`, `GET /alerts`), the evaluator and the client.
+ * HTTP API (`GET`/`POST /alerts/rules`, `GET /alerts`), the evaluator and the client.
  */
 import { z } from "zod";
 import { durationSchema } from "./duration.js";
@@ -118,7 +118,7 @@ export const alertRuleSchema = z.discriminatedUnion("kind", [spendPerRun, spendP
 
 /** One alert rule, as validated: durations in milliseconds. */
 export type AlertRule = z.output<typeof alertRuleSchema>;
-/** One alert rule as written in a rules file or a `PUT /alerts/rules` body (durations as `"1h"` or ms). */
+/** One alert rule as written in a rules file or a `POST /alerts/rules` body (durations as `"1h"` or ms). */
 export type AlertRuleInput = z.input<typeof alertRuleSchema>;
 
 /** Zod schema of a rule set: `{ "rules": [ … ] }`, at most {@link MAX_ALERT_RULES}, names unique. */
@@ -189,9 +189,13 @@ export const alertListQuery = z
   })
   .strict();
 
-/** `GET /alerts/rules` and `PUT /alerts/rules` response. */
+/** `GET /alerts/rules` and `POST /alerts/rules` response. */
 export const alertRulesResponse = z.object({
   rules: z.array(z.record(z.string(), z.unknown())).describe("The rules, durations in ms, defaults filled in."),
   updatedAt: z.string().nullable(),
-  updatedBy: z.string().nullable(),
+  updatedBy: z.string().nullable().describe("The audit actor who set them."),
+  source: z.string().nullable().describe("Where they came from when not the API, e.g. `cairn serve --alerts alerts.json`."),
 });
+
+/** `GET /alerts/rules` as the client receives it. */
+export type ApiAlertRules = z.output<typeof alertRulesResponse>;

@@ -12,3 +12,24 @@ export { isLoopbackHost } from "./loopback.js";
 export { builtDashboardDir, DASHBOARD_PATH } from "./dashboard.js";
 export { serveMetrics, type MetricsServerOptions } from "./metrics/serve-metrics.js";
 export type { MetricsTagLabels } from "./metrics/engine-metrics.js";
+export {
+  startAlertEvaluator,
+  evaluateAlerts,
+  type AlertEvaluator,
+  type AlertEvaluatorOptions,
+  type AlertEvaluation,
+  type AlertStore,
+} from "./alerts/evaluator.js";
+export { readAlertRules, writeAlertRules, type StoredAlertRules } from "./alerts/alert-rules.js";
+export {
+  parseAlertRules,
+  alertRuleSchema,
+  alertRuleSetSchema,
+  ALERT_KINDS,
+  ALERT_TOPIC,
+  type AlertRule,
+  type AlertRuleInput,
+  type AlertKind,
+  type AlertPayload,
+  type ApiAlert,
+} from "../core/alert-schemas.js";

@@ -120,7 +120,7 @@ function originHost(origin: string): string | undefined {
 function preflight(c: Context, origin: string): Response {
   return c.body(null, 204, {
     "access-control-allow-origin": origin,
-    "access-control-allow-methods": "GET, POST, PUT",
+    "access-control-allow-methods": "GET, POST",
     "access-control-allow-headers": "authorization, content-type, last-event-id",
     "access-control-max-age": "600",
     vary: "Origin",

@@ -16,19 +16,34 @@ export interface StoredAlertRules {
   rules: AlertRule[];
   /** When they were set; null when no rules were ever set. */
   updatedAt: Date | null;
-  /** The audit actor who set them (`token:<name>`, `cli:serve --alerts <file>`), or null. */
+  /** The audit actor who set them (`token:<name>`, `cli:<user>`), or null. */
   updatedBy: string | null;
+  /** Where they came from when not the API (`cairn serve --alerts <file>`), or null. */
+  source: string | null;
 }
 
 /** Reads the current rules (none when never set). Throws ValidationError if the stored set no longer validates. */
 export async function readAlertRules(store: Pick<AuditStore, "listAudit">): Promise<StoredAlertRules> {
   const [entry] = await store.listAudit({ target: ALERT_RULES_TARGET, action: ALERT_RULES_ACTION, limit: 1 });
-  if (!entry) return { rules: [], updatedAt: null, updatedBy: null };
-  return { rules: parseAlertRules(entry.detail, `the alert rules set by ${entry.actor}`), updatedAt: new Date(entry.at), updatedBy: entry.actor };
+  if (!entry) return { rules: [], updatedAt: null, updatedBy: null, source: null };
+  const detail = entry.detail ?? {};
+  return {
+    rules: parseAlertRules({ rules: detail.rules }, `the alert rules set by ${entry.actor}`),
+    updatedAt: new Date(entry.at),
+    updatedBy: entry.actor,
+    source: typeof detail.source === "string" ? detail.source : null,
+  };
 }
 
 /** Replaces the rule set (already validated), recording who did it. */
-export async function writeAlertRules(store: Pick<AuditStore, "appendAudit">, rules: readonly AlertRule[], actor: string, now: number): Promise<StoredAlertRules> {
-  const entry = await store.appendAudit({ at: now, actor, action: ALERT_RULES_ACTION, target: ALERT_RULES_TARGET, detail: { rules } });
-  return { rules: [...rules], updatedAt: new Date(entry.at), updatedBy: entry.actor };
+export async function writeAlertRules(
+  store: Pick<AuditStore, "appendAudit">,
+  rules: readonly AlertRule[],
+  actor: string,
+  now: number,
+  source: string | null = null,
+): Promise<StoredAlertRules> {
+  const detail = source === null ? { rules } : { rules, source };
+  const entry = await store.appendAudit({ at: now, actor, action: ALERT_RULES_ACTION, target: ALERT_RULES_TARGET, detail });
+  return { rules: [...rules], updatedAt: new Date(entry.at), updatedBy: entry.actor, source };
 }

@@ -13,7 +13,7 @@ export type AlertRouteStore = Pick<RunStore, "listRuns"> & Pick<OutboxStore, "ge
 
 /**
  * Registers `GET /alerts` (recent alerts, newest first, with their delivery status), `GET /alerts/rules`
- * and `PUT /alerts/rules` (replace the rule set; audited). Admin scope under token auth: alerts name
+ * and `POST /alerts/rules` (replace the rule set; audited). Admin scope under token auth: alerts name
  * runs of every namespace.
  */
 export function registerAlertRoutes(app: Hono, options: ResolvedServerOptions, store: AlertRouteStore): void {
@@ -36,12 +36,12 @@ export function registerAlertRoutes(app: Hono, options: ResolvedServerOptions, s
     parse(alertListQuery.pick({}).strict(), queryOf(c), "query");
     return json(c, rulesView(await readAlertRules(store)));
   });
-  app.put("/alerts/rules", async (c) => {
+  app.post("/alerts/rules", async (c) => {
     const body = parse(alertRuleSetSchema, await readJson(c, options.bodyLimitBytes), "body");
     return json(c, rulesView(await writeAlertRules(store, body.rules, principalOf(c).actor, Date.now())));
   });
 }
 
 function rulesView(stored: StoredAlertRules) {
-  return { rules: stored.rules, updatedAt: stored.updatedAt, updatedBy: stored.updatedBy };
+  return { rules: stored.rules, updatedAt: stored.updatedAt, updatedBy: stored.updatedBy, source: stored.source };
 }
