@@ -21,13 +21,17 @@ export function loadAlertRules(spec: string): AlertRule[] {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new UsageError(`Alert rules file "${spec}" could not be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; looked at ${path}).`);
+    throw new UsageError(
+      `Alert rules file "${spec}" could not be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; looked at ${path}).`,
+    );
   }
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
   } catch (error) {
-    throw new UsageError(`Alert rules file "${spec}" is not valid JSON (${(error as Error).message}). Write { "rules": [ … ] }; see docs/operations/alerts.md.`);
+    throw new UsageError(
+      `Alert rules file "${spec}" is not valid JSON (${(error as Error).message}). Write { "rules": [ … ] }; see docs/operations/alerts.md.`,
+    );
   }
   try {
     return parseAlertRules(value, `Alert rules file "${spec}"`);

@@ -3,7 +3,7 @@
  * HTTP API (`GET`/`POST /alerts/rules`, `GET /alerts`), the evaluator and the client.
  */
 import { z } from "zod";
-import { durationSchema } from "./duration.js";
+import { durationSchema, toMs } from "./duration.js";
 import { ValidationError } from "./errors.js";
 import { describeIssues } from "./schemas.js";
 
@@ -102,18 +102,31 @@ const humanWaiting = z
   .object({
     kind: z.literal("humanWaiting"),
     name: ruleName,
-    threshold: durationSchema
-      .refine((ms) => ms >= 1_000, { message: 'must be a wait of at least "1s", such as "4h"' })
+    threshold: z
+      .union([z.number(), z.string()], { message: 'must be a wait such as "4h", "30m" or a number of ms' })
+      .transform((value, ctx) => {
+        const ms = typeof value === "number" || /^\d+(\.\d+)?\s*(ms|s|m|h|d)$/.test(value.trim()) ? toMsOrNaN(value) : Number.NaN;
+        if (Number.isFinite(ms) && ms >= 1_000) return ms;
+        ctx.addIssue({ code: "custom", message: 'must be a wait of at least "1s", such as "4h", "30m" or a number of ms' });
+        return z.NEVER;
+      })
       .describe('How long a question may wait for a person before it alerts, such as "4h" (once per question).'),
     workflow,
     description,
   })
   .strict();
 
+function toMsOrNaN(value: number | string): number {
+  try {
+    return toMs(value);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Zod schema of one alert rule; durations parse to milliseconds, defaults filled in. */
 export const alertRuleSchema = z.discriminatedUnion("kind", [spendPerRun, spendPerWorkflow, spendPerDay, failureRate, stuckRuns, humanWaiting], {
-  error: (issue) =>
-    issue.code === "invalid_union" ? `kind must be one of ${ALERT_KINDS.join(", ")}` : undefined,
+  error: (issue) => (issue.code === "invalid_union" ? `kind must be one of ${ALERT_KINDS.join(", ")}` : undefined),
 });
 
 /** One alert rule, as validated: durations in milliseconds. */
@@ -130,7 +143,8 @@ export const alertRuleSetSchema = z
       .superRefine((rules, ctx) => {
         const seen = new Set<string>();
         rules.forEach((rule, i) => {
-          if (seen.has(rule.name)) ctx.addIssue({ code: "custom", path: [i, "name"], message: `"${rule.name}" is used by an earlier rule; give each rule its own name` });
+          if (seen.has(rule.name))
+            ctx.addIssue({ code: "custom", path: [i, "name"], message: `"${rule.name}" is used by an earlier rule; give each rule its own name` });
           seen.add(rule.name);
         });
       }),
@@ -145,7 +159,9 @@ export const alertRuleSetSchema = z
 export function parseAlertRules(value: unknown, where: string): AlertRule[] {
   const parsed = alertRuleSetSchema.safeParse(value);
   if (!parsed.success)
-    throw new ValidationError(`${where}: ${describeIssues(parsed.error)}. A rule set is { "rules": [{ "name", "kind", "threshold", … }] }; see docs/operations/alerts.md.`);
+    throw new ValidationError(
+      `${where}: ${describeIssues(parsed.error)}. A rule set is { "rules": [{ "name", "kind", "threshold", … }] }; see docs/operations/alerts.md.`,
+    );
   return parsed.data.rules;
 }
 

@@ -110,7 +110,9 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
           ]
         : []),
       `  API description: ${server.url}/openapi.json · health: ${server.url}/health`,
-      ...(alertRules ? [`  alerts: ${alertRules.length} rule(s) from ${options.alerts}, evaluated every ${options.alertInterval / 1000} s (topic cairn.alert)`] : []),
+      ...(alertRules
+        ? [`  alerts: ${alertRules.length} rule(s) from ${options.alerts}, evaluated every ${options.alertInterval / 1000} s (topic cairn.alert)`]
+        : []),
     );
     await shutdown;
     await server.close();

@@ -47,7 +47,13 @@ export async function readSpend(store: Pick<RunStore, "listRunEntries">, since: 
     for (const row of rows) {
       const cost = modelCostMicros(row.entry.payload);
       if (cost === 0) continue;
-      const run = runs.get(row.entry.runId) ?? { runId: row.entry.runId, workflow: row.workflow, parentRunId: row.parentRunId, createdAt: row.createdAt, costMicros: 0 };
+      const run = runs.get(row.entry.runId) ?? {
+        runId: row.entry.runId,
+        workflow: row.workflow,
+        parentRunId: row.parentRunId,
+        createdAt: row.createdAt,
+        costMicros: 0,
+      };
       run.costMicros += cost;
       runs.set(run.runId, run);
     }

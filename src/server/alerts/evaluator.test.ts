@@ -29,9 +29,13 @@ const other = defineWorkflow({
 const flaky = defineWorkflow({
   name: "flaky",
   async run(ctx, input: { fail: boolean }) {
-    await ctx.step("work", () => {
-      if (input.fail) throw new Error("upstream 503");
-    }, { retry: { maxAttempts: 1 } });
+    await ctx.step(
+      "work",
+      () => {
+        if (input.fail) throw new Error("upstream 503");
+      },
+      { retry: { maxAttempts: 1 } },
+    );
   },
 });
 const review = defineWorkflow({
@@ -57,15 +61,19 @@ async function engines(kind: StoreKind, clock: ManualClock): Promise<[Engine, En
 async function runAll(engine: Engine, starts: [typeof agentish | typeof other | typeof flaky, unknown, string][]): Promise<void> {
   const worker = engine.startWorker({ pollInterval: 10 });
   for (const [workflow, input, runId] of starts) await engine.start(workflow as typeof agentish, input as { usd: number }, { runId });
-  await waitFor(async () => {
-    for (const [, , runId] of starts) if (!["completed", "failed"].includes((await engine.getRun(runId)).status)) return false;
-    return true;
-  }, { what: "the runs to finish" });
+  await waitFor(
+    async () => {
+      for (const [, , runId] of starts) if (!["completed", "failed"].includes((await engine.getRun(runId)).status)) return false;
+      return true;
+    },
+    { what: "the runs to finish" },
+  );
   await worker.stop();
 }
 
 const rules = (...list: AlertRuleInput[]) => parseAlertRules({ rules: list }, "test");
-const alertMessages = async (engine: Engine) => (await engine.listOutbox({ topic: ALERT_TOPIC, limit: 1000 })).map((m) => ({ ...m, payload: decode<{ alertId: string }>(m.payload) }));
+const alertMessages = async (engine: Engine) =>
+  (await engine.listOutbox({ topic: ALERT_TOPIC, limit: 1000 })).map((m) => ({ ...m, payload: decode<{ alertId: string }>(m.payload) }));
 
 describe.each(STORE_KINDS)("alerts on %s", (kind) => {
   it("spend rules fire on the runs, workflows and days over their limit, not on those under it, once each", async () => {

@@ -53,10 +53,7 @@ export type AlertStore = AlertCheckStore & AlertFireStore & Pick<Store, "listAud
  * @example
  * const { fired } = await evaluateAlerts(engine.store, { now: Date.now(), evaluatorId: "alerts:once" });
  */
-export async function evaluateAlerts(
-  store: AlertStore,
-  options: { now: number; evaluatorId: string; rules?: readonly AlertRule[] },
-): Promise<AlertEvaluation> {
+export async function evaluateAlerts(store: AlertStore, options: { now: number; evaluatorId: string; rules?: readonly AlertRule[] }): Promise<AlertEvaluation> {
   const { now, evaluatorId } = options;
   const recovered = await recoverAlerts(store, evaluatorId, now);
   const rules = options.rules ?? (await readAlertRules(store)).rules;
