@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { durationSchema, toMs } from "./duration.js";
 import { ValidationError } from "./errors.js";
-import { describeIssues } from "./schemas.js";
+import { describeIssues, NO_CONTROL_CHARACTERS } from "./schemas.js";
 
 /** What an alert rule watches. */
 export type AlertKind = "spendPerRun" | "spendPerWorkflow" | "spendPerDay" | "failureRate" | "stuckRuns" | "humanWaiting";
@@ -26,7 +26,7 @@ const workflow = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must not contain control characters")
+  .regex(NO_CONTROL_CHARACTERS, "must not contain control characters")
   .optional()
   .describe("Only this workflow's runs (default: every workflow).");
 const usd = z

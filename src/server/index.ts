@@ -21,12 +21,18 @@ export {
   type AlertStore,
 } from "./alerts/evaluator.js";
 export { readAlertRules, writeAlertRules, type StoredAlertRules } from "./alerts/alert-rules.js";
+export type { AlertCheckStore } from "./alerts/alert-checks.js";
+export type { AlertFireStore } from "./alerts/alert-fire.js";
 export {
   parseAlertRules,
   alertRuleSchema,
   alertRuleSetSchema,
   ALERT_KINDS,
   ALERT_TOPIC,
+  MAX_ALERT_RULES,
+  alertPayloadSchema,
+  apiAlertSchema,
+  alertRulesResponse,
   type AlertRule,
   type AlertRuleInput,
   type AlertKind,

@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto";
 import { ALERT_TOPIC, type AlertPayload } from "../../core/alert-schemas.js";
 import { newEntry } from "../../core/journal.js";
+import { NO_CONTROL_CHARACTERS } from "../../core/schemas.js";
 import { outboxMessageId } from "../../core/outbox.js";
 import type { RunRecord } from "../../core/run.js";
 import { decode, encode } from "../../core/serialize.js";
@@ -30,7 +31,7 @@ export type AlertFireStore = Pick<Store, "createRun" | "commit" | "claimRuns">;
 /** The run id of an alert: `cairn.alert/<alertId>`, hashed when the id would not make a valid run id. */
 export function alertRunId(alertId: string): string {
   const plain = `${ALERT_WORKFLOW}/${alertId}`;
-  if (plain.length <= 256 && /^[^\s\u0000-\u001f\u007f-\u009f]+$/.test(plain)) return plain;
+  if (plain.length <= 256 && NO_CONTROL_CHARACTERS.test(plain) && !/\s/.test(plain)) return plain;
   const rule = alertId.slice(0, alertId.indexOf("/"));
   return `${ALERT_WORKFLOW}/${rule}/${createHash("sha256").update(alertId).digest("hex").slice(0, 40)}`;
 }
