@@ -1,6 +1,6 @@
 // Alerts on the overview, in a real browser (Debian's Chromium via playwright-core) against a real
 // server on a SQLite file: a run over a spend rule fires one alert, which the overview's Alerts panel
-// lists with its rule, summary and delivery status, its text escaped; axe finds no serious or
+// lists (from its one request) with its rule, summary and delivery status, its text escaped; axe finds no serious or
 // critical violation. Screenshots go to test-artifacts/alerts/.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -78,6 +78,11 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("alerts on the overv
       const page = await browser.newPage({ viewport: { width, height: 900 }, bypassCSP: true });
       const errors: string[] = [];
       page.on("pageerror", (error) => errors.push(error.message));
+      const apiCalls: string[] = [];
+      page.on("request", (request) => {
+        const url = new URL(request.url());
+        if (!url.pathname.startsWith("/ui")) apiCalls.push(url.pathname);
+      });
       await page.goto(`${server.url}/ui/`);
       const row = page.locator('[data-panel="alerts"] tr[data-alert="costly-run/run/big-spender"]');
       await row.waitFor({ timeout: 10_000 });
@@ -92,6 +97,8 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("alerts on the overv
       expect(await page.locator('[data-panel="alerts"] img').count()).toBe(0);
       expect(await page.evaluate("window.__pwned")).toBeUndefined();
       expect(await row.getByRole("link", { name: "big-spender" }).getAttribute("href")).toBe("/ui/runs/big-spender");
+      // The alerts come with the overview's one request per refresh.
+      expect(apiCalls).toEqual(["/overview"]);
       await page.screenshot({ path: join(ARTIFACTS, `overview-${width}x900.png`), fullPage: true });
       if (width === 1366) {
         await page.addScriptTag({ content: AXE_SOURCE });

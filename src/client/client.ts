@@ -362,7 +362,7 @@ export class CairnClient {
     return this.request("POST", `/outbox/${encodeURIComponent(messageId)}/retry`);
   }
 
-  /** `GET /alerts` (admin scope): recent alerts, newest first, with their delivery status. */
+  /** `GET /alerts`: recent alerts, newest first, with their delivery status (not for namespaced tokens). */
   async listAlerts(query: { limit?: number; rule?: string } = {}): Promise<ApiAlert[]> {
     const page = await this.request<{ alerts: ApiAlert[] }>("GET", "/alerts", { query });
     return page.alerts;

@@ -99,7 +99,7 @@ const RULES: Record<string, Rule> = {
   "get /queues": { scope: "read", namespaced: "refused", request: () => ({ path: "/queues" }) },
   "get /outbox": { scope: "admin", namespaced: "refused", request: () => ({ path: "/outbox" }) },
   "post /outbox/:id/retry": { scope: "admin", namespaced: "refused", request: () => ({ path: `/outbox/${enc("a/x:y#0")}/retry` }), unknownId: true },
-  "get /alerts": { scope: "admin", namespaced: "refused", request: () => ({ path: "/alerts" }) },
+  "get /alerts": { scope: "read", namespaced: "refused", request: () => ({ path: "/alerts" }) },
   "get /alerts/rules": { scope: "admin", namespaced: "refused", request: () => ({ path: "/alerts/rules" }) },
   "post /alerts/rules": {
     scope: "admin",

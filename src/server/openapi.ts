@@ -430,9 +430,9 @@ export const ROUTES: RouteDoc[] = [
   {
     method: "get",
     path: "/alerts",
-    summary: "Recent alerts (admin)",
+    summary: "Recent alerts",
     description:
-      "Alerts fired by the alert rules, newest first, each with its `cairn.alert` outbox message's delivery status. Needs the admin scope under token auth: alerts name runs of every namespace. See docs/operations/alerts.md.",
+      "Alerts fired by the alert rules, newest first, each with its `cairn.alert` outbox message's delivery status. Not for namespaced tokens (403): alerts name runs of every namespace. See docs/operations/alerts.md.",
     query: alertApi.alertListQuery,
     ok: [{ status: 200, description: "The alerts.", schema: alertApi.alertListSchema }],
     errors: [400, 401, 403, 503],

@@ -1,26 +1,29 @@
 import type { ApiAlert } from "cairn/client";
-import { api } from "../api";
 import { dateTime } from "../format";
-import { usePolling } from "../hooks";
 import { runPath } from "../router";
 import { Link } from "./link";
 import { Loaded } from "./status";
 
-/** Recent alerts (`GET /alerts`, admin scope): what fired, when, and whether its message was delivered. */
-export function AlertsPanel() {
-  const alerts = usePolling(() => api.listAlerts({ limit: 10 }), 20_000, []);
-  const forbidden = (alerts.error as { status?: number } | undefined)?.status === 403;
+/**
+ * Recent alerts, from the overview's one request (`GET /overview` answers the newest ten): what fired,
+ * when, and whether its message was delivered. `null`: the token has a namespace, and alerts span them.
+ */
+export function AlertsPanel({ polled }: { polled: { data: { alerts?: ApiAlert[] | null } | undefined; error: Error | undefined } }) {
   return (
     <div className="panel" data-panel="alerts">
       <h2>Alerts</h2>
       <p className="muted small">
         Fired by the alert rules (<span className="mono">GET /alerts/rules</span>), each once, as a <span className="mono">cairn.alert</span> outbox message.
       </p>
-      {forbidden ? (
-        <p className="muted">Alerts need a token with the admin scope.</p>
-      ) : (
-        <Loaded polled={alerts}>{(list) => <AlertList alerts={list} />}</Loaded>
-      )}
+      <Loaded polled={polled}>
+        {(d) =>
+          d.alerts === null ? (
+            <p className="muted">Alerts span every namespace: a namespaced token does not see them.</p>
+          ) : (
+            <AlertList alerts={d.alerts ?? []} />
+          )
+        }
+      </Loaded>
     </div>
   );
 }

@@ -69,7 +69,7 @@ export function OverviewPage() {
       </div>
 
       <div className="grid">
-        <AlertsPanel />
+        <AlertsPanel polled={summary} />
         <div className="panel">
           <h2>Stuck</h2>
           <p className="muted small">Runnable runs no worker has picked up, or whose lease expired.</p>

@@ -23,13 +23,13 @@ export function isPublicPath(path: string): boolean {
 }
 
 /**
- * The scope a request needs: admin for tokens, the audit log, the outbox and alerts (they span namespaces) and
+ * The scope a request needs: admin for tokens, the audit log, the outbox (it spans namespaces), alert rules and
  * run export/import (an export holds every journaled value, secret step results included), read
  * for other GETs and for asking a ticket (a ticket carries no more than its token), write for the rest.
  */
 export function scopeFor(method: string, path: string): TokenScope {
   if (path === "/tokens" || path.startsWith("/tokens/") || path === "/audit" || path === "/outbox" || path.startsWith("/outbox/")) return "admin";
-  if (path === "/alerts" || path.startsWith("/alerts/")) return "admin";
+  if (path === "/alerts/rules") return "admin";
   if (path === "/runs/import" || /^\/runs\/[^/]+\/export$/.test(path)) return "admin";
   if (path === "/auth/tickets") return "read";
   return method === "GET" || method === "HEAD" ? "read" : "write";

@@ -18,15 +18,20 @@ const spender = defineWorkflow({
 const RULES = { rules: [{ name: "costly-run", kind: "spendPerRun", threshold: 5, description: "<b>page</b> the on-call" }] };
 
 describe("the alert routes", () => {
-  it("admin only: readers and writers get 403 on every alert route, and nothing changes", async () => {
+  it("the rules are admin only: readers and writers get 403 and nothing changes; alerts are read scope, not for namespaced tokens", async () => {
     const engine = await testEngine("sqlite", { workflows: [spender] });
     const server = await testServer(engine, { auth: "tokens" });
     const now = Date.now();
     const reader = (await issueToken(engine.store, { name: "viewer", scopes: ["read"] }, now)).token;
     const writer = (await issueToken(engine.store, { name: "writer", scopes: ["read", "write"] }, now)).token;
+    const namespaced = (await issueToken(engine.store, { name: "team-a", scopes: ["read"], namespace: "a" }, now)).token;
+    expect((await fetch(`${server.url}/alerts`, { headers: { authorization: `Bearer ${namespaced}` } })).status).toBe(403);
+    const overview = await fetch(`${server.url}/overview`, { headers: { authorization: `Bearer ${namespaced}` } });
+    expect(((await overview.json()) as { alerts: unknown }).alerts).toBeNull();
     for (const token of [reader, writer]) {
       const headers = { authorization: `Bearer ${token}` };
-      expect((await fetch(`${server.url}/alerts`, { headers })).status).toBe(403);
+      expect((await fetch(`${server.url}/alerts`, { headers })).status).toBe(200);
+      expect(((await (await fetch(`${server.url}/overview`, { headers })).json()) as { alerts: unknown }).alerts).toEqual([]);
       expect((await fetch(`${server.url}/alerts/rules`, { headers })).status).toBe(403);
       const put = await fetch(`${server.url}/alerts/rules`, {
         method: "POST",
@@ -42,7 +47,7 @@ describe("the alert routes", () => {
   it("setting rules checks Origin and Content-Type, names a bad field, and is audited; the alerts list shows what fired", async () => {
     const engine = await testEngine("sqlite", { workflows: [spender] });
     const server = await testServer(engine, { auth: "tokens" });
-    const admin = (await issueToken(engine.store, { name: "root", scopes: ["admin"] }, Date.now())).token;
+    const admin = (await issueToken(engine.store, { name: "root", scopes: ["read", "admin"] }, Date.now())).token;
     const post = (body: string, headers: Record<string, string> = {}) =>
       fetch(`${server.url}/alerts/rules`, {
         method: "POST",
@@ -96,6 +101,8 @@ describe("the alert routes", () => {
         delivery: "pending",
       },
     ]);
+    const overview = (await (await fetch(`${server.url}/overview`, { headers: { authorization: `Bearer ${admin}` } })).json()) as { alerts: unknown };
+    expect(overview.alerts).toEqual(listed.alerts);
     expect(await client.listAlerts({ rule: "other" })).toEqual([]);
     expect(await client.listAlerts({ rule: "costly-run", limit: 1 })).toHaveLength(1);
     const badQuery = await fetch(`${server.url}/alerts?limit=0`, { headers: { authorization: `Bearer ${admin}` } });

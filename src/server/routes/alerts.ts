@@ -1,39 +1,30 @@
 import type { Hono } from "hono";
-import { alertListQuery, alertRuleSetSchema, type ApiAlert, type AlertPayload } from "../../core/alert-schemas.js";
-import { decode } from "../../core/serialize.js";
-import type { AuditStore, OutboxStore, RunStore } from "../../core/store.js";
+import { z } from "zod";
+import { alertListQuery, alertRuleSetSchema } from "../../core/alert-schemas.js";
+import type { AuditStore } from "../../core/store.js";
 import { principalOf } from "../auth/principal.js";
-import { ALERT_WORKFLOW, alertMessageId } from "../alerts/alert-fire.js";
+import { listAlerts, type AlertListStore } from "../alerts/alert-list.js";
 import { readAlertRules, writeAlertRules, type StoredAlertRules } from "../alerts/alert-rules.js";
 import { json, parse, queryOf, readJson } from "../http.js";
+import { requireEveryNamespace } from "../metrics/metrics-route.js";
 import type { ResolvedServerOptions } from "../options.js";
 
 /** The store slices the alert routes use: alert runs, their outbox messages, and the audit log that holds the rules. */
-export type AlertRouteStore = Pick<RunStore, "listRuns"> & Pick<OutboxStore, "getOutboxMessage"> & Pick<AuditStore, "listAudit" | "appendAudit">;
+export type AlertRouteStore = AlertListStore & Pick<AuditStore, "listAudit" | "appendAudit">;
 
 /**
- * Registers `GET /alerts` (recent alerts, newest first, with their delivery status), `GET /alerts/rules`
- * and `POST /alerts/rules` (replace the rule set; audited). Admin scope under token auth: alerts name
- * runs of every namespace.
+ * Registers `GET /alerts` (recent alerts, newest first, with their delivery status; read scope, not for
+ * namespaced tokens: alerts name runs of every namespace), and `GET /alerts/rules` and
+ * `POST /alerts/rules` (replace the rule set; audited), both admin scope under token auth.
  */
 export function registerAlertRoutes(app: Hono, options: ResolvedServerOptions, store: AlertRouteStore): void {
   app.get("/alerts", async (c) => {
+    requireEveryNamespace(c, "Alerts");
     const query = parse(alertListQuery, queryOf(c), "query");
-    const page = await store.listRuns({
-      workflow: ALERT_WORKFLOW,
-      limit: query.limit,
-      ...(query.rule ? { tags: { rule: query.rule } } : {}),
-    });
-    const alerts: ApiAlert[] = [];
-    for (const run of page.runs) {
-      const payload = decode<AlertPayload>(run.input);
-      const message = await store.getOutboxMessage(alertMessageId(run.runId));
-      alerts.push({ ...payload, runId: run.runId, messageId: message?.messageId ?? null, delivery: message?.status ?? "none" });
-    }
-    return json(c, { alerts });
+    return json(c, { alerts: await listAlerts(store, query) });
   });
   app.get("/alerts/rules", async (c) => {
-    parse(alertListQuery.pick({}).strict(), queryOf(c), "query");
+    parse(z.object({}).strict(), queryOf(c), "query");
     return json(c, rulesView(await readAlertRules(store)));
   });
   app.post("/alerts/rules", async (c) => {
