@@ -38,7 +38,7 @@ describe("alert rules", () => {
 
   it("refuse a bad rule set with an error naming the file, each bad field and what to write", () => {
     expect(error({ rules: [{ name: "y", kind: "costs", threshold: 1 }] })).toMatch(
-      /^alerts\.json: rules\.0\.kind: kind must be one of spendPerRun, spendPerWorkflow, spendPerDay, failureRate, stuckRuns, humanWaiting/,
+      /^alerts\.json: rules\.0\.kind: must be one of spendPerRun, spendPerWorkflow, spendPerDay, failureRate, stuckRuns, humanWaiting/,
     );
     const many = error({ rules: [{ name: "a b", kind: "failureRate", threshold: 2, window: "5x" }] });
     expect(many).toContain("rules.0.name: use 1–64 letters");

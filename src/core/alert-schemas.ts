@@ -126,7 +126,7 @@ function toMsOrNaN(value: number | string): number {
 
 /** Zod schema of one alert rule; durations parse to milliseconds, defaults filled in. */
 export const alertRuleSchema = z.discriminatedUnion("kind", [spendPerRun, spendPerWorkflow, spendPerDay, failureRate, stuckRuns, humanWaiting], {
-  error: (issue) => (issue.code === "invalid_union" ? `kind must be one of ${ALERT_KINDS.join(", ")}` : undefined),
+  error: (issue) => (issue.code === "invalid_union" ? `must be one of ${ALERT_KINDS.join(", ")}` : undefined),
 });
 
 /** One alert rule, as validated: durations in milliseconds. */
