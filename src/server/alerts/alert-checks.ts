@@ -17,8 +17,8 @@ export type AlertCheckStore = Pick<Store, "listRunEntries" | "countRuns" | "list
 export type Breach = Omit<AlertPayload, "firedAt">;
 
 const DAY = 86_400_000;
-/** Alerts one rule may raise per evaluation (per run or per request kinds); the rest come next time. */
-export const MAX_BREACHES_PER_RULE = 20;
+/** Breaches one rule reports at most (per run or per request kinds): a bound on one evaluation's work. */
+export const MAX_BREACHES_PER_RULE = 1000;
 /** Stuck runs a stuck-run check reads. */
 const STUCK_LIMIT = 100;
 /** Pending human requests a waiting check reads (oldest first). */

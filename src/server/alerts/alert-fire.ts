@@ -26,7 +26,7 @@ export const ALERT_OP_KEY = "alert#0";
 const LEASE_MS = 60_000;
 
 /** The store slices firing needs. */
-export type AlertFireStore = Pick<Store, "createRun" | "commit" | "claimRuns">;
+export type AlertFireStore = Pick<Store, "getRun" | "createRun" | "commit" | "claimRuns">;
 
 /** The run id of an alert: `cairn.alert/<alertId>`, hashed when the id would not make a valid run id. */
 export function alertRunId(alertId: string): string {
@@ -47,6 +47,8 @@ export function alertMessageId(runId: string): string {
  */
 export async function fireAlert(store: AlertFireStore, payload: AlertPayload, evaluatorId: string, now: number): Promise<boolean> {
   const runId = alertRunId(payload.alertId);
+  // Most breaches fired before: a read answers them without taking the store's write lock.
+  if (await store.getRun(runId)) return false;
   const { run, created } = await store.createRun(
     {
       runId,

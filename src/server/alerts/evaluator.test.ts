@@ -165,7 +165,7 @@ describe.each(STORE_KINDS)("alerts on %s", (kind) => {
     const [engine] = await engines(kind, clock);
     const worker = engine.startWorker({ pollInterval: 10 });
     await engine.start(review, {}, { runId: "rev-1" });
-    await waitFor(async () => (await engine.listHumanRequests({ status: "pending" })).length === 1, { what: "the question" });
+    await waitFor(async () => (await engine.getRun("rev-1")).status === "suspended", { what: "the run to wait for its answer" });
     await worker.stop();
     // No worker for these: pending, never claimed, stuck after the grace minute.
     await engine.start(flaky, { fail: false }, { runId: "s-1" });
@@ -191,6 +191,20 @@ describe.each(STORE_KINDS)("alerts on %s", (kind) => {
     clock.advance("1h");
     const later = await evaluateAlerts(engine.store, { now: clock.now(), evaluatorId: "e", rules: set });
     expect(later.fired.map((a) => a.alertId)).toEqual(["stuck-2/2030-01-01T12:00:00.000Z"]);
+  });
+
+  it("fire at most 20 new alerts per rule and evaluation; breaches that fired before never hold the others back", async () => {
+    const clock = new ManualClock(T0);
+    const [engine] = await engines(kind, clock);
+    await runAll(
+      engine,
+      Array.from({ length: 25 }, (_, i) => [agentish, { usd: 1 }, `r-${String(i).padStart(2, "0")}`] as [typeof agentish, unknown, string]),
+    );
+    const set = rules({ name: "each", kind: "spendPerRun", threshold: 0.5 });
+    const counts: number[] = [];
+    for (let round = 0; round < 3; round++) counts.push((await evaluateAlerts(engine.store, { now: clock.now(), evaluatorId: "e", rules: set })).fired.length);
+    expect(counts).toEqual([20, 5, 0]);
+    expect(new Set((await alertMessages(engine)).map((m) => m.payload.alertId)).size).toBe(25);
   });
 
   it("finish an alert whose evaluator died between creating it and writing its message", async () => {

@@ -13,6 +13,9 @@ import { checkRules, type AlertCheckStore } from "./alert-checks.js";
 import { fireAlert, recoverAlerts, type AlertFireStore } from "./alert-fire.js";
 import { readAlertRules } from "./alert-rules.js";
 
+/** New alerts one rule fires at most per evaluation; the rest fire at the next one. */
+export const MAX_NEW_ALERTS_PER_RULE = 20;
+
 /** Options of {@link startAlertEvaluator}. */
 export interface AlertEvaluatorOptions {
   /** Time between evaluations, in ms. Default 30 s. */
@@ -60,9 +63,14 @@ export async function evaluateAlerts(store: AlertStore, options: { now: number; 
   const fired: AlertPayload[] = [];
   if (rules.length === 0) return { rules: 0, fired, recovered };
   const firedAt = new Date(now).toISOString();
+  const perRule = new Map<string, number>();
   for (const breach of await checkRules(store, rules, now)) {
+    // Breaches that fired before do not count: a rule's older breaches never hold its new ones back.
+    if ((perRule.get(breach.rule) ?? 0) >= MAX_NEW_ALERTS_PER_RULE) continue;
     const payload: AlertPayload = { ...breach, firedAt };
-    if (await fireAlert(store, payload, evaluatorId, now)) fired.push(payload);
+    if (!(await fireAlert(store, payload, evaluatorId, now))) continue;
+    fired.push(payload);
+    perRule.set(breach.rule, (perRule.get(breach.rule) ?? 0) + 1);
   }
   return { rules: rules.length, fired, recovered };
 }
