@@ -41,7 +41,7 @@ describe("cairn serve --alerts", () => {
     const rules = join(dir, "alerts.json");
     writeFileSync(rules, JSON.stringify({ rules: [{ name: "run-over-2", kind: "spendPerRun", threshold: 2 }] }));
     const cairn = await spawnServe(["--store", store, "--no-dashboard", "--alerts", rules, "--alert-interval", "1000"]);
-    expect(cairn.output()).toContain(`alerts: 1 rule(s) from ${rules}`);
+    await waitFor(() => cairn.output().includes(`alerts: 1 rule(s) from ${rules}`), { what: "the alerts line of the banner" });
     const alerts = await waitFor(
       async () => {
         const body = (await (await fetch(`${cairn.url}/alerts`)).json()) as { alerts: { alertId: string; delivery: string }[] };

@@ -9,7 +9,7 @@ import { UsageError } from "../errors.js";
 import { untilShutdown } from "../lifecycle.js";
 import { loadWebhooks } from "../load-webhooks.js";
 import { installAlertRules, loadAlertRules } from "../load-alerts.js";
-import { startAlertEvaluator } from "../../server/alerts/evaluator.js";
+import { startAlertEvaluator, type AlertEvaluator } from "../../server/alerts/evaluator.js";
 import { hostNameOf, normalizeOrigin } from "../../server/request-guard.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
 import { maxRecoveryOption } from "../load-schedules.js";
@@ -82,6 +82,7 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
   const retention = retentionFrom(options);
   if (retention && !options.worker) throw new UsageError("--retention-* options need the built-in worker: drop --no-worker, or give them to `cairn worker`.");
   const engine = await createHostingEngine(options, workflows, retention);
+  let alerts: AlertEvaluator | undefined;
   try {
     const worker = options.worker ? engine.startWorker(defined({ concurrency: options.concurrency })) : undefined;
     if (alertRules) await installAlertRules(engine.store, alertRules, options.alerts!);
@@ -99,7 +100,7 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
         webhooks: webhooks,
       }),
     );
-    const alerts = startAlertEvaluator(engine.store, { intervalMs: options.alertInterval });
+    alerts = startAlertEvaluator(engine.store, { intervalMs: options.alertInterval });
     print(
       `cairn serve listening on ${server.url} (store ${engine.store.url}, workflows ${describeWorkflows(workflows)}${worker ? `, worker ${worker.workerId}` : ", no worker"}, auth ${options.auth})`,
       `  ${dashboardLine(server.url, options.dashboard, dashboardDir)}`,
@@ -119,6 +120,7 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
     await alerts.stop();
     await worker?.stop({ drain: true });
   } finally {
+    await alerts?.stop();
     await engine.close();
   }
 }
