@@ -75,7 +75,13 @@ async function checkRule(store: AlertCheckStore, rule: AlertRule, now: number, s
       const limit = rule.threshold * 1_000_000;
       const out: Breach[] = [];
       for (const run of rollUp(spend!.runs).values()) {
-        if (run.createdAt < now - rule.window || run.costMicros < limit || (rule.workflow && run.workflow !== rule.workflow)) continue;
+        if (run.costMicros < limit) continue;
+        if (!spend!.runs.has(run.runId)) {
+          // A parent that spent nothing itself: its workflow and age are its own, not its children's.
+          const row = await store.getRun(run.runId);
+          if (row) Object.assign(run, { workflow: row.workflow, createdAt: row.createdAt });
+        }
+        if (run.createdAt < now - rule.window || (rule.workflow && run.workflow !== rule.workflow)) continue;
         out.push({
           ...base(rule, `run/${run.runId}`),
           workflow: run.workflow,

@@ -44,7 +44,14 @@ const review = defineWorkflow({
     return ctx.askHuman({ name: "approve", question: "Ship it?", options: ["yes", "no"] });
   },
 });
-const workflows = [agentish, other, flaky, review];
+/** Spends nothing itself; its two children do. */
+const manager = defineWorkflow({
+  name: "manager",
+  async run(ctx, input: { usd: number }) {
+    await Promise.all(["a", "b"].map((n) => ctx.child(agentish, { usd: input.usd }, { runId: `${ctx.runId}/${n}`, name: n })));
+  },
+});
+const workflows = [agentish, other, flaky, review, manager];
 const T0 = Date.UTC(2030, 0, 1, 10, 5); // 10:05 UTC: hour windows start at 10:00
 
 /** Two engines on one store, as two servers would share it, on one manual clock. */
@@ -116,6 +123,20 @@ describe.each(STORE_KINDS)("alerts on %s", (kind) => {
     await runAll(engine, [[agentish, { usd: 4 }, "bigger"]]);
     const next = await evaluateAlerts(engine.store, { now: clock.now(), evaluatorId: "e1", rules: set });
     expect(next.fired.map((a) => a.alertId).sort()).toEqual(["day-4/2030-01-01", "run-2/run/bigger", "wf-3/agentish/2030-01-01T11:00:00.000Z"]);
+  });
+
+  it("a run's spend includes its children's, under the parent's own workflow when only the children spent", async () => {
+    const clock = new ManualClock(T0);
+    const [engine] = await engines(kind, clock);
+    await runAll(engine, [[manager, { usd: 0.75 }, "boss"]]);
+    const set = rules(
+      { name: "tree", kind: "spendPerRun", threshold: 1.4, workflow: "manager" },
+      { name: "child-wf", kind: "spendPerRun", threshold: 0.1, workflow: "agentish" },
+    );
+    const { fired } = await evaluateAlerts(engine.store, { now: clock.now(), evaluatorId: "e", rules: set });
+    expect(fired.map((a) => a.alertId)).toEqual(["tree/run/boss"]);
+    expect(fired[0]).toMatchObject({ workflow: "manager", value: 1_500_000 });
+    expect([...fired[0]!.runIds].sort()).toEqual(["boss", "boss/a", "boss/b"]);
   });
 
   it("fire exactly one message per breach when two evaluators on one store race", async () => {
