@@ -1,4 +1,4 @@
-import type { ApiRun } from "cairn/client";
+import type { ApiAlert, ApiRun } from "cairn/client";
 
 /** A run as `GET /overview` lists it: no payloads, its error message cut short. */
 export type OverviewRun = Pick<
@@ -32,4 +32,6 @@ export interface OverviewSummary {
   stuck: OverviewRun[];
   human: { pending: number; pendingCapped: boolean; answered: number; medianWaitMs: number | null; longestWaitMs: number | null; timedOut: number };
   workers: number;
+  /** The newest alerts; null for a namespaced token; absent from servers without alerts. */
+  alerts?: ApiAlert[] | null;
 }

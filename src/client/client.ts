@@ -17,6 +17,7 @@ import type { ScheduleActionResult, VersionActionBody, VersionActionResult } fro
 import type { ApiAuditEntry, ApiQueue, ApiSchedule, ApiToken, CreateTokenBody } from "../core/api-schemas.js";
 import { CairnApiError, toApiError } from "./api-error.js";
 import type { BulkResult, BulkTarget, ClientOptions, HumanRequestsQuery, RunFilterQuery, StreamDelta, StreamEnd, StreamOptions } from "./client-types.js";
+import type { AlertRuleInput, ApiAlert, ApiAlertRules } from "../core/alert-schemas.js";
 import type { ApiOutboxMessage } from "../core/outbox.js";
 import type { RunStatus } from "../core/run.js";
 import { parseSse } from "./sse.js";
@@ -303,6 +304,22 @@ export class CairnClient {
   /** `POST /outbox/:id/retry` (admin): re-queues a dead message; `applied` is false when it was not dead. */
   retryOutboxMessage(messageId: string): Promise<{ message: ApiOutboxMessage; applied: boolean }> {
     return this.request("POST", `/outbox/${encodeURIComponent(messageId)}/retry`);
+  }
+
+  /** `GET /alerts`: recent alerts, newest first, with their delivery status (not for namespaced tokens). */
+  async listAlerts(query: { limit?: number; rule?: string } = {}): Promise<ApiAlert[]> {
+    const page = await this.request<{ alerts: ApiAlert[] }>("GET", "/alerts", { query });
+    return page.alerts;
+  }
+
+  /** `GET /alerts/rules` (admin): the rule set every server on the store evaluates. */
+  getAlertRules(): Promise<ApiAlertRules> {
+    return this.request("GET", "/alerts/rules");
+  }
+
+  /** `POST /alerts/rules` (admin): replaces the rule set (audited); `[]` removes every rule. */
+  setAlertRules(rules: AlertRuleInput[]): Promise<ApiAlertRules> {
+    return this.request("POST", "/alerts/rules", { body: { rules } });
   }
 
   /** `GET /health` */

@@ -39,3 +39,4 @@ export type {
 export type { ApiOutboxMessage } from "../core/outbox.js";
 export type { ApiCostTotals } from "../core/cost-schemas.js";
 export type { ScheduleActionResult, VersionActionBody, VersionActionResult } from "../core/console-schemas.js";
+export type { ApiAlert, ApiAlertRules, AlertRuleInput, AlertPayload, AlertKind } from "../core/alert-schemas.js";

@@ -107,6 +107,13 @@ const RULES: Record<string, Rule> = {
   "get /queues": { scope: "read", namespaced: "refused", request: () => ({ path: "/queues" }) },
   "get /outbox": { scope: "admin", namespaced: "refused", request: () => ({ path: "/outbox" }) },
   "post /outbox/:id/retry": { scope: "admin", namespaced: "refused", request: () => ({ path: `/outbox/${enc("a/x:y#0")}/retry` }), unknownId: true },
+  "get /alerts": { scope: "read", namespaced: "refused", request: () => ({ path: "/alerts" }) },
+  "get /alerts/rules": { scope: "admin", namespaced: "refused", request: () => ({ path: "/alerts/rules" }) },
+  "post /alerts/rules": {
+    scope: "admin",
+    namespaced: "refused",
+    request: () => ({ path: "/alerts/rules", body: { rules: [{ name: "daily", kind: "spendPerDay", threshold: 50 }] } }),
+  },
   "get /health": { scope: "public", namespaced: "allowed", request: () => ({ path: "/health" }) },
   "get /metrics": { scope: "read", namespaced: "refused", request: () => ({ path: "/metrics" }) },
   "get /openapi.json": { scope: "public", namespaced: "allowed", request: () => ({ path: "/openapi.json" }) },

@@ -27,6 +27,7 @@ const PATHS: Record<string, string> = {
   "/auth/session": "/auth/session",
   "/bulk/cancel": "/bulk/cancel",
   "/bulk/retry": "/bulk/retry",
+  "/alerts/rules": "/alerts/rules",
 };
 
 /** A JSON body just over the limit: valid JSON, so only its size can be refused. */

@@ -9,6 +9,7 @@ import { registerRetentionRoutes } from "./routes/retention.js";
 import { registerOutboxRoutes } from "./routes/outbox.js";
 import { registerOverviewRoute } from "./routes/overview.js";
 import { registerCostsRoute } from "./routes/costs.js";
+import { registerAlertRoutes } from "./routes/alerts.js";
 import { registerRunRoutes } from "./routes/runs.js";
 import { registerLiveRoutes } from "./routes/live.js";
 import { registerStreamRoute } from "./routes/stream.js";
@@ -71,6 +72,7 @@ export function createServer(engine: Engine, options: ServerOptions = {}): Cairn
   registerOutboxRoutes(app, engine, store);
   registerOverviewRoute(app, engine, store);
   registerCostsRoute(app, engine);
+  registerAlertRoutes(app, resolved, store);
   if (options.dashboardDir !== undefined) registerDashboardRoutes(app, options.dashboardDir);
   app.notFound((c) => {
     const error = new RequestError("ROUTE_NOT_FOUND", `No route ${c.req.method} ${c.req.path}. The routes are listed at GET /openapi.json.`, 404);

@@ -12,3 +12,30 @@ export { isLoopbackHost } from "./loopback.js";
 export { builtDashboardDir, DASHBOARD_PATH } from "./dashboard.js";
 export { serveMetrics, type MetricsServerOptions } from "./metrics/serve-metrics.js";
 export type { MetricsTagLabels } from "./metrics/engine-metrics.js";
+export {
+  startAlertEvaluator,
+  evaluateAlerts,
+  type AlertEvaluator,
+  type AlertEvaluatorOptions,
+  type AlertEvaluation,
+  type AlertStore,
+} from "./alerts/evaluator.js";
+export { readAlertRules, writeAlertRules, type StoredAlertRules } from "./alerts/alert-rules.js";
+export type { AlertCheckStore } from "./alerts/alert-checks.js";
+export type { AlertFireStore } from "./alerts/alert-fire.js";
+export {
+  parseAlertRules,
+  alertRuleSchema,
+  alertRuleSetSchema,
+  ALERT_KINDS,
+  ALERT_TOPIC,
+  MAX_ALERT_RULES,
+  alertPayloadSchema,
+  apiAlertSchema,
+  alertRulesResponse,
+  type AlertRule,
+  type AlertRuleInput,
+  type AlertKind,
+  type AlertPayload,
+  type ApiAlert,
+} from "../core/alert-schemas.js";

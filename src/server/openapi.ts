@@ -6,6 +6,7 @@ import { z } from "zod";
 import * as api from "../core/api-schemas.js";
 import * as operator from "../core/console-schemas.js";
 import { outboxMessageParam } from "./routes/outbox.js";
+import * as alertApi from "../core/alert-schemas.js";
 import { exportRunQuery, importRunQuery, runExportSchema } from "../core/run-export.js";
 import { isPublicPath } from "./auth/middleware.js";
 
@@ -468,6 +469,34 @@ export const ROUTES: RouteDoc[] = [
     params: outboxMessageParam,
     ok: [{ status: 200, description: "The message after the retry.", schema: z.object({ message: outboxApi.apiOutboxMessageSchema, applied: z.boolean() }) }],
     errors: [401, 403, 404, 503],
+  },
+  {
+    method: "get",
+    path: "/alerts",
+    summary: "Recent alerts",
+    description:
+      "Alerts fired by the alert rules, newest first, each with its `cairn.alert` outbox message's delivery status. Not for namespaced tokens (403): alerts name runs of every namespace. See docs/operations/alerts.md.",
+    query: alertApi.alertListQuery,
+    ok: [{ status: 200, description: "The alerts.", schema: alertApi.alertListSchema }],
+    errors: [400, 401, 403, 503],
+  },
+  {
+    method: "get",
+    path: "/alerts/rules",
+    summary: "The alert rules (admin)",
+    description: "The rule set every server on this store evaluates, with who set it and when (null when never set).",
+    ok: [{ status: 200, description: "The rules, durations in ms and defaults filled in.", schema: alertApi.alertRulesResponse }],
+    errors: [401, 403, 503],
+  },
+  {
+    method: "post",
+    path: "/alerts/rules",
+    summary: "Replace the alert rules (admin)",
+    description:
+      "Replaces the whole rule set (`{ rules: [] }` removes every rule). Validated as a rules file is; audited as `alerts.rules.set`. Kinds: spendPerRun, spendPerWorkflow, spendPerDay, failureRate, stuckRuns, humanWaiting.",
+    body: alertApi.alertRuleSetSchema,
+    ok: [{ status: 200, description: "The rules now in force.", schema: alertApi.alertRulesResponse }],
+    errors: [400, 401, 403, 413, 503],
   },
   {
     method: "get",

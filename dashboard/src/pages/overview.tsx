@@ -1,6 +1,7 @@
 import { TERMINAL_STATUSES } from "cairn/client";
 import { useState } from "react";
 import { getJson } from "../api";
+import { AlertsPanel } from "../components/alerts-panel";
 import { Link } from "../components/link";
 import { ErrorBox, Loaded } from "../components/status";
 import { ago, duration, usd } from "../format";
@@ -68,6 +69,7 @@ export function OverviewPage() {
       </div>
 
       <div className="grid">
+        <AlertsPanel polled={summary} />
         <div className="panel">
           <h2>Stuck</h2>
           <p className="muted small">Runnable runs no worker has picked up, or whose lease expired.</p>

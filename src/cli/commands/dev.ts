@@ -15,6 +15,7 @@ import { untilShutdown } from "../lifecycle.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
 import { maxRecoveryOption } from "../load-schedules.js";
 import { dashboardLine } from "./serve.js";
+import { startAlertEvaluator, type AlertEvaluator } from "../../server/alerts/evaluator.js";
 
 interface DevOptions extends StoreOptions {
   banner: boolean;
@@ -47,10 +48,13 @@ async function runDev(options: DevOptions): Promise<void> {
   const shutdown = untilShutdown("stopping: in-flight steps finish, then the store is closed");
   const engine = await createHostingEngine(options, workflows);
   const stopFollowing = new AbortController();
+  let alerts: AlertEvaluator | undefined;
   try {
     const worker = engine.startWorker(defined({ concurrency: options.concurrency }));
     const server = options.dashboard ? await serveDashboard(engine, options.port) : undefined;
     if (server) print(`Cairn ${dashboardLine(server.url, true, server.dashboardDir)} · HTTP API ${server.url}`);
+    // The stored alert rules (POST /alerts/rules) are evaluated here too, as by `cairn serve`.
+    alerts = server ? startAlertEvaluator(engine.store) : undefined;
     // The commands the banner and hints suggest must reach this store, not the default one.
     const flags = options.store === defaultStoreUrl() ? "" : ` --store ${shellQuote(options.store)}`;
     const research = workflows.find((workflow) => workflow.name === "research");
@@ -61,9 +65,11 @@ async function runDev(options: DevOptions): Promise<void> {
     stopFollowing.abort();
     await demo;
     await server?.close();
+    await alerts?.stop();
     await worker.stop({ drain: true });
   } finally {
     stopFollowing.abort();
+    await alerts?.stop();
     await engine.close();
   }
 }

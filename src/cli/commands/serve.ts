@@ -8,6 +8,8 @@ import { CLI, defined, print, storeOption, type StoreOptions } from "../context.
 import { UsageError } from "../errors.js";
 import { untilShutdown } from "../lifecycle.js";
 import { loadWebhooks } from "../load-webhooks.js";
+import { installAlertRules, loadAlertRules } from "../load-alerts.js";
+import { startAlertEvaluator, type AlertEvaluator } from "../../server/alerts/evaluator.js";
 import { hostNameOf, normalizeOrigin } from "../../server/request-guard.js";
 import { describeWorkflows, resolveWorkflows } from "../load-workflows.js";
 import { maxRecoveryOption } from "../load-schedules.js";
@@ -26,6 +28,8 @@ interface ServeCommandOptions extends StoreOptions, RetentionCommandOptions {
   corsOrigin: string[];
   metricsTag: string[];
   webhooks?: string;
+  alerts?: string;
+  alertInterval: number;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -57,7 +61,9 @@ export function registerServeCommand(program: Command): void {
       collect,
       [],
     )
-    .option("--webhooks <module>", "ES module exporting `webhooks` (name → { secret, runId, type, eventId }), served at POST /webhooks/<name>");
+    .option("--webhooks <module>", "ES module exporting `webhooks` (name → { secret, runId, type, eventId }), served at POST /webhooks/<name>")
+    .option("--alerts <file>", "JSON alert rules ({ rules: [...] }) to install on the store at start; alerts go to the outbox topic cairn.alert")
+    .option("--alert-interval <ms>", "how often the alert rules are evaluated", intArg(1000, 86_400_000), 30_000);
   storeOption(retentionOptions(maxRecoveryOption(command))).action(runServe);
 }
 
@@ -70,13 +76,16 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
   }
   const workflows = await resolveWorkflows(options.workflows);
   const webhooks = options.webhooks === undefined ? undefined : await loadWebhooks(options.webhooks);
+  const alertRules = options.alerts === undefined ? undefined : loadAlertRules(options.alerts);
   checkServeOptions(options);
   const shutdown = untilShutdown("stopping: the server closes, in-flight steps finish, then the store is closed");
   const retention = retentionFrom(options);
   if (retention && !options.worker) throw new UsageError("--retention-* options need the built-in worker: drop --no-worker, or give them to `cairn worker`.");
   const engine = await createHostingEngine(options, workflows, retention);
+  let alerts: AlertEvaluator | undefined;
   try {
     const worker = options.worker ? engine.startWorker(defined({ concurrency: options.concurrency })) : undefined;
+    if (alertRules) await installAlertRules(engine.store, alertRules, options.alerts!);
     const dashboardDir = options.dashboard ? builtDashboardDir() : undefined;
     const server = await serve(
       engine,
@@ -91,6 +100,7 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
         webhooks: webhooks,
       }),
     );
+    alerts = startAlertEvaluator(engine.store, { intervalMs: options.alertInterval });
     print(
       `cairn serve listening on ${server.url} (store ${engine.store.url}, workflows ${describeWorkflows(workflows)}${worker ? `, worker ${worker.workerId}` : ", no worker"}, auth ${options.auth})`,
       `  ${dashboardLine(server.url, options.dashboard, dashboardDir)}`,
@@ -101,11 +111,16 @@ async function runServe(options: ServeCommandOptions): Promise<void> {
           ]
         : []),
       `  API description: ${server.url}/openapi.json · health: ${server.url}/health`,
+      ...(alertRules
+        ? [`  alerts: ${alertRules.length} rule(s) from ${options.alerts}, evaluated every ${options.alertInterval / 1000} s (topic cairn.alert)`]
+        : []),
     );
     await shutdown;
     await server.close();
+    await alerts.stop();
     await worker?.stop({ drain: true });
   } finally {
+    await alerts?.stop();
     await engine.close();
   }
 }

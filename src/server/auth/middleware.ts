@@ -23,7 +23,7 @@ export function isPublicPath(path: string): boolean {
 }
 
 /**
- * The scope a request needs: admin for tokens, the audit log, the outbox (it spans namespaces),
+ * The scope a request needs: admin for tokens, the audit log, the outbox (it spans namespaces), alert rules,
  * pausing or resuming a schedule and retiring or reinstating a version (they act on every namespace), and
  * run export/import (an export holds every journaled value, secret step results included), read
  * for other GETs and for asking a ticket (a ticket carries no more than its token), write for the rest.
@@ -31,6 +31,7 @@ export function isPublicPath(path: string): boolean {
 export function scopeFor(method: string, path: string): TokenScope {
   if (path === "/tokens" || path.startsWith("/tokens/") || path === "/audit" || path === "/outbox" || path.startsWith("/outbox/")) return "admin";
   if (method === "POST" && (/^\/schedules\/[^/]+\/(pause|resume)$/.test(path) || path === "/versions/retire" || path === "/versions/reinstate")) return "admin";
+  if (path === "/alerts/rules") return "admin";
   if (path === "/runs/import" || /^\/runs\/[^/]+\/export$/.test(path)) return "admin";
   if (path === "/auth/tickets") return "read";
   return method === "GET" || method === "HEAD" ? "read" : "write";

@@ -4,6 +4,8 @@ import type { Engine } from "../../engine/engine.js";
 import { json, parse, queryOf } from "../http.js";
 import { principalOf } from "../auth/principal.js";
 import { overviewSummary, type OverviewStore } from "../overview/summary.js";
+import { apiAlertSchema } from "../../core/alert-schemas.js";
+import { listAlerts, type AlertListStore } from "../alerts/alert-list.js";
 
 /** Query of `GET /overview`. */
 export const overviewQuery = z
@@ -32,19 +34,25 @@ export const overviewResponse = z.object({
   stuck: z.array(z.unknown()),
   human: z.object({ pending: z.number(), answered: z.number() }).loose(),
   workers: z.number(),
+  alerts: z.array(apiAlertSchema).nullable().describe("The 10 newest alerts; null for a namespaced token (alerts span namespaces)."),
 });
 
 /**
  * Registers `GET /overview`: the dashboard's overview in one request (counts by status over all
  * runs, failures grouped by pattern and model spend since a time, slowest and stuck runs, human
- * input, workers). A namespaced token sees only its namespace's runs (workers are shared).
+ * input, workers, the newest alerts). A namespaced token sees only its namespace's runs (workers are
+ * shared; alerts are left out).
  */
 /** `store`: the grouped counts and completed steps the overview reads beside the engine. */
-export function registerOverviewRoute(app: Hono, engine: Engine, store: OverviewStore): void {
+export function registerOverviewRoute(app: Hono, engine: Engine, store: OverviewStore & AlertListStore): void {
   app.get("/overview", async (c) => {
     const query = parse(overviewQuery, queryOf(c), "query");
     const { namespace } = principalOf(c);
     const now = Date.now();
-    return json(c, await overviewSummary(engine, store, query.since ?? now - 24 * 3_600_000, now, namespace === null ? null : `${namespace}/`));
+    const [summary, alerts] = await Promise.all([
+      overviewSummary(engine, store, query.since ?? now - 24 * 3_600_000, now, namespace === null ? null : `${namespace}/`),
+      namespace === null ? listAlerts(store, { limit: 10 }) : null,
+    ]);
+    return json(c, { ...summary, alerts });
   });
 }
