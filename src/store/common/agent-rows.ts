@@ -24,6 +24,7 @@ export function agentRowsOf(runId: string, journalSeq: number, data: EntryData["
     journalSeq,
     createdAt: at,
   }));
+  const blocks = blocksOf(data.messages ?? []);
   const toolCalls: ToolCallRow[] = (data.toolCalls ?? []).map((c) => ({
     runId,
     idempotencyKey: c.idempotencyKey,
@@ -31,14 +32,44 @@ export function agentRowsOf(runId: string, journalSeq: number, data: EntryData["
     tool: c.tool,
     turn: c.turn,
     status: c.status,
-    args: c.args === undefined ? null : encode(c.args),
-    result: c.result === undefined ? null : encode(c.result),
+    args: c.status !== "called" ? null : c.args !== undefined ? encode(c.args) : blocks.take("tool_use", c.callId),
+    result: c.status === "called" ? null : c.result !== undefined ? encode(c.result) : blocks.take("tool_result", c.callId),
     calledSeq: journalSeq,
     resultSeq: c.status === "called" ? null : journalSeq,
     createdAt: at,
     updatedAt: at,
   }));
   return { messages, toolCalls };
+}
+
+/**
+ * The values a tool call record leaves out (entries written since the rows were deduplicated,
+ * decision 0007): the arguments of a `called` record are the `input` of the entry's `tool_use` block
+ * with its call id, the result of an answered one the `content` of its `tool_result` block. Repeated
+ * ids (a provider numbering calls per response) are matched in order. Entries of older runs carry
+ * `args` / `result` themselves, and those are used.
+ */
+function blocksOf(messages: readonly { content?: unknown }[]): { take(type: "tool_use" | "tool_result", callId: string): string | null } {
+  const found = new Map<string, unknown[]>();
+  for (const message of messages) {
+    if (!Array.isArray(message.content)) continue;
+    for (const block of message.content as { type?: unknown; id?: unknown; input?: unknown; toolUseId?: unknown; content?: unknown }[]) {
+      if (block?.type === "tool_use" && typeof block.id === "string") push(found, `tool_use ${block.id}`, block.input);
+      else if (block?.type === "tool_result" && typeof block.toolUseId === "string") push(found, `tool_result ${block.toolUseId}`, block.content);
+    }
+  }
+  return {
+    take(type, callId) {
+      const values = found.get(`${type} ${callId}`);
+      return values && values.length > 0 ? encode(values.shift() ?? null) : null;
+    },
+  };
+}
+
+function push(map: Map<string, unknown[]>, key: string, value: unknown): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 /**
