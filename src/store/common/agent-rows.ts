@@ -1,4 +1,4 @@
-import type { EntryData, EntryKind } from "../../core/journal.js";
+import type { EntryData, EntryKind, ToolCallRecord } from "../../core/journal.js";
 import { decodeKeepingSecrets, encode } from "../../core/serialize.js";
 import type { AgentMessageRow, ToolCallRow } from "../../core/store/agent-rows.js";
 
@@ -24,16 +24,15 @@ export function agentRowsOf(runId: string, journalSeq: number, data: EntryData["
     journalSeq,
     createdAt: at,
   }));
-  const blocks = blocksOf(data.messages ?? []);
-  const toolCalls: ToolCallRow[] = (data.toolCalls ?? []).map((c) => ({
+  const toolCalls: ToolCallRow[] = (withToolCallValues(data).toolCalls ?? []).map((c) => ({
     runId,
     idempotencyKey: c.idempotencyKey,
     callId: c.callId,
     tool: c.tool,
     turn: c.turn,
     status: c.status,
-    args: c.status !== "called" ? null : c.args !== undefined ? encode(c.args) : blocks.take("tool_use", c.callId),
-    result: c.status === "called" ? null : c.result !== undefined ? encode(c.result) : blocks.take("tool_result", c.callId),
+    args: c.args === undefined ? null : encode(c.args),
+    result: c.result === undefined ? null : encode(c.result),
     calledSeq: journalSeq,
     resultSeq: c.status === "called" ? null : journalSeq,
     createdAt: at,
@@ -43,33 +42,39 @@ export function agentRowsOf(runId: string, journalSeq: number, data: EntryData["
 }
 
 /**
- * The values a tool call record leaves out (entries written since the rows were deduplicated,
- * decision 0007): the arguments of a `called` record are the `input` of the entry's `tool_use` block
- * with its call id, the result of an answered one the `content` of its `tool_result` block. Repeated
- * ids (a provider numbering calls per response) are matched in order. Entries of older runs carry
- * `args` / `result` themselves, and those are used.
+ * The entry with every tool call record's values filled in. Since decision 0007 a record leaves them
+ * out: the arguments of a `called` record are the `input` of the entry's `tool_use` block with its
+ * call id, the result of an answered one the `content` of its `tool_result` block (repeated ids, as
+ * when a provider numbers calls per response, are matched in order). Records of earlier runs carry
+ * `args` / `result` themselves, and those are kept. Called before the values are encoded or sealed.
  */
-function blocksOf(messages: readonly { content?: unknown }[]): { take(type: "tool_use" | "tool_result", callId: string): string | null } {
+export function withToolCallValues(data: EntryData["agent.messages"]): EntryData["agent.messages"] {
+  if (!data.toolCalls || data.toolCalls.every((c) => (c.status === "called" ? c.args !== undefined : c.result !== undefined))) return data;
   const found = new Map<string, unknown[]>();
-  for (const message of messages) {
+  const push = (key: string, value: unknown) => {
+    const list = found.get(key);
+    if (list) list.push(value);
+    else found.set(key, [value]);
+  };
+  for (const message of data.messages ?? []) {
     if (!Array.isArray(message.content)) continue;
     for (const block of message.content as { type?: unknown; id?: unknown; input?: unknown; toolUseId?: unknown; content?: unknown }[]) {
-      if (block?.type === "tool_use" && typeof block.id === "string") push(found, `tool_use ${block.id}`, block.input);
-      else if (block?.type === "tool_result" && typeof block.toolUseId === "string") push(found, `tool_result ${block.toolUseId}`, block.content);
+      if (block?.type === "tool_use" && typeof block.id === "string") push(`tool_use ${block.id}`, block.input);
+      else if (block?.type === "tool_result" && typeof block.toolUseId === "string") push(`tool_result ${block.toolUseId}`, block.content);
     }
   }
-  return {
-    take(type, callId) {
-      const values = found.get(`${type} ${callId}`);
-      return values && values.length > 0 ? encode(values.shift() ?? null) : null;
-    },
-  };
-}
-
-function push(map: Map<string, unknown[]>, key: string, value: unknown): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+  const take = (key: string): unknown => found.get(key)?.shift();
+  const toolCalls = data.toolCalls.map((c): ToolCallRecord => {
+    if (c.status === "called") {
+      if (c.args !== undefined) return c;
+      const args = take(`tool_use ${c.callId}`);
+      return args === undefined ? c : { ...c, args };
+    }
+    if (c.result !== undefined) return c;
+    const result = take(`tool_result ${c.callId}`);
+    return result === undefined ? c : { ...c, result };
+  });
+  return { ...data, toolCalls };
 }
 
 /**
