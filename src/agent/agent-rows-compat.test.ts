@@ -24,7 +24,10 @@ const TURNS = 8;
 const SUMMARY_PROMPT = "fixture-summary";
 
 function lastToolText(messages: Message[]): string | null {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "tool") return (messages[i]!.content.at(-1)?.content as string) ?? null;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === "tool") return m.content.at(-1)?.content ?? null;
+  }
   return null;
 }
 
@@ -80,7 +83,11 @@ function fixtureAgent() {
   });
 }
 
-const strip = <T extends Record<string, unknown>>(rows: T[]) => rows.map(({ runId: _, createdAt: __, updatedAt: ___, ...rest }) => rest);
+const strip = (rows: readonly object[]): Record<string, unknown>[] =>
+  rows.map((row) => {
+    const { runId: _, createdAt: __, updatedAt: ___, ...rest } = row as Record<string, unknown>;
+    return rest;
+  });
 
 describe.each(STORE_KINDS)("an agent run journaled before decision 0007, on %s", (kind) => {
   it("imports with the rows it had, forks with them, and replays against the current code", async () => {
