@@ -30,7 +30,8 @@ import { freshTarget } from "./lib/targets.mjs";
 const USAGE = `node bench/agent-turns.mjs [options]   (build first: npm run build)
   --turns LIST   comma list of run lengths in turns (default 100,1000)
   --huge         add 10000 to the list
-  --only STORES  comma list of sqlite, postgres (default both)
+  --only STORES  comma list of sqlite, postgres, langgraph (default sqlite,postgres; langgraph: the same
+                 conversation through LangGraph.js's messages channel and SqliteSaver, synchronous=FULL)
   --pg-url URL   PostgreSQL server (default CAIRN_TEST_PG_URL or postgres://postgres@127.0.0.1:5432/test)
   --json FILE    also write the figures as JSON
   -h, --help     this text
@@ -140,6 +141,21 @@ function bytesPerTurn(entries, rowBytes) {
   return perTurn.map((b) => b ?? 0);
 }
 
+/** Mean bytes per turn by entry kind (and `rows`) over the turns `from…to` (exclusive): where a turn's bytes go. */
+function bytesByKind(entries, rowBytes, from, to) {
+  const sums = {};
+  let last = 0;
+  for (const entry of entries) {
+    const m = /^turn#0\/(\d+)\//.exec(entry.opKey ?? "");
+    const turn = m ? Number(m[1]) : entry.kind === "loop.snapshot" ? last : null;
+    if (turn === null) continue;
+    last = turn;
+    if (turn >= from && turn < to) sums[entry.kind] = (sums[entry.kind] ?? 0) + entry.bytes;
+  }
+  for (const [turn, bytes] of rowBytes) if (turn >= from && turn < to) sums.rows = (sums.rows ?? 0) + bytes;
+  return Object.fromEntries(Object.entries(sums).map(([kind, bytes]) => [kind, Math.round(bytes / Math.max(1, to - from))]));
+}
+
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 async function journalBytes(target, runId) {
@@ -215,7 +231,13 @@ async function storeSize(target) {
       db.pragma("wal_checkpoint(TRUNCATE)");
       db.exec("VACUUM");
       db.pragma("wal_checkpoint(TRUNCATE)");
-      return db.pragma("page_count", { simple: true }) * db.pragma("page_size", { simple: true });
+      let tables = {};
+      try {
+        tables = Object.fromEntries(db.prepare("SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 12").all().map((r) => [r.name, r.bytes]));
+      } catch {
+        // dbstat is not compiled in: no breakdown
+      }
+      return { bytes: db.pragma("page_count", { simple: true }) * db.pragma("page_size", { simple: true }), tables };
     } finally {
       db.close();
     }
@@ -227,12 +249,15 @@ async function storeSize(target) {
       [target.schema],
     );
     let total = 0;
+    const sizes = {};
     for (const { relname } of tables) {
       await client.query(`VACUUM FULL "${target.schema}"."${relname}"`);
       const { rows } = await client.query(`SELECT pg_total_relation_size($1::regclass)::bigint AS bytes`, [`"${target.schema}"."${relname}"`]);
       total += Number(rows[0].bytes);
+      sizes[relname] = Number(rows[0].bytes);
     }
-    return total;
+    const top = Object.entries(sizes).sort((a, b) => b[1] - a[1]).slice(0, 12);
+    return { bytes: total, tables: Object.fromEntries(top) };
   } finally {
     await client.end();
   }
@@ -307,8 +332,10 @@ async function runCase(kind, turns, tmpDir) {
       bytesPerTurnMean: mean(perTurn.slice(0, n - 1)),
       bytesPerTurnMax: Math.max(...perTurn.slice(0, n - 1)),
       growth: lastW / first,
-      storeBytes: size,
-      storeBytesPerTurn: size / turns,
+      lastByKind: bytesByKind(entries, rows, n - w - 1, n - 1),
+      storeBytes: size.bytes,
+      storeBytesPerTurn: size.bytes / turns,
+      storeTables: size.tables,
       ...resume,
       loadBefore,
       loadAfter: loadavg()[0],
@@ -318,13 +345,134 @@ async function runCase(kind, turns, tmpDir) {
   }
 }
 
+/**
+ * The same conversation through LangGraph.js: a `messages` channel (MessagesAnnotation, the channel
+ * its agents use) on an agent → tools → agent graph, checkpointed by SqliteSaver with
+ * synchronous=FULL (Cairn's durability). Each turn appends the assistant message (the same text and
+ * tool call) and the tool message (the same ~430-character result); the window is summarized at the
+ * point Cairn's is (3/4 of 64,000 tokens at ~4 characters a token: the messages removed, a summary and
+ * the last 6 kept), so both carry the same window. LangGraph writes a checkpoint per super-step (two
+ * per turn), each with the whole channel. Bytes per turn: its checkpoint and pending-write blobs
+ * (checkpoint + metadata + writes). Resume read: a fresh saver's read of the newest checkpoint.
+ */
+async function runLangGraph(turns, tmpDir) {
+  const { StateGraph, MessagesAnnotation, START, END, REMOVE_ALL_MESSAGES } = await import("@langchain/langgraph");
+  const { AIMessage, ToolMessage, HumanMessage, RemoveMessage } = await import("@langchain/core/messages");
+  const { SqliteSaver } = await import("@langchain/langgraph-checkpoint-sqlite");
+  const { default: Database } = await import("better-sqlite3");
+  const file = join(tmpDir, `langgraph-${turns}.db`);
+  const loadBefore = loadavg()[0];
+  const open = () => {
+    const db = new Database(file);
+    const saver = new SqliteSaver(db);
+    saver.setup();
+    db.pragma("synchronous = FULL");
+    return { db, saver };
+  };
+  const SUMMARY = `Summary of the earlier conversation: ${"facts found, ".repeat(20)}go on with the lookups.`;
+  const charsOf = (m) => (typeof m.content === "string" ? m.content.length : JSON.stringify(m.content).length) + JSON.stringify(m.tool_calls ?? []).length;
+  let done = 0;
+  let windowChars = "Look up everything.".length;
+  const agentNode = (state) => {
+    const out = [];
+    if (windowChars / 4 > 48_000) {
+      const kept = state.messages.slice(-6);
+      out.push(new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), new HumanMessage(SUMMARY), ...kept);
+      windowChars = SUMMARY.length + kept.reduce((sum, m) => sum + charsOf(m), 0);
+    }
+    const message =
+      done >= turns
+        ? new AIMessage("Done.")
+        : new AIMessage({
+            content: `Turn ${done + 1}: I will look up item ${done + 1}.`,
+            tool_calls: [{ id: `call_${done + 1}`, name: "lookup", args: { q: `item #${done + 1}` }, type: "tool_call" }],
+          });
+    windowChars += charsOf(message);
+    out.push(message);
+    return { messages: out };
+  };
+  const toolsNode = (state) => {
+    const call = state.messages.at(-1).tool_calls[0];
+    done += 1;
+    const message = new ToolMessage({ content: `${TOOL_OUTPUT} (${call.args.q})`, tool_call_id: call.id });
+    windowChars += charsOf(message);
+    return { messages: [message] };
+  };
+  const { db, saver } = open();
+  const app = new StateGraph(MessagesAnnotation)
+    .addNode("agent", agentNode)
+    .addNode("tools", toolsNode)
+    .addEdge(START, "agent")
+    .addConditionalEdges("agent", (state) => (state.messages.at(-1).tool_calls?.length ? "tools" : END))
+    .addEdge("tools", "agent")
+    .compile({ checkpointer: saver });
+  const config = { configurable: { thread_id: `agent-${turns}` }, recursionLimit: turns * 2 + 10 };
+  const t0 = performance.now();
+  const final = await app.invoke({ messages: [new HumanMessage("Look up everything.")] }, config);
+  const runMs = performance.now() - t0;
+  if (final.messages.at(-1).content !== "Done." || done !== turns) throw new Error(`langgraph ${turns}: ended after ${done} turns`);
+  // Bytes by super-step (metadata.step), then by turn: steps 2t+1 (agent) and 2t+2 (tools) are turn t.
+  const stepOf = new Map();
+  const perStep = [];
+  for (const row of db.prepare(`SELECT checkpoint_id AS id, length(checkpoint) + length(metadata) AS bytes, CAST(metadata AS TEXT) AS meta FROM checkpoints`).all()) {
+    const step = JSON.parse(row.meta).step;
+    stepOf.set(row.id, step);
+    perStep[step + 1] = (perStep[step + 1] ?? 0) + row.bytes;
+  }
+  for (const row of db.prepare(`SELECT checkpoint_id AS id, SUM(length(value)) AS bytes FROM writes GROUP BY checkpoint_id`).all()) {
+    const step = stepOf.get(row.id) ?? 0;
+    perStep[step + 1] = (perStep[step + 1] ?? 0) + row.bytes;
+  }
+  const perTurn = [];
+  for (let step = 0; step < perStep.length; step++) {
+    const turn = Math.max(0, Math.floor((step - 1) / 2));
+    perTurn[turn] = (perTurn[turn] ?? 0) + (perStep[step] ?? 0);
+  }
+  const n = Math.min(turns, perTurn.length);
+  const w = Math.max(10, Math.floor(n / 10));
+  const first = mean(perTurn.slice(0, w));
+  const lastW = mean(perTurn.slice(n - w, n));
+  db.close();
+  const fresh = open();
+  const r0 = performance.now();
+  const tuple = await fresh.saver.getTuple({ configurable: { thread_id: `agent-${turns}` } });
+  const readMs = performance.now() - r0;
+  const readBytes = JSON.stringify(tuple.checkpoint).length;
+  fresh.db.pragma("wal_checkpoint(TRUNCATE)");
+  fresh.db.exec("VACUUM");
+  fresh.db.pragma("wal_checkpoint(TRUNCATE)");
+  const storeBytes = fresh.db.pragma("page_count", { simple: true }) * fresh.db.pragma("page_size", { simple: true });
+  const checkpoints = fresh.db.prepare("SELECT count(*) AS n FROM checkpoints").get().n;
+  fresh.db.close();
+  rmSync(file, { force: true });
+  return {
+    store: "langgraph-sqlite-full",
+    turns,
+    runMs,
+    checkpoints,
+    bytesPerTurnFirst: first,
+    bytesPerTurnLast: lastW,
+    bytesPerTurnMean: mean(perTurn.slice(0, n)),
+    bytesPerTurnMax: Math.max(...perTurn.slice(0, n)),
+    growth: lastW / first,
+    storeBytes,
+    storeBytesPerTurn: storeBytes / turns,
+    resumeMs: null,
+    readMs,
+    readEntries: 1,
+    readBytes,
+    loadBefore,
+    loadAfter: loadavg()[0],
+  };
+}
+
 const tmpDir = mkdtempSync(join(tmpdir(), "cairn-agent-bench-"));
 const results = [];
 try {
   for (const kind of stores) {
     for (const turns of sizes) {
       process.stderr.write(`${kind} ${turns} turns…\n`);
-      const result = await runCase(kind, turns, tmpDir);
+      const result = kind === "langgraph" ? await runLangGraph(turns, tmpDir) : await runCase(kind, turns, tmpDir);
       results.push(result);
       process.stderr.write(`${JSON.stringify(result)}\n`);
     }
@@ -338,7 +486,7 @@ const lines = [
   "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
   ...results.map(
     (r) =>
-      `| ${r.store} | ${f(r.turns)} | ${f(r.bytesPerTurnFirst)} B | ${f(r.bytesPerTurnLast)} B | ×${f(r.growth, 2)} | ${f(r.bytesPerTurnMean)} B | ${f(r.bytesPerTurnMax)} B | ${f(r.storeBytes / 1024)} KB | ${f(r.storeBytesPerTurn)} B | ${f(r.resumeMs, 1)} ms | ${f(r.readEntries)} entries, ${f(r.readBytes / 1024, 1)} KB, ${f(r.readMs, 1)} ms | ${f(r.loadBefore, 2)} → ${f(r.loadAfter, 2)} |`,
+      `| ${r.store} | ${f(r.turns)} | ${f(r.bytesPerTurnFirst)} B | ${f(r.bytesPerTurnLast)} B | ×${f(r.growth, 2)} | ${f(r.bytesPerTurnMean)} B | ${f(r.bytesPerTurnMax)} B | ${f(r.storeBytes / 1024)} KB | ${f(r.storeBytesPerTurn)} B | ${r.resumeMs === null ? "–" : `${f(r.resumeMs, 1)} ms`} | ${f(r.readEntries)} entries, ${f(r.readBytes / 1024, 1)} KB, ${f(r.readMs, 1)} ms | ${f(r.loadBefore, 2)} → ${f(r.loadAfter, 2)} |`,
   ),
 ];
 process.stdout.write(`${lines.join("\n")}\n`);

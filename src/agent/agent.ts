@@ -297,7 +297,7 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
               tool: block.name,
               turn: it.index,
               status: "called",
-              args: isSecretTool(block.name) ? secret(block.input) : block.input,
+              // The arguments are the assistant message's tool_use block (sealed there): not repeated.
             }));
             window = transcript.append(turnCtx, window, it.index, [{ role: "assistant", content: sealCalls(call.content, isSecretTool) } as Message], called);
             messages = await transcript.window(turnCtx, window);
@@ -342,7 +342,7 @@ export function defineAgent(definition: AgentDefinition): Workflow<AgentInput, A
               tool: block.name,
               turn: it.index,
               status: result.isError ? "failed" : "completed",
-              result: secretIds.has(block.id) ? secret(result.content) : result.content,
+              // The result is the tool message's tool_result block (sealed there): not repeated.
             };
           });
           window = transcript.append(turnCtx, window, it.index, [{ role: "tool", content: sealResults(results, secretIds) }], answered);

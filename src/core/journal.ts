@@ -189,9 +189,15 @@ export interface ToolCallRecord {
   tool: string;
   turn: number;
   status: "called" | "completed" | "failed";
-  /** With `called`: the arguments the model sent. */
+  /**
+   * With `called`: the arguments the model sent. Written only by runs journaled before decision 0007;
+   * since then the arguments are read from the entry's `tool_use` block with this call id.
+   */
   args?: unknown;
-  /** With `completed` / `failed`: what the model was told. */
+  /**
+   * With `completed` / `failed`: what the model was told. Written only by runs journaled before
+   * decision 0007; since then it is read from the entry's `tool_result` block for this call id.
+   */
   result?: unknown;
 }
 

@@ -1,4 +1,4 @@
-import type { EntryData, EntryKind } from "../../core/journal.js";
+import type { EntryData, EntryKind, ToolCallRecord } from "../../core/journal.js";
 import { decodeKeepingSecrets, encode } from "../../core/serialize.js";
 import type { AgentMessageRow, ToolCallRow } from "../../core/store/agent-rows.js";
 
@@ -24,7 +24,7 @@ export function agentRowsOf(runId: string, journalSeq: number, data: EntryData["
     journalSeq,
     createdAt: at,
   }));
-  const toolCalls: ToolCallRow[] = (data.toolCalls ?? []).map((c) => ({
+  const toolCalls: ToolCallRow[] = (withToolCallValues(data).toolCalls ?? []).map((c) => ({
     runId,
     idempotencyKey: c.idempotencyKey,
     callId: c.callId,
@@ -39,6 +39,42 @@ export function agentRowsOf(runId: string, journalSeq: number, data: EntryData["
     updatedAt: at,
   }));
   return { messages, toolCalls };
+}
+
+/**
+ * The entry with every tool call record's values filled in. Since decision 0007 a record leaves them
+ * out: the arguments of a `called` record are the `input` of the entry's `tool_use` block with its
+ * call id, the result of an answered one the `content` of its `tool_result` block (repeated ids, as
+ * when a provider numbers calls per response, are matched in order). Records of earlier runs carry
+ * `args` / `result` themselves, and those are kept. Called before the values are encoded or sealed.
+ */
+export function withToolCallValues(data: EntryData["agent.messages"]): EntryData["agent.messages"] {
+  if (!data.toolCalls || data.toolCalls.every((c) => (c.status === "called" ? c.args !== undefined : c.result !== undefined))) return data;
+  const found = new Map<string, unknown[]>();
+  const push = (key: string, value: unknown) => {
+    const list = found.get(key);
+    if (list) list.push(value);
+    else found.set(key, [value]);
+  };
+  for (const message of data.messages ?? []) {
+    if (!Array.isArray(message.content)) continue;
+    for (const block of message.content as { type?: unknown; id?: unknown; input?: unknown; toolUseId?: unknown; content?: unknown }[]) {
+      if (block?.type === "tool_use" && typeof block.id === "string") push(`tool_use ${block.id}`, block.input);
+      else if (block?.type === "tool_result" && typeof block.toolUseId === "string") push(`tool_result ${block.toolUseId}`, block.content);
+    }
+  }
+  const take = (key: string): unknown => found.get(key)?.shift();
+  const toolCalls = data.toolCalls.map((c): ToolCallRecord => {
+    if (c.status === "called") {
+      if (c.args !== undefined) return c;
+      const args = take(`tool_use ${c.callId}`);
+      return args === undefined ? c : { ...c, args };
+    }
+    if (c.result !== undefined) return c;
+    const result = take(`tool_result ${c.callId}`);
+    return result === undefined ? c : { ...c, result };
+  });
+  return { ...data, toolCalls };
 }
 
 /**

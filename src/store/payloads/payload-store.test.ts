@@ -83,6 +83,36 @@ describe("withPayloads", () => {
     expect(decode((await store.readAgentMessages("fork"))[0]!.content)).toEqual(data.messages[0]!.content);
   });
 
+  it("with the codec, fills a tool call's arguments and result in from the message blocks before sealing them (records that leave them out)", async () => {
+    const inner = new MemoryStore();
+    const store = withPayloads(inner, { codec: aesGcmCodec({ keys: { k1: Buffer.alloc(32, 2) }, currentKeyId: "k1" }) });
+    await store.createRun({ ...run("r", "go"), workflow: "solo" }, 1);
+    const [claimed] = await store.claimRuns({ workerId: "w", now: 2, leaseMs: 30_000, limit: 1, workflows: [{ name: "solo", version: "1" }] });
+    const called = {
+      messages: [{ seq: 1, turn: 0, role: "assistant" as const, content: [{ type: "tool_use", id: "c1", name: "search", input: { q: "confidential" } }] }],
+      toolCalls: [{ idempotencyKey: "r:tool:0:c1", callId: "c1", tool: "search", turn: 0, status: "called" as const }],
+    };
+    const answered = {
+      messages: [{ seq: 2, turn: 0, role: "tool" as const, content: [{ type: "tool_result", toolUseId: "c1", content: "the confidential answer" }] }],
+      toolCalls: [{ idempotencyKey: "r:tool:0:c1", callId: "c1", tool: "search", turn: 0, status: "completed" as const }],
+    };
+    const entries = [newEntry("agent.messages", "turn#0/0/messages#0", called), newEntry("agent.messages", "turn#0/0/messages#1", answered)];
+    const [ok] = await store.commit([{ runId: "r", epoch: claimed!.leaseEpoch, entries }], 3);
+    expect(ok).toMatchObject({ ok: true });
+    expect(JSON.stringify(await inner.listToolCalls("r"))).not.toContain("confidential");
+    const [call] = await store.listToolCalls("r");
+    expect([call!.status, decode(call!.args), decode(call!.result)]).toEqual(["completed", { q: "confidential" }, "the confidential answer"]);
+    // A fork projects the same from the copied entries.
+    const journal = await store.readJournal("r");
+    await store.createRunWithJournal(
+      run("fork", "go"),
+      journal.slice(1).map(({ runId: _, seq: __, ...copy }) => copy),
+      4,
+    );
+    const [forked] = await store.listToolCalls("fork");
+    expect([forked!.status, decode(forked!.args), decode(forked!.result)]).toEqual(["completed", { q: "confidential" }, "the confidential answer"]);
+  });
+
   it("passes methods it does not know through, and wraps a store once", async () => {
     class Extended extends MemoryStore {
       extra(): string {

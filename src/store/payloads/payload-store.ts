@@ -22,6 +22,7 @@ import type { RunRecord } from "../../core/run.js";
 import { byteLength, decodeKeepingSecrets, encode, StoredText } from "../../core/serialize.js";
 import type { CopiedEntry, HumanRequest, InboxEvent, NewInboxEvent, NewRun, PayloadBlob, RunFilter, RunImport, RunWrite, Store } from "../../core/store.js";
 import { peekKeyId } from "./aes-gcm-codec.js";
+import { withToolCallValues } from "../common/agent-rows.js";
 import type { PayloadOptions } from "./payload-options.js";
 
 export { inlineLimitFromEnv, type PayloadOptions } from "./payload-options.js";
@@ -311,7 +312,9 @@ class PayloadStore implements Partial<Store> {
    * The rows an `agent.messages` entry projects, sealed with the codec like every payload (a store
    * writes `encode(value)`, and a marker object encodes to the marker itself).
    */
-  private async sealAgentRows(data: EntryData["agent.messages"]): Promise<EntryData["agent.messages"]> {
+  private async sealAgentRows(entryData: EntryData["agent.messages"]): Promise<EntryData["agent.messages"]> {
+    // The tool call values a record leaves out are read from the message blocks before those are sealed.
+    const data = withToolCallValues(entryData);
     const seal = async (value: unknown) => new StoredText(await this.seal(encode(value)));
     const messages = await Promise.all(data.messages.map(async (m) => ({ ...m, content: await seal(m.content ?? null) })));
     const toolCalls =
