@@ -28,6 +28,10 @@ const PATHS: Record<string, string> = {
   "/bulk/cancel": "/bulk/cancel",
   "/bulk/retry": "/bulk/retry",
   "/alerts/rules": "/alerts/rules",
+  "/schedules/:name/pause": "/schedules/nightly/pause",
+  "/schedules/:name/resume": "/schedules/nightly/resume",
+  "/versions/retire": "/versions/retire",
+  "/versions/reinstate": "/versions/reinstate",
 };
 
 /** A JSON body just over the limit: valid JSON, so only its size can be refused. */
