@@ -1,38 +1,9 @@
 import { messageParams, toolCallParams, type AgentRowsWrite } from "../common/agent-rows.js";
-import type { Sql } from "./postgres-queries.js";
+import { INSERT_MESSAGES, UPSERT_TOOL_CALLS } from "./postgres-agent-rows-queries.js";
 import type { Tx } from "./postgres-tx.js";
 
-/** An agent run's message and tool call rows for the PostgreSQL store (see `store/common/agent-rows.ts`): one statement per table and write. */
-
-const INSERT_MESSAGES: Sql = {
-  name: "cairn_insert_agent_messages",
-  text: `INSERT INTO agent_messages (run_id, seq, turn, role, kind, content, journal_seq, created_at)
-    SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::json[], $7::bigint[], $8::bigint[])`,
-};
-
-const UPSERT_TOOL_CALLS: Sql = {
-  name: "cairn_upsert_tool_calls",
-  text: `INSERT INTO tool_calls (run_id, idempotency_key, call_id, tool, turn, status, args, result, called_seq, result_seq, created_at, updated_at)
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::json[], $8::json[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[])
-    ON CONFLICT (run_id, idempotency_key) DO UPDATE SET status = excluded.status, result = excluded.result, result_seq = excluded.result_seq, updated_at = excluded.updated_at`,
-};
-
-/** See `Store.readAgentMessages`: `content` as its text, exactly as written. */
-export const READ_AGENT_MESSAGES: Sql = {
-  name: "cairn_read_agent_messages",
-  text: `SELECT run_id AS "runId", seq::float8 AS seq, turn::float8 AS turn, role, kind, content::text AS content,
-      journal_seq::float8 AS "journalSeq", created_at::float8 AS "createdAt"
-    FROM agent_messages WHERE run_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4`,
-};
-
-/** See `Store.listToolCalls`. */
-export const LIST_TOOL_CALLS: Sql = {
-  name: "cairn_list_tool_calls",
-  text: `SELECT run_id AS "runId", idempotency_key AS "idempotencyKey", call_id AS "callId", tool, turn::float8 AS turn, status,
-      args::text AS args, result::text AS result, called_seq::float8 AS "calledSeq", result_seq::float8 AS "resultSeq",
-      created_at::float8 AS "createdAt", updated_at::float8 AS "updatedAt"
-    FROM tool_calls WHERE run_id = $1 ORDER BY called_seq, created_at, idempotency_key`,
-};
+// An agent run's message and tool call rows for the PostgreSQL store (see `store/common/agent-rows.ts`): one statement
+// per table and write, in postgres-agent-rows-queries.ts.
 
 /** Rows' parameters as one array per column, for `unnest`. */
 function columns(rows: readonly unknown[][]): unknown[][] {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { DB_NOW } from "./postgres-queries.js";
+import { ADVERTISE, ANNOUNCE, LISTENED_RUNS, PURGE, RETIRE, RETIRE_ALL } from "./postgres-journal-notices-queries.js";
 import { parseJournalPayload } from "./postgres-tx.js";
 import type { WakeListener } from "./postgres-wake.js";
 
@@ -11,25 +11,6 @@ export const LISTENER_TTL_MS = 30_000;
 export const INTEREST_REFRESH_MS = 5_000;
 /** Payload of the wake-channel NOTIFY sent when a store's listened runs change, so writers re-read at once. */
 export const LISTENERS_CHANGED = "journal-listeners";
-
-const LISTENED_RUNS = {
-  name: "cairn_listened_journal_runs",
-  text: `SELECT DISTINCT run_id AS "runId" FROM journal_listeners WHERE expires_at > ${DB_NOW}`,
-};
-const ADVERTISE = {
-  name: "cairn_advertise_journal_runs",
-  text: `INSERT INTO journal_listeners (listener_id, run_id, expires_at)
-   SELECT $1, run_id, ${DB_NOW} + $3::bigint FROM unnest($2::text[]) AS run_id
-   ON CONFLICT (listener_id, run_id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
-};
-const RETIRE = {
-  name: "cairn_retire_journal_runs",
-  text: "DELETE FROM journal_listeners WHERE listener_id = $1 AND run_id = ANY($2::text[])",
-};
-const RETIRE_ALL = { name: "cairn_retire_journal_listener", text: "DELETE FROM journal_listeners WHERE listener_id = $1" };
-const PURGE = { name: "cairn_purge_journal_listeners", text: `DELETE FROM journal_listeners WHERE expires_at < ${DB_NOW} - $1::bigint` };
-/** pg_notify takes the channel's name unquoted. */
-const ANNOUNCE = { name: "cairn_announce_journal_listener", text: "SELECT pg_notify($1, $2)" };
 
 type Query = (statement: { name: string; text: string }, values?: readonly unknown[]) => Promise<Record<string, unknown>[]>;
 

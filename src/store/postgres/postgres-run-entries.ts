@@ -2,13 +2,6 @@ import type { EntryKind } from "../../core/journal.js";
 import type { RunEntriesQuery, RunEntry } from "../../core/store.js";
 import { runEntriesStart } from "../common/run-entries.js";
 
-/** {@link Store.listRunEntries} in PostgreSQL: runs by their createdAt index, each run's entries by the journal's key. */
-export const RUN_ENTRIES_SQL = `SELECT j.run_id AS "runId", j.seq, j.kind, j.op_key AS "opKey", j.payload, j.epoch, j.at,
-    r.workflow, r.parent_run_id AS "parentRunId", r.created_at AS "createdAt"
-  FROM runs r JOIN journal j ON j.run_id = r.run_id
-  WHERE r.created_at >= $1 AND j.kind = $2 AND (r.created_at, r.run_id, j.seq) > ($1, $3, $4)
-  ORDER BY r.created_at, r.run_id, j.seq LIMIT $5`;
-
 interface Row {
   runId: string;
   seq: number | string;
@@ -28,7 +21,7 @@ export function runEntriesParams(query: RunEntriesQuery): unknown[] {
   return [start.createdAt, query.kind, start.runId, start.seq, start.limit];
 }
 
-/** Rows of {@link RUN_ENTRIES_SQL} as {@link RunEntry}s. */
+/** Rows of `RUN_ENTRIES_SQL` (postgres-run-entries-queries.ts) as {@link RunEntry}s. */
 export function toRunEntries(rows: Row[]): RunEntry[] {
   return rows.map((row) => ({
     entry: {

@@ -16,7 +16,7 @@ import { PostgresRuns } from "./postgres-runs.js";
 import { PostgresSchedules } from "./postgres-schedules.js";
 import { PostgresSecurity } from "./postgres-security.js";
 import { PostgresStepSlots } from "./postgres-step-flow.js";
-import { LIST_TOOL_CALLS, READ_AGENT_MESSAGES } from "./postgres-agent-rows.js";
+import { LIST_TOOL_CALLS, READ_AGENT_MESSAGES } from "./postgres-agent-rows-queries.js";
 import { messageBounds } from "../common/agent-rows.js";
 
 export type { PostgresStoreOptions } from "./postgres-config.js";

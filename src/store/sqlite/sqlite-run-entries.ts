@@ -2,12 +2,7 @@ import type Database from "better-sqlite3";
 import type { EntryKind } from "../../core/journal.js";
 import type { RunEntriesQuery, RunEntry } from "../../core/store.js";
 import { runEntriesStart } from "../common/run-entries.js";
-
-const SQL = `SELECT j.run_id AS runId, j.seq, j.kind, j.op_key AS opKey, j.payload, j.epoch, j.at,
-    r.workflow, r.parent_run_id AS parentRunId, r.created_at AS createdAt
-  FROM runs r INDEXED BY runs_created_idx JOIN journal j ON j.run_id = r.run_id
-  WHERE r.created_at >= ? AND j.kind = ? AND (r.created_at, r.run_id, j.seq) > (?, ?, ?)
-  ORDER BY r.created_at, r.run_id, j.seq LIMIT ?`;
+import { RUN_ENTRIES_SQL } from "./sqlite-run-entries-queries.js";
 
 interface Row {
   runId: string;
@@ -28,7 +23,7 @@ const statements = new WeakMap<Database.Database, Database.Statement>();
 export function listRunEntries(db: Database.Database, query: RunEntriesQuery): RunEntry[] {
   const start = runEntriesStart(query);
   let statement = statements.get(db);
-  if (!statement) statements.set(db, (statement = db.prepare(SQL)));
+  if (!statement) statements.set(db, (statement = db.prepare(RUN_ENTRIES_SQL)));
   const rows = statement.all(start.createdAt, query.kind, start.createdAt, start.runId, start.seq, start.limit) as Row[];
   return rows.map((row) => ({
     entry: { runId: row.runId, seq: row.seq, kind: row.kind as EntryKind, opKey: row.opKey, payload: row.payload, epoch: row.epoch, at: row.at },
