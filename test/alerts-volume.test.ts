@@ -54,7 +54,9 @@ describe.each(STORE_KINDS)(`alerts over ${COUNT} runs on %s`, (kind) => {
     };
     const all = await timed();
     const own = await timed({ excludeSystem: true });
-    console.log(`${kind}: countRuns over ${COUNT} runs and ${first.fired.length} alert runs: all ${all.ms.toFixed(1)} ms, without system runs ${own.ms.toFixed(1)} ms`);
+    console.log(
+      `${kind}: countRuns over ${COUNT} runs and ${first.fired.length} alert runs: all ${all.ms.toFixed(1)} ms, without system runs ${own.ms.toFixed(1)} ms`,
+    );
     expect(total(all.groups)).toBe(COUNT + first.fired.length);
     expect(total(own.groups)).toBe(COUNT);
     expect(own.groups.map((group) => group.workflow).filter((workflow) => workflow.startsWith("cairn."))).toEqual([]);
