@@ -112,4 +112,20 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("alerts on the overv
       await page.close();
     }
   }, 60_000);
+
+  it("the alert run is a system run: the overview's total and the runs page count the user's one run; a workflow filter lists it", async () => {
+    const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    await page.goto(`${server.url}/ui/`);
+    const total = page.getByText(/^\d+ runs? in all$/);
+    await total.waitFor({ timeout: 10_000 });
+    expect(await total.textContent()).toMatch(/^1 runs? in all$/);
+    await page.goto(`${server.url}/ui/runs`);
+    await page.locator("tr[data-run-id]").first().waitFor({ timeout: 10_000 });
+    await page.locator("[data-run-total]", { hasText: "1 run" }).waitFor({ timeout: 10_000 });
+    expect(await page.locator("tr[data-run-id]").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-run-id")))).toEqual(["big-spender"]);
+    await page.goto(`${server.url}/ui/runs?workflow=cairn.alert`);
+    await page.locator('tr[data-run-id="cairn.alert/costly-run/run/big-spender"]').waitFor({ timeout: 10_000 });
+    expect(await page.locator("tr[data-run-id]").count()).toBe(1);
+    await page.close();
+  }, 60_000);
 });

@@ -61,6 +61,8 @@ export async function workflowCosts(engine: Engine, options: WorkflowCostsOption
       createdBefore: until,
       limit: Math.min(200, maxRuns - runs + 1),
       previewBytes: 0,
+      // System runs (alert runs) have no costs of their own; a workflow filter naming one still lists them.
+      excludeSystem: true,
       ...(options.workflow ? { workflow: options.workflow } : {}),
       ...(options.runIdPrefix ? { runIdPrefix: options.runIdPrefix } : {}),
       ...(cursor ? { cursor } : {}),

@@ -59,11 +59,15 @@ describe("cairn runs: --top-level, a time range, and bulk cancel / retry of the 
     await worker.stop();
     const children = (await engine.listRuns({ limit: 100 })).runs.filter((r) => r.parentRunId).map((r) => r.runId);
     expect(children).toHaveLength(2);
+    // A system run (as the alert evaluator writes them): listed only when --workflow names its workflow.
+    await engine.store.createRun({ runId: "cairn.alert/x", workflow: "cairn.alert", version: "1", input: "null" }, Date.now());
 
     const ids = async (...args: string[]) =>
       (JSON.parse((await cli(store, "runs", "--json", ...args)).stdout) as { runId: string }[]).map((r) => r.runId).sort();
     expect(await ids("--top-level")).toEqual(["f-1", "f-2", "p", "w-1", "w-2"]);
     expect(await ids("--workflow", "waiter")).toEqual([...children, "w-1", "w-2"].sort());
+    expect(await ids("--workflow", "cairn.alert")).toEqual(["cairn.alert/x"]);
+    expect(await ids()).toHaveLength(7);
     expect(await ids("--created-after", "1h")).toHaveLength(7);
     expect(await ids("--created-before", "1h")).toEqual([]);
     expect((await cli(store, "runs", "--created-before", "1h")).stdout).toBe("No runs match.\n");

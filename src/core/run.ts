@@ -4,6 +4,18 @@ import { TERMINAL_STATUSES, type RunStatus, type TerminalStatus } from "./run-st
 
 export { RUN_STATUSES, LIVE_STATUSES, TERMINAL_STATUSES, FAILED_STATUSES, isTerminal, isFailed, type RunStatus, type TerminalStatus } from "./run-status.js";
 
+/**
+ * Workflow names that start with this are the runtime's own (system runs, such as alert runs of
+ * `cairn.alert`): listings, counts and figures meant for people leave them out
+ * (`ListRunsQuery.excludeSystem`) unless a filter names their workflow.
+ */
+export const SYSTEM_WORKFLOW_PREFIX = "cairn.";
+
+/** Whether `workflow` is a system workflow's name (see {@link SYSTEM_WORKFLOW_PREFIX}). */
+export function isSystemWorkflow(workflow: string): boolean {
+  return workflow.startsWith(SYSTEM_WORKFLOW_PREFIX);
+}
+
 /** The terminal statuses as an SQL list, `('completed', …)`, for the stores' queries. */
 export const TERMINAL_STATUSES_SQL = `(${TERMINAL_STATUSES.map((status) => `'${status}'`).join(", ")})`;
 

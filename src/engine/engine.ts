@@ -209,6 +209,11 @@ export interface ListRunsOptions {
   createdBefore?: Date | number;
   /** Only runs with every one of these tags. */
   tags?: Record<string, string>;
+  /**
+   * Leave out system runs (workflows named `cairn.…`, such as the alert runs of `cairn.alert`) unless
+   * `workflow` names one. Default false: every run. The server's API and the CLI set it.
+   */
+  excludeSystem?: boolean;
   limit?: number;
   cursor?: string;
   /** Listings: an input or output larger than this many bytes is left out (null) and its size given in `elided`. */

@@ -30,6 +30,7 @@ function runQuery(options: ListRunsOptions): ListRunsQuery {
     createdBefore: options.createdBefore === undefined ? undefined : +options.createdBefore,
     ...(options.tags === undefined ? {} : { tags: checkTags(options.tags, "listRuns") }),
     ...(options.topLevel === true ? { parentRunId: null } : {}),
+    ...(options.excludeSystem === true ? { excludeSystem: true } : {}),
     limit,
     cursor: options.cursor,
     ...(options.previewBytes === undefined ? {} : { previewBytes: options.previewBytes }),

@@ -19,10 +19,12 @@ export interface RunFilterOptions extends StoreOptions, JsonOptions {
   createdBefore?: string;
 }
 
-/** The store query of these filters (`now` resolves a cutoff such as `2h`). */
+/** The store query of these filters (`now` resolves a cutoff such as `2h`), without system runs unless `--workflow` names one. */
 export function runFilterQuery(options: RunFilterOptions, now: number): ListRunsOptions {
   const tags = options.tag ? parseTagFilters(options.tag, "=", "--tag") : undefined;
   return {
+    // System runs (alert runs) are listed only when --workflow names their workflow.
+    excludeSystem: true,
     ...(options.status ? { status: options.status } : {}),
     ...(options.workflow ? { workflow: options.workflow } : {}),
     ...(options.search ? { q: options.search } : {}),

@@ -144,6 +144,13 @@ export interface ListRunsQuery {
   createdBefore?: number;
   /** Only runs that have every one of these tags (exact key and value), through the tag index. */
   tags?: Record<string, string>;
+  /**
+   * Leave out system runs (workflow names starting with `SYSTEM_WORKFLOW_PREFIX`, `cairn.`, such as
+   * alert runs), unless `workflow` is given: a filter on a system workflow still lists its runs.
+   * Default false (every run). The API, the CLI and the dashboard set it, so people's figures are
+   * about their own runs.
+   */
+  excludeSystem?: boolean;
   /** Default 50, at most 1000. */
   limit?: number;
   /**

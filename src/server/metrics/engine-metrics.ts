@@ -96,11 +96,12 @@ export class EngineMetrics {
   /** The exposition for a scrape: reads the gauges from the store. */
   async render(): Promise<string> {
     const [counts, workers, [oldest], tagged] = await Promise.all([
-      this.store.countRuns(),
+      // System runs (alert runs) are left out: the gauges are about the users' runs.
+      this.store.countRuns({ excludeSystem: true }),
       this.engine.listWorkers(),
       // One index seek (status, created_at): the oldest pending request, asked by whichever process.
       this.store.listHumanRequests({ status: "pending", limit: 1 }),
-      Promise.all(this.tagPairs.map(({ key, value }) => this.store.countRuns({ tags: { [key]: value } }))),
+      Promise.all(this.tagPairs.map(({ key, value }) => this.store.countRuns({ tags: { [key]: value }, excludeSystem: true }))),
     ]);
     this.runsByTag.reset(
       this.tagPairs.flatMap(({ key, value }, i) =>

@@ -112,7 +112,7 @@ export async function overviewSummary(
 async function statusCounts(store: OverviewStore): Promise<OverviewSummary["counts"]> {
   const byStatus: Record<string, number> = {};
   let total = 0;
-  for (const row of await store.countRuns()) {
+  for (const row of await store.countRuns({ excludeSystem: true })) {
     byStatus[row.status] = (byStatus[row.status] ?? 0) + row.count;
     total += row.count;
   }
@@ -125,7 +125,7 @@ async function prefixCounts(engine: Engine, prefix: string): Promise<OverviewSum
   let total = 0;
   let cursor: string | undefined;
   do {
-    const page = await engine.listRuns({ runIdPrefix: prefix, limit: 1000, ...(cursor ? { cursor } : {}) });
+    const page = await engine.listRuns({ runIdPrefix: prefix, excludeSystem: true, limit: 1000, ...(cursor ? { cursor } : {}) });
     for (const run of page.runs) byStatus[run.status] = (byStatus[run.status] ?? 0) + 1;
     total += page.runs.length;
     cursor = page.nextCursor;
@@ -151,6 +151,7 @@ async function failureGroups(engine: Engine, since: number, prefix: string | nul
     const page = await engine.listRuns({
       status: "failed",
       createdAfter: since,
+      excludeSystem: true,
       limit: 1000,
       ...(prefix === null ? {} : { runIdPrefix: prefix }),
       ...(cursor ? { cursor } : {}),
@@ -278,6 +279,7 @@ async function slowestInFlight(engine: Engine, now: number, prefix: string | nul
   do {
     const page = await engine.listRuns({
       status: ["running", "pending"],
+      excludeSystem: true,
       limit: 1000,
       ...(prefix === null ? {} : { runIdPrefix: prefix }),
       ...(cursor ? { cursor } : {}),

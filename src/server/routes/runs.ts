@@ -77,7 +77,8 @@ export function registerRunRoutes(
     const { namespace } = principalOf(c);
     // A namespaced token sees only its namespace: filtered in the store's query, so pages stay full.
     // Previews, and a page bounded in bytes as well as rows: fetch a run (GET /runs/:id) for its whole input and output.
-    const bounded = { ...query, previewBytes: PREVIEW_BYTES, maxBytes: PAGE_BYTES };
+    // System runs (alert runs) are listed only when the workflow filter names their workflow.
+    const bounded = { ...query, excludeSystem: true, previewBytes: PREVIEW_BYTES, maxBytes: PAGE_BYTES };
     const page = await engine.listRuns(namespace === null ? bounded : { ...bounded, runIdPrefix: `${namespace}/` });
     return streamedJson(c, jsonObjectParts({ ...page }, ["runs"]));
   });
@@ -91,6 +92,7 @@ export function registerRunRoutes(
       c,
       await engine.countRuns({
         ...query,
+        excludeSystem: true,
         ...(tagFilters.length > 0 ? { tags: parseTagFilters(tagFilters, ":", "GET /run-count: tag") } : {}),
         ...(topLevel === "true" ? { topLevel: true } : {}),
         ...(namespace === null ? {} : { runIdPrefix: `${namespace}/` }),
@@ -243,6 +245,8 @@ async function bulkTargets(
   const query = {
     ...filter,
     status,
+    // As GET /runs lists them: system runs only when the workflow filter names theirs.
+    excludeSystem: true,
     createdAfter: filter.createdAfter === undefined ? undefined : new Date(filter.createdAfter),
     createdBefore: filter.createdBefore === undefined ? undefined : new Date(filter.createdBefore),
     ...(namespace === null ? {} : { runIdPrefix: `${namespace}/` }),

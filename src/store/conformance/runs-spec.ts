@@ -243,6 +243,32 @@ export function runsSpec(store: () => Store): void {
       expect(await store().countRuns({ parentRunId: null })).toEqual([{ workflow: "parent", status: "pending", count: 2 }]);
     });
 
+    it("excludeSystem leaves out runs of cairn.* workflows from listings and counts, unless the workflow filter names one", async () => {
+      // System runs interleaved with people's, and names a LIKE, a case-insensitive compare or a missing dot would take for system ones.
+      const people = ["cairn", "Cairn.x", "cairn_alert", "cairnx.y", "wf"];
+      for (let i = 0; i < 5; i++) {
+        await store().createRun(newRun(`alert-${i}`, { workflow: "cairn.alert" }), T0 + i * 10);
+        await store().createRun(newRun(`user-${i}`, { workflow: people[i] }), T0 + i * 10 + 1);
+      }
+      await store().createRun(newRun("other-system", { workflow: "cairn.other" }), T0 + 100);
+      const ids = async (query: Parameters<Store["listRuns"]>[0]) => (await store().listRuns(query)).runs.map((run) => run.runId);
+      const users = ["user-4", "user-3", "user-2", "user-1", "user-0"];
+      expect(await ids({ excludeSystem: true })).toEqual(users);
+      expect(await ids({})).toHaveLength(11);
+      expect(await ids({ excludeSystem: false })).toHaveLength(11);
+      expect(await ids({ excludeSystem: true, workflow: "cairn.alert" })).toEqual(["alert-4", "alert-3", "alert-2", "alert-1", "alert-0"]);
+      // Full pages: the filter is in the query, not applied to a fetched page.
+      const first = await store().listRuns({ excludeSystem: true, limit: 2 });
+      expect(first.runs.map((run) => run.runId)).toEqual(["user-4", "user-3"]);
+      const second = await store().listRuns({ excludeSystem: true, limit: 2, cursor: first.nextCursor });
+      expect(second.runs.map((run) => run.runId)).toEqual(["user-2", "user-1"]);
+      const counts = await store().countRuns({ excludeSystem: true });
+      expect(counts.map((group) => group.workflow).sort()).toEqual([...people].sort());
+      expect(counts.reduce((sum, group) => sum + group.count, 0)).toBe(5);
+      expect(await store().countRuns({ excludeSystem: true, workflow: "cairn.alert" })).toEqual([{ workflow: "cairn.alert", status: "pending", count: 5 }]);
+      expect((await store().countRuns({})).reduce((sum, group) => sum + group.count, 0)).toBe(11);
+    });
+
     it("filters by run id prefix in the query: full pages among interleaved foreign runs, % and _ as text", async () => {
       // 30 runs of namespace "a/" interleaved with 90 foreign ones, some that a LIKE or a
       // case-insensitive compare would take for ours.

@@ -1,5 +1,5 @@
 import type { QueueStat } from "../../core/flow-control.js";
-import type { RunRecord } from "../../core/run.js";
+import { isSystemWorkflow, type RunRecord } from "../../core/run.js";
 import type { CopiedEntry, ListRunsQuery, NewRun, RunCount, RunEntriesQuery, RunEntry, RunFilter, RunPage, RunStore } from "../../core/store.js";
 import { newDebouncedRun, rebounce } from "../common/debounce.js";
 import { compareText, decodeCursor, encodeCursor, pageLimit } from "../common/list-query.js";
@@ -117,7 +117,7 @@ export class MemoryRuns implements RunStore {
     const live = this.w.live;
     return (
       (statuses.length === 0 || statuses.includes(run.status)) &&
-      (query.workflow === undefined || run.workflow === query.workflow) &&
+      (query.workflow === undefined ? query.excludeSystem !== true || !isSystemWorkflow(run.workflow) : run.workflow === query.workflow) &&
       (query.parentRunId === undefined || run.parentRunId === query.parentRunId) &&
       (query.runIdPrefix === undefined || run.runId.startsWith(query.runIdPrefix)) &&
       (query.q === undefined || query.q === "" || matchesText(run, query.q.toLowerCase(), live.tags.get(run.runId) ?? {})) &&

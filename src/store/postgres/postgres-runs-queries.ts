@@ -1,5 +1,5 @@
 import { tagCondition } from "../common/live-sql.js";
-import type { RunStatus } from "../../core/run.js";
+import { SYSTEM_WORKFLOW_PREFIX, type RunStatus } from "../../core/run.js";
 import type { ListRunsQuery, RunFilter } from "../../core/store.js";
 import { likePattern, type RunCursor } from "../common/list-query.js";
 import { RUN_COLUMNS, STATE_COLUMNS, stateColumns } from "./postgres-rows.js";
@@ -57,6 +57,7 @@ function runWhere(query: RunFilter, statuses: readonly RunStatus[], param: (valu
   const where: string[] = [];
   if (statuses.length > 0) where.push(`status = ANY(${param(statuses)}::text[])`);
   if (query.workflow !== undefined) where.push(`workflow = ${param(query.workflow)}`);
+  else if (query.excludeSystem === true) where.push(`NOT starts_with(workflow, ${param(SYSTEM_WORKFLOW_PREFIX)})`);
   if (query.parentRunId === null) where.push("parent_run_id IS NULL");
   else if (query.parentRunId !== undefined) where.push(`parent_run_id = ${param(query.parentRunId)}`);
   // starts_with compares code points whatever the column's collation, and treats % and _ as text.

@@ -1,5 +1,5 @@
 import { tagCondition } from "../common/live-sql.js";
-import type { RunStatus } from "../../core/run.js";
+import { SYSTEM_WORKFLOW_PREFIX, type RunStatus } from "../../core/run.js";
 import type { ListRunsQuery, RunFilter } from "../../core/store.js";
 import { likePattern, type RunCursor } from "../common/list-query.js";
 import { RUN_COLUMNS, STATE_COLUMNS } from "./sqlite-rows.js";
@@ -38,6 +38,10 @@ function runWhere(query: RunFilter, statuses: readonly RunStatus[]): { where: st
   if (query.workflow !== undefined) {
     where.push("workflow = ?");
     values.push(query.workflow);
+  } else if (query.excludeSystem === true) {
+    // A per-row comparison, cheap beside the scan the listing or count makes anyway.
+    where.push("substr(workflow, 1, ?) <> ?");
+    values.push(SYSTEM_WORKFLOW_PREFIX.length, SYSTEM_WORKFLOW_PREFIX);
   }
   if (query.parentRunId === null) where.push("parent_run_id IS NULL");
   else if (query.parentRunId !== undefined) {
