@@ -1,13 +1,20 @@
 import { z } from "zod";
 import { ValidationError } from "../core/errors.js";
 import { queueNameSchema } from "../core/flow-control.js";
+import { isSystemWorkflow, SYSTEM_WORKFLOW_PREFIX } from "../core/run.js";
 import { parseTriggers } from "./event-triggers.js";
 import type { Workflow, WorkflowDefinition } from "./workflow.js";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 const definitionSchema = z.object({
-  name: z.string().regex(NAME, "use 1-128 letters, digits, '_', '.', ':' or '-', starting with a letter or digit"),
+  name: z
+    .string()
+    .regex(NAME, "use 1-128 letters, digits, '_', '.', ':' or '-', starting with a letter or digit")
+    .refine(
+      (name) => !isSystemWorkflow(name),
+      `names starting with "${SYSTEM_WORKFLOW_PREFIX}" are reserved for Cairn's own runs (alerts); choose another name`,
+    ),
   version: z.string().min(1).max(64).optional(),
   queue: queueNameSchema.optional(),
   run: z.custom<(...args: unknown[]) => unknown>((value) => typeof value === "function", "run must be an async function (ctx, input) => output"),
