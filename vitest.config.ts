@@ -25,5 +25,8 @@ export default defineConfig({
     // instead of 20. Crash tests are bounded by rounds, not by the clock, so a loaded machine only
     // slows them down.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // expect.poll waits on a condition with a deadline; vitest's default deadline (1 s) is shorter than
+    // a browser page's first live update on a loaded machine. A test that needs another says so.
+    expect: { poll: { timeout: 10_000 } },
   },
 });

@@ -204,10 +204,13 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("dashboard agent vie
     const live = page.locator('[aria-label="live model output"]');
     // Partial text: some words shown, not yet all of them.
     await expect
-      .poll(async () => {
-        const text = (await live.count()) > 0 ? ((await live.locator(".msg-text").textContent()) ?? "") : "";
-        return text.startsWith("Streaming one") && text.length < LIVE_TEXT.length;
-      })
+      .poll(
+        async () => {
+          const text = (await live.count()) > 0 ? ((await live.locator(".msg-text").textContent()) ?? "") : "";
+          return text.startsWith("Streaming one") && text.length < LIVE_TEXT.length;
+        },
+        { timeout: 15_000, interval: 50 },
+      ) // the thinking streams first (about 1 s), then the text for about 1.6 s
       .toBe(true);
     expect(await live.getAttribute("data-live-op")).toBe("turn#0/0/model#0");
     // The thinking streamed before the text, whole by now, shown apart from it.
