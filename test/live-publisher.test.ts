@@ -6,11 +6,16 @@ import { waitFor } from "../src/testing/wait-for.js";
 
 const TEXT = "Tides are caused by the moon pulling on the oceans.";
 
-/** An agent whose model answers word by word once `open()` is called. */
+/**
+ * An agent whose model answers word by word once `open()` is called: ten words 25 ms apart, so the
+ * stream outlasts the publisher's first read of who streams the run and its first 50 ms flush. (At
+ * 5 ms apart the whole answer could be journaled before anything was published; then, rightly,
+ * nothing is written, not even an end, and the tests below waited for records that never came.)
+ */
 function gatedAgent() {
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
-  const agent = defineAgent({ name: "talker", model: () => new ScriptedModel([async () => (await gate, { content: TEXT })], { deltaDelayMs: 5 }) });
+  const agent = defineAgent({ name: "talker", model: () => new ScriptedModel([async () => (await gate, { content: TEXT })], { deltaDelayMs: 25 }) });
   return { agent, open };
 }
 
