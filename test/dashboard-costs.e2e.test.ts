@@ -3,27 +3,20 @@
 // calls by tool and people's time, checked against what the store holds (read here from the journals,
 // not through the code that adds the figures up); the range picker by keyboard; a hostile workflow
 // name shown as text; an axe-core scan. Screenshots at 1366×900 and 800×900 go to test-artifacts/costs/.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineAgent } from "../src/agent/agent.js";
 import { ScriptedModel } from "../src/agent/model/scripted.js";
 import { defineTool } from "../src/agent/tool.js";
-import { createEngine } from "../src/engine/create-engine.js";
 import { defineWorkflow } from "../src/engine/define-workflow.js";
 import type { Engine } from "../src/engine/engine.js";
-import { silentLogger } from "../src/engine/logger.js";
-import { builtDashboardDir } from "../src/server/dashboard.js";
-import { serve, type RunningServer } from "../src/server/serve.js";
+import type { RunningServer } from "../src/server/serve.js";
 import { waitFor } from "../src/testing/wait-for.js";
+import { AXE_SOURCE, BenchPages, haveChromium, startDashboardBench, type DashboardBench } from "./support/dashboard-browser.js";
 
-const CHROMIUM = process.env.CAIRN_CHROMIUM ?? "/usr/bin/chromium";
 const ARTIFACTS = join(import.meta.dirname, "..", "test-artifacts", "costs");
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const HOSTILE = `<img src=x onerror="window.__costsXss=1">`;
 
 const call = (id: string, name: string, input: unknown) => ({ type: "tool_use" as const, id, name, input: input as never });
@@ -49,8 +42,6 @@ const researcher = defineAgent({
 /** Asks a person once. */
 const review = defineWorkflow({ name: "review", run: async (ctx) => (await ctx.askHuman({ name: "ok", question: "Ship?", options: ["yes"] })).option });
 
-const haveChromium = existsSync(CHROMIUM);
-
 /** What the store holds for one workflow, read straight from the runs' journals. */
 interface Expected {
   runs: number;
@@ -62,23 +53,15 @@ interface Expected {
 }
 
 describe.skipIf(!haveChromium && process.env.CI !== "true")("the costs page in a browser", () => {
-  let dir: string;
+  let bench: DashboardBench;
   let engine: Engine;
   let server: RunningServer;
-  let browser: Browser;
-  let page: Page | undefined;
-  let pageErrors: string[] = [];
+  const tabs = new BenchPages(() => bench);
+  const open = (path: string, width?: number, bypassCSP?: boolean) => tabs.open(path, width, bypassCSP);
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`Chromium is not at ${CHROMIUM} (set CAIRN_CHROMIUM, or apt-get install -y chromium).`);
-    const dashboardDir = builtDashboardDir();
-    if (!dashboardDir) throw new Error("The dashboard is not built: run `npm run build` so dist/dashboard/ exists.");
-    dir = mkdtempSync(join(tmpdir(), "cairn-costs-"));
-    mkdirSync(ARTIFACTS, { recursive: true });
-    engine = await createEngine({ store: `sqlite:${join(dir, "cairn.db")}`, workflows: [researcher, review], logger: silentLogger });
-    engine.startWorker({ pollInterval: 10 });
-    server = await serve(engine, { host: "127.0.0.1", port: 0, dashboardDir });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+    bench = await startDashboardBench({ prefix: "cairn-costs-", artifacts: ARTIFACTS, workflows: [researcher, review], worker: { pollInterval: 10 } });
+    ({ engine, server } = bench);
     for (const runId of ["r1", "r2"]) await (await engine.start(researcher, { prompt: "go" }, { runId })).result({ timeoutMs: 15_000 });
     const asked = await engine.start(review, undefined, { runId: "q1" });
     const [request] = await waitFor(async () => {
@@ -93,25 +76,13 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the costs page in a
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await engine?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await bench?.close();
   });
 
   afterEach(async () => {
-    await page?.close();
-    page = undefined;
-    expect(pageErrors, "errors thrown in the page").toEqual([]);
+    await tabs.close();
+    expect(tabs.errors, "errors thrown in the page").toEqual([]);
   });
-
-  async function open(path: string, width = 1366, bypassCSP = false): Promise<Page> {
-    page = await browser.newPage({ viewport: { width, height: 900 }, bypassCSP });
-    pageErrors = [];
-    page.on("pageerror", (error) => pageErrors.push(error.message));
-    await page.goto(`${server.url}${path}`);
-    return page;
-  }
 
   /** Sums a workflow's runs from their journals as stored. */
   async function expected(workflow: string): Promise<Expected> {
@@ -215,8 +186,7 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the costs page in a
         .filter((v) => v.impact === "serious" || v.impact === "critical")
         .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
       expect(violations, `at ${width} px`).toEqual([]);
-      await page!.close();
-      page = undefined;
+      await tabs.close();
     }
   }, 60_000);
 });
