@@ -92,6 +92,7 @@ export interface EntryData {
     tags?: Record<string, string>;
   };
   "child.completed": { output: unknown };
+  /** `status` is how the child ended, or "conflict" when the id named a run that is not this op's child. */
   "child.failed": { error: SerializedError; status: string };
   /** A journaled `now()`, `random()` or `uuid()`. */
   "value.recorded": { value: unknown };

@@ -84,9 +84,9 @@ describe.each(STORE_KINDS)("live runs on %s", (kind) => {
 
   it("validates, stores, filters and inherits tags", async () => {
     const child = defineWorkflow({ name: "tag-child", run: async () => "c" });
-    const parent = defineWorkflow({ name: "tag-parent", run: async (ctx) => ctx.child(child, null, { runId: "kid" }) });
+    const parent = defineWorkflow({ name: "tag-parent", run: async (ctx, kid: string | null) => ctx.child(child, null, kid === null ? {} : { runId: kid }) });
     const engine = await testEngine(kind, { workflows: [parent, child] });
-    await engine.start(parent, null, { runId: "t1", tags: { customer: "acme", tier: "gold" } });
+    await engine.start(parent, "kid", { runId: "t1", tags: { customer: "acme", tier: "gold" } });
     await engine.start(parent, null, { runId: "t2", tags: { customer: "globex" } });
     engine.startWorker(fast);
     await engine.handle("t1").result({ timeoutMs: 15_000 });
@@ -103,6 +103,34 @@ describe.each(STORE_KINDS)("live runs on %s", (kind) => {
       await expect(engine.start(parent, null, { tags: bad })).rejects.toMatchObject({ code: "INVALID_INPUT" });
     }
     await expect(engine.listRuns({ tags: { "bad key": "x" } })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+  });
+
+  it("fails a child op whose runId another run holds, naming the holder, instead of waiting for an end that never wakes it", async () => {
+    const child = defineWorkflow({ name: "held", run: async (ctx) => ctx.waitForEvent("go") });
+    const parent = defineWorkflow({
+      name: "holder",
+      run: async (ctx, kid: string) =>
+        ctx.child(child, null, { runId: kid }).then(
+          (value) => ({ value }),
+          (error: unknown) => ({ code: (error as { code?: string }).code, message: (error as Error).message }),
+        ),
+    });
+    const engine = await testEngine(kind, { workflows: [parent, child] });
+    engine.startWorker(fast);
+    await engine.start(child, null, { runId: "solo" });
+    const first = await engine.start(parent, "shared", { runId: "p1" });
+    await waitFor(async () => (await engine.getRun("shared").catch(() => null)) !== null, { what: "p1 to start its child" });
+    const second = await engine.start(parent, "shared", { runId: "p2" });
+    const third = await engine.start(parent, "solo", { runId: "p3" });
+    expect(await second.result({ timeoutMs: 5000 })).toEqual({
+      code: "RUN_CONFLICT",
+      message: expect.stringContaining('Run "shared" already exists as the child of run "p1" (op "held#0")'),
+    });
+    expect(await third.result({ timeoutMs: 5000 })).toEqual({ code: "RUN_CONFLICT", message: expect.stringContaining("as a run of its own") });
+    // The holder is untouched and still answers to its own parent.
+    await engine.sendEvent("shared", "go", 7);
+    expect(await first.result({ timeoutMs: 5000 })).toEqual({ value: 7 });
+    expect((await engine.journal("p2")).map((entry) => entry.kind)).toContain("child.failed");
   });
 
   it("continues as new: the chain is linked both ways and result() follows it to the last run", async () => {

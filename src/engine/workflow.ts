@@ -167,7 +167,10 @@ export interface WaitOptions {
 export interface ChildOptions {
   /** Op name; defaults to the child workflow's name. */
   name?: string;
-  /** Default `${parentRunId}/${opKey}`. */
+  /**
+   * Default `${parentRunId}/${opKey}`. An id another run already holds (a run of its own, or another
+   * parent's child) fails the op with RunConflictError naming the holder: its end could never wake this run.
+   */
   runId?: string;
 }
 

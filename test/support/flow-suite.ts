@@ -193,6 +193,25 @@ export function flowSuite(url: () => Promise<string>): void {
     expect(order).toEqual(["high-a", "high-b", "mid", "low-a", "low-b", "neg"]);
   });
 
+  it("keeps FIFO among runs created in one commit (the same millisecond): twelve children queue in the order they were started", async () => {
+    const store = await url();
+    const order: number[] = [];
+    const job = defineWorkflow({ name: "fifo-job", queue: "f", run: async (ctx, n: number) => ctx.step("record", () => void order.push(n)) });
+    const fan = defineWorkflow({
+      name: "fifo-fan",
+      run: async (ctx) => Promise.all(Array.from({ length: 12 }, (_, n) => ctx.child(job, n))),
+    });
+    const engine = await engineOn(store, { workflows: [job, fan], queues: { f: { concurrency: 1 } } });
+    const run = await engine.start(fan, null, { runId: "fan" });
+    engine.startWorker({ concurrency: 4, pollInterval: 5 });
+    await run.result({ timeoutMs: 10_000 });
+    const created = await Promise.all(Array.from({ length: 12 }, async (_, n) => (await engine.getRun(`fan/fifo-job#${n}`)).createdAt.getTime()));
+    // The scheduler commits the starts in one or a few batches: children share creation times, and only insertion order orders them.
+    expect(new Set(created).size).toBeLessThan(6);
+    // Ordered by run id, "fan/fifo-job#10" would come before "fan/fifo-job#2".
+    expect(order).toEqual(Array.from({ length: 12 }, (_, n) => n));
+  });
+
   it("debounce coalesces starts with one key into one run that starts after a quiet period, with the last input", async () => {
     const store = await url();
     const echo = defineWorkflow({ name: "echo", run: async (ctx, input: number) => ctx.step("echo", () => input) });

@@ -1,4 +1,5 @@
 import { RunCancelledError, RunFailedError, StepFailedError, TimeoutError } from "../../core/errors.js";
+import { deserializeError } from "../../core/cairn-error.js";
 import type { EntryData } from "../../core/journal.js";
 import { replyOutcome } from "../ask-human.js";
 import type { DecodedEntry, Outcome } from "../execution-types.js";
@@ -41,6 +42,8 @@ export function outcomeOf(runId: string, key: string, entry: DecodedEntry, first
       const started = first?.data as EntryData["child.started"] | undefined;
       const childRunId = started?.childRunId ?? key;
       const reason = (data.error.data as { reason?: string } | undefined)?.reason;
+      // "conflict": the id named a run that is not this op's child (RunConflictError, see ops/child.ts).
+      if (data.status === "conflict") return { ok: false, error: deserializeError(data.error) };
       return { ok: false, error: data.status === "cancelled" ? new RunCancelledError(childRunId, reason) : new RunFailedError(childRunId, data.error) };
     }
     default:

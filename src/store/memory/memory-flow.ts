@@ -84,7 +84,8 @@ export class MemoryFlow {
         candidates.push({ ...run, concurrencyKey: flow.concurrencyKey, priority: flow.priority });
       }
     }
-    candidates.sort((a, b) => b.priority - a.priority || claimKey(a) - claimKey(b) || compareText(a.runId, b.runId));
+    // A stable sort over the runs in insertion order: FIFO among equal priorities and times.
+    candidates.sort((a, b) => b.priority - a.priority || claimKey(a) - claimKey(b));
     const picked = pickQueued(candidates, limits, queueAllowance(limits, running, started), byKey, max);
     return picked.map(({ concurrencyKey: _k, priority: _p, ...run }) => run);
   }

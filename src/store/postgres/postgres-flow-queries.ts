@@ -32,7 +32,7 @@ export const MARK_STARTED = sql("queue_mark_started", "UPDATE runs SET started_a
 
 /**
  * Pending and due runs of one queue, locked with SKIP LOCKED, in claim order (priority desc, then
- * oldest wake-up), leaving out keys already at their limit ($6 NULL: no per-key limit).
+ * oldest wake-up, then insertion order by `created_seq`, so FIFO holds within a millisecond), leaving out keys already at their limit ($6 NULL: no per-key limit).
  * $1/$2 workflow names/versions, $3 limit, $4 now, $5 queue.
  */
 export const CANDIDATES = sql(
@@ -42,16 +42,16 @@ export const CANDIDATES = sql(
      SELECT concurrency_key FROM runs WHERE $6::int IS NOT NULL AND queue = $5 AND status = 'running' AND concurrency_key IS NOT NULL
      GROUP BY concurrency_key HAVING count(*) >= $6::int),
    pending AS (
-     SELECT ${STATE_COLUMNS}, concurrency_key AS "concurrencyKey", priority AS "qPriority", created_at AS "claimKey" FROM runs
+     SELECT ${STATE_COLUMNS}, concurrency_key AS "concurrencyKey", priority AS "qPriority", created_at AS "claimKey", created_seq AS "claimSeq" FROM runs
      WHERE queue = $5 AND status = 'pending' AND (workflow, version) IN (SELECT w, v FROM wanted)
        AND (concurrency_key IS NULL OR concurrency_key NOT IN (SELECT concurrency_key FROM full_keys))
-     ORDER BY priority DESC, created_at, run_id LIMIT $3 FOR UPDATE OF runs SKIP LOCKED),
+     ORDER BY priority DESC, created_at, created_seq LIMIT $3 FOR UPDATE OF runs SKIP LOCKED),
    due AS (
-     SELECT ${STATE_COLUMNS}, concurrency_key AS "concurrencyKey", priority AS "qPriority", wake_at AS "claimKey" FROM runs
+     SELECT ${STATE_COLUMNS}, concurrency_key AS "concurrencyKey", priority AS "qPriority", wake_at AS "claimKey", created_seq AS "claimSeq" FROM runs
      WHERE queue = $5 AND status = 'suspended' AND wake_at IS NOT NULL AND wake_at <= $4 AND (workflow, version) IN (SELECT w, v FROM wanted)
        AND (concurrency_key IS NULL OR concurrency_key NOT IN (SELECT concurrency_key FROM full_keys))
-     ORDER BY priority DESC, wake_at, run_id LIMIT $3 FOR UPDATE OF runs SKIP LOCKED)
-   SELECT * FROM (SELECT * FROM pending UNION ALL SELECT * FROM due) AS c ORDER BY "qPriority" DESC, "claimKey", "runId" LIMIT $3`,
+     ORDER BY priority DESC, wake_at, created_seq LIMIT $3 FOR UPDATE OF runs SKIP LOCKED)
+   SELECT * FROM (SELECT * FROM pending UNION ALL SELECT * FROM due) AS c ORDER BY "qPriority" DESC, "claimKey", "claimSeq" LIMIT $3`,
 );
 
 /**

@@ -26,7 +26,8 @@ export const RUNNING_BY_KEY = `SELECT concurrency_key AS k, COUNT(*) AS n FROM r
          WHERE queue = ? AND status = 'running' AND concurrency_key IN (SELECT value FROM json_each(?)) GROUP BY concurrency_key`;
 
 /**
- * Pending and due runs of one queue in claim order (priority desc, then oldest wake-up), for `pairs`
+ * Pending and due runs of one queue in claim order (priority desc, then oldest wake-up, then insertion
+ * order: the rowid, the last column of every index, so FIFO holds within a millisecond), for `pairs`
  * (workflow, version) pairs; with `perKeyLimit`, keys already at their limit (`@perKey`) are skipped.
  * Positional parameters are the pairs of each part, in order; named ones `@queue`, `@now`, `@limit`.
  */
@@ -37,10 +38,10 @@ export function queueCandidatesQuery(pairs: number, perKeyLimit: boolean): strin
     : `AND (concurrency_key IS NULL OR concurrency_key NOT IN (SELECT concurrency_key FROM runs
              WHERE queue = @queue AND status = 'running' AND concurrency_key IS NOT NULL GROUP BY concurrency_key HAVING COUNT(*) >= @perKey))`;
   const part = (key: string, where: string) =>
-    `SELECT * FROM (SELECT ${STATE_COLUMNS}, concurrency_key AS concurrencyKey, priority AS qPriority, ${key} AS claimKey FROM runs
-         WHERE queue = @queue AND ${where} AND (${versions}) ${fullKeys} ORDER BY priority DESC, ${key}, run_id LIMIT @limit)`;
+    `SELECT * FROM (SELECT ${STATE_COLUMNS}, concurrency_key AS concurrencyKey, priority AS qPriority, ${key} AS claimKey, rowid AS claimSeq FROM runs
+         WHERE queue = @queue AND ${where} AND (${versions}) ${fullKeys} ORDER BY priority DESC, ${key}, rowid LIMIT @limit)`;
   return `SELECT * FROM (
         ${part("created_at", "status = 'pending'")}
         UNION ALL ${part("wake_at", "status = 'suspended' AND wake_at IS NOT NULL AND wake_at <= @now")}
-      ) ORDER BY qPriority DESC, claimKey, runId LIMIT @limit`;
+      ) ORDER BY qPriority DESC, claimKey, claimSeq LIMIT @limit`;
 }
