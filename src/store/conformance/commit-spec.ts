@@ -263,6 +263,15 @@ export function commitSpec(store: () => Store): void {
       expect(dataOf((await store().readJournal("r1", { afterSeq: 3 }))[0], "run.claimed")).toEqual({ workerId: "w2", epoch: 2, from: "running" });
     });
 
+    it("run.released is refused (lease-lost) once the run suspended under that epoch; the suspension stays the last entry", async () => {
+      const run = await startRun(store(), "r1");
+      await commitOk(store(), run, [entry("run.suspended", null, { wakeAt: T0 + 1000, waitingFor: [] })], T0 + 5);
+      const [late] = await store().commit([{ runId: "r1", epoch: run.leaseEpoch, entries: [entry("run.released", null, { workerId: "w1" })] }], T0 + 6);
+      expect(late).toMatchObject({ ok: false, reason: "lease-lost" });
+      expect((await store().readJournal("r1")).at(-1)?.kind).toBe("run.suspended");
+      expect(await mustGet(store(), "r1")).toMatchObject({ status: "suspended", wakeAt: T0 + 1000, lastSeq: 3 });
+    });
+
     it("other entries leave the row alone apart from lastSeq and updatedAt", async () => {
       const run = await startRun(store(), "r1");
       const kinds: EntryKind[] = [];

@@ -53,7 +53,7 @@ export class MemoryJournal implements JournalStore {
     return w.t.atomic(() =>
       writes.map((write): CommitResult => {
         const run = w.t.runs.get(write.runId);
-        const refused = fenceReason(run, write.epoch);
+        const refused = fenceReason(run, write.epoch, write.entries);
         if (refused || !run) return { ok: false, reason: refused ?? "not-found" };
         const firstSeq = run.lastSeq + 1;
         w.t.putBlobs(write.blobs, now);

@@ -87,7 +87,7 @@ export class PostgresJournal implements JournalStore {
         const write = writes[i]!;
         // Checked before anything is written, so a refused write leaves the transaction intact.
         const run = session.state(write.runId);
-        const refused = fenceReason(run, write.epoch);
+        const refused = fenceReason(run, write.epoch, write.entries);
         if (refused || !run) {
           results[i] = { ok: false, reason: refused ?? "not-found" };
           continue;

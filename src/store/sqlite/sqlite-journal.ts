@@ -59,7 +59,7 @@ export class SqliteJournal implements JournalStore {
         if (!plain) writeHeld();
         const cached = held.get(write.runId);
         const run = cached ? cached.run : this.w.loadState(write.runId);
-        const refused = fenceReason(run, write.epoch);
+        const refused = fenceReason(run, write.epoch, write.entries);
         if (refused || !run) return { ok: false, reason: refused ?? "not-found" };
         const firstSeq = run.lastSeq + 1;
         if (write.entries.length > 0 && plain) {
