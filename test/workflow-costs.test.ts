@@ -97,4 +97,50 @@ describe("costs per workflow", () => {
     expect(committed).toBeGreaterThan(0);
     expect(committed).toBeLessThanOrEqual(helperTotals.journal.entries);
   });
+  it("reads a finished run's journal once across calls, and a retried run's again once it has run again", async () => {
+    let attempts = 0;
+    const flaky = defineWorkflow({
+      name: "flaky",
+      run: async (ctx) =>
+        ctx.step(
+          "try",
+          () => {
+            attempts += 1;
+            if (attempts === 1) throw new Error("first time fails");
+            return attempts;
+          },
+          { retry: { maxAttempts: 1 } },
+        ),
+    });
+    const steady = defineWorkflow({ name: "steady", run: async (ctx) => ctx.step("once", () => 1) });
+    const engine = await testEngine("sqlite", { workflows: [flaky, steady] });
+    engine.startWorker({ pollInterval: 10 });
+    const since = Date.now() - 1;
+    await (await engine.start(steady, null, { runId: "s1" })).result();
+    await expect((await engine.start(flaky, null, { runId: "f1" })).result()).rejects.toThrow(/first time fails/);
+    const reads: string[] = [];
+    const readJournal = engine.store.readJournal.bind(engine.store);
+    // Reads from the start of a journal (views of a run row read only what is new since their last look).
+    engine.store.readJournal = (runId, options) => {
+      if (!options?.afterSeq) reads.push(runId);
+      return readJournal(runId, options);
+    };
+    const first = await workflowCosts(engine, { since, now: Date.now() });
+    expect(new Set(reads)).toEqual(new Set(["s1", "f1"]));
+    const claimsOf = (totals: typeof first, workflow: string) => totals.workflows.find((w) => w.workflow === workflow)!.claims;
+    expect(claimsOf(first, "flaky")).toBe(1);
+
+    reads.length = 0;
+    const again = await workflowCosts(engine, { since, now: Date.now() });
+    expect(reads).toEqual([]);
+    expect(again.workflows).toEqual(first.workflows);
+
+    // A retry changes the run's row: its costs are read afresh and count the second claim.
+    await engine.retry("f1");
+    expect(await engine.result("f1", { timeoutMs: 10_000 })).toBe(2);
+    reads.length = 0;
+    const after = await workflowCosts(engine, { since, now: Date.now() });
+    expect(new Set(reads)).toEqual(new Set(["f1"]));
+    expect(claimsOf(after, "flaky")).toBe(2);
+  });
 });

@@ -3,7 +3,8 @@
  * by workflow. Reads each run's journal, so it is bounded: at most `maxRuns` runs (newest first),
  * with `truncated` set when the window holds more.
  */
-import type { Engine } from "../engine/engine.js";
+import { isTerminal } from "../core/run-status.js";
+import type { Engine, RunInfo } from "../engine/engine.js";
 import type { Usage } from "./model/schemas.js";
 import { readRunCosts, type RunCostFigures, type RunCosts } from "./run-costs.js";
 
@@ -67,14 +68,14 @@ export async function workflowCosts(engine: Engine, options: WorkflowCostsOption
       ...(options.runIdPrefix ? { runIdPrefix: options.runIdPrefix } : {}),
       ...(cursor ? { cursor } : {}),
     });
-    for (const run of page.runs) {
-      if (runs === maxRuns) {
-        truncated = true;
-        break;
-      }
-      add(byWorkflow, run.workflow, await readRunCosts(engine, run.runId, now));
-      runs += 1;
+    let take = page.runs;
+    if (runs + take.length > maxRuns) {
+      take = take.slice(0, maxRuns - runs);
+      truncated = true;
     }
+    const costs = await mapLimited(take, READ_CONCURRENCY, (run) => costsOf(engine, run, now));
+    for (const [i, run] of take.entries()) add(byWorkflow, run.workflow, costs[i]!);
+    runs += take.length;
     cursor = page.nextCursor;
   } while (cursor && !truncated);
   return {
@@ -84,6 +85,42 @@ export async function workflowCosts(engine: Engine, options: WorkflowCostsOption
     truncated,
     workflows: [...byWorkflow.values()].sort((a, b) => b.workerMs - a.workerMs || a.workflow.localeCompare(b.workflow)),
   };
+}
+
+/** Journals read at once: a PostgreSQL pool overlaps the reads; SQLite reads one after another anyway. */
+const READ_CONCURRENCY = 8;
+/** Finished runs' costs kept per engine (a finished run's journal no longer changes). */
+const MAX_CACHED = 20_000;
+const finishedCosts = new WeakMap<Engine, Map<string, RunCosts>>();
+
+/**
+ * A run's costs; a finished run's are read once and kept, keyed by its last update (a retried run
+ * updates its row, so it is read again).
+ */
+async function costsOf(engine: Engine, run: RunInfo, now: number): Promise<RunCosts> {
+  if (!isTerminal(run.status)) return readRunCosts(engine, run.runId, now);
+  let cache = finishedCosts.get(engine);
+  if (!cache) finishedCosts.set(engine, (cache = new Map()));
+  const key = `${run.updatedAt.getTime()}:${run.runId}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const costs = await readRunCosts(engine, run.runId, now);
+  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+  cache.set(key, costs);
+  return costs;
+}
+
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
 }
 
 function add(byWorkflow: Map<string, WorkflowCosts>, workflow: string, costs: RunCosts): void {
