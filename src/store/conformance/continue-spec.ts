@@ -109,11 +109,11 @@ export function continueSpec(store: () => Store): void {
         const runId = `race${i}`;
         const run = await startRun(store(), runId);
         await store().sendEvent({ runId, type: "t", eventId: "before", payload: "" }, T0 + 1);
-        // The send and the commit race: whichever the store serializes first, the event ends up unconsumed in the new run.
-        const [sent] = await Promise.all([
-          store().sendEvent({ runId, type: "t", eventId: "during", payload: "" }, T0 + 2),
-          commitOk(store(), run, [continued(runId, `${runId}~2`, 1)], T0 + 2),
-        ]);
+        // The send and the commit race (each issued first half the time): whichever the store serializes
+        // first, the event ends up unconsumed in the new run.
+        const send = () => store().sendEvent({ runId, type: "t", eventId: "during", payload: "" }, T0 + 2);
+        const commit = () => commitOk(store(), run, [continued(runId, `${runId}~2`, 1)], T0 + 2);
+        const sent = i % 2 === 0 ? (await Promise.all([send(), commit()]))[0] : (await Promise.all([commit(), send()]))[1];
         expect(sent.duplicate).toBe(false);
         expect(await whereAre(store(), [runId, `${runId}~2`])).toEqual([
           [`${runId}~2`, "before", false],
