@@ -157,6 +157,15 @@ const shaky = defineWorkflow({
   },
 });
 
+/** Continues as new once: `hop` → `hop~2`. */
+const hop = defineWorkflow({
+  name: "hop",
+  version: "1",
+  async run(ctx, input: { n: number }) {
+    return input.n < 1 ? ctx.continueAsNew({ n: input.n + 1 }) : input.n;
+  },
+});
+
 describe.skipIf(!haveChromium && process.env.CI !== "true")("the run page in a browser", () => {
   let bench: DashboardBench;
   let engine: Engine;
@@ -167,7 +176,7 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the run page in a b
     bench = await startDashboardBench({
       prefix: "cairn-run-page-",
       artifacts: ARTIFACTS,
-      workflows: [helper, boss, streamer, approver, pipeline, greetOld, greetNew, waiter, planner, shaky],
+      workflows: [helper, boss, streamer, approver, pipeline, greetOld, greetNew, waiter, planner, shaky, hop],
       worker: { pollInterval: 10 },
     });
     ({ engine, server } = bench);
@@ -236,6 +245,17 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")("the run page in a b
     await p.locator('[data-fact="cost"]').filter({ hasText: "$0.025" }).waitFor({ timeout: 5000 });
     await parent.click();
     await expect.poll(() => p.locator("main h1").first().textContent()).toBe("boss");
+  });
+
+  it("continue as new: a run links to the run that continues it, which links back", async () => {
+    expect(await (await engine.start(hop, { n: 0 }, { runId: "hop" })).result({ timeoutMs: 10_000 })).toBe(1);
+    const p = await open("/ui/runs/hop");
+    const next = p.locator(".fact", { hasText: "continued as" }).getByRole("link", { name: "hop~2" });
+    await next.waitFor({ timeout: 5000 });
+    await next.click();
+    await expect.poll(() => p.locator("main h1").first().textContent()).toBe("hop~2");
+    await p.locator(".fact", { hasText: "continues" }).getByRole("link", { name: "hop", exact: true }).click();
+    await expect.poll(() => p.locator("main h1").first().textContent()).toBe("hop");
   });
 
   it("a running agent's transcript starts with the prompt, and its live output is the transcript's pending message", async () => {

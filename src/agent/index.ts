@@ -39,7 +39,7 @@ export {
 } from "./mcp.js";
 export { cutIndex, renderForSummary, type ContextOptions } from "./context.js";
 export { diffManifests, makeManifest, ManifestChangedError, type AgentManifest, type BudgetLimits, type ManifestChange } from "./manifest.js";
-export { defineThread, sendToThread, type ThreadMessage, type ThreadState } from "./thread.js";
+export { defineThread, sendToThread, type ThreadInput, type ThreadMessage, type ThreadOptions, type ThreadState } from "./thread.js";
 export { MEMORY_TOOLS, type Memory, type MemoryOptions } from "./memory.js";
 export {
   Plan,

@@ -11,7 +11,39 @@ export interface ThreadState {
   messages: Message[];
   /** The agent's working memory, carried from turn to turn. */
   memory?: Record<string, unknown>;
+  /** Turns the thread has taken, counting those of the runs it continued from. */
   turns: number;
+}
+
+/**
+ * The input of a thread run: nothing for a new thread (or `messages` to start from). A run the thread
+ * continued as (`continueAfterTurns`) starts from what the last one carried over: the transcript and
+ * memory its last turn left, the turn count and the thread's id.
+ */
+export interface ThreadInput {
+  messages?: Message[];
+  memory?: Record<string, unknown>;
+  turns?: number;
+  /** The id the thread is known by (its first run's id): turns run as `<threadId>:<turnId>` whichever run of the chain takes them. */
+  threadId?: string;
+}
+
+/** How a thread runs. */
+export interface ThreadOptions {
+  /** The thread workflow's name. Default `<agent>.thread`. */
+  name?: string;
+  /** Loop snapshots every this many messages (ctx.loop `snapshotEvery`). Default 1. */
+  snapshotEvery?: number;
+  /**
+   * Continue as new (`ctx.continueAsNew`) after a turn once a run of the thread has taken this many
+   * messages (turns, failed or not, and dropped messages alike): the next run (`<threadId>~2`, `~3`, …)
+   * starts from the transcript the last turn left (as the agent's `context` policy summarized it), its
+   * memory and the turn count, so no run's journal grows with the whole conversation (the transcript
+   * itself is as long as the agent keeps it). Messages sent to the thread's id reach the live run, and
+   * `sendToThread`'s turn ids and results are unchanged. Default: never (one run keeps the whole
+   * conversation, as before this option; docs/live-runs.md says why).
+   */
+  continueAfterTurns?: number;
 }
 
 /** A message sent to a thread: the event `message`, whose `turnId` names the turn's run. */
@@ -24,26 +56,40 @@ export interface ThreadMessage {
 const TURN_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const ThreadMessageSchema = z.object({ prompt: z.string().min(1), turnId: z.string().regex(TURN_ID) }).strict();
 const CloseSchema = z.object({ close: z.literal(true) }).strict();
+const ThreadInputSchema = z.object({
+  messages: z.array(MessageSchema).optional(),
+  memory: z.record(z.string(), z.unknown()).optional(),
+  turns: z.number().int().min(0).optional(),
+  threadId: z.string().min(1).optional(),
+});
 
 /**
  * A conversation that spans runs: a long-lived thread run keeps the history and, for each message it
  * receives, runs one turn of `agent` as a child run (`<threadId>:<turnId>`) on the whole conversation,
  * then keeps the transcript that turn ended with (summaries included). Between messages the thread is
- * suspended and holds nothing. Talk to it with {@link sendToThread}.
+ * suspended and holds nothing. Talk to it with {@link sendToThread}. With `continueAfterTurns` the
+ * thread continues as a fresh run every so many turns, carrying its transcript and memory (see
+ * {@link ThreadOptions}).
  * @example
- * const support = defineThread(supportAgent);            // register both with the engine
+ * const support = defineThread(supportAgent, { continueAfterTurns: 100 }); // register both with the engine
  * const turn = await sendToThread(engine, support, "customer-42", "My invoice is wrong.");
- * const reply = await turn.result();                      // AgentResult of that turn
+ * const reply = await turn.result();                                         // AgentResult of that turn
  */
-export function defineThread(
-  agent: Workflow<AgentInput, AgentResult>,
-  options: { name?: string; snapshotEvery?: number } = {},
-): Workflow<{ messages?: Message[] }, ThreadState> {
-  return defineWorkflow<{ messages?: Message[] }, ThreadState>({
+export function defineThread(agent: Workflow<AgentInput, AgentResult>, options: ThreadOptions = {}): Workflow<ThreadInput, ThreadState> {
+  const limit = options.continueAfterTurns;
+  if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1)) {
+    throw new ValidationError(`defineThread(${agent.name}): continueAfterTurns must be a whole number of turns, 1 or more (got ${String(limit)}).`);
+  }
+  return defineWorkflow<ThreadInput, ThreadState>({
     name: options.name ?? `${agent.name}.thread`,
     version: agent.version,
     async run(ctx, input) {
-      const initial: ThreadState = { messages: z.array(MessageSchema).parse(input?.messages ?? []), turns: 0 };
+      const start = ThreadInputSchema.parse(input ?? {});
+      // A run of the thread's chain (`<threadId>~n`) names turns by the thread; any other run (the first,
+      // or a fork of a continued run) by itself.
+      const threadId = start.threadId !== undefined && ctx.runId.startsWith(`${start.threadId}~`) ? start.threadId : ctx.runId;
+      const initial: ThreadState = { messages: start.messages ?? [], turns: start.turns ?? 0 };
+      if (start.memory !== undefined) initial.memory = start.memory;
       return ctx.loop(
         "message",
         initial,
@@ -55,14 +101,23 @@ export function defineThread(
           if (!parsed.success) return state;
           const { prompt, turnId } = parsed.data;
           const messages: Message[] = [...state.messages, { role: "user", content: prompt }];
+          let next = state;
           try {
-            const result = await it.ctx.child(agent, { messages, memory: state.memory ?? {} }, { runId: `${ctx.runId}:${turnId}`, name: "turn" });
-            return { messages: result.messages, memory: result.memory, turns: state.turns + 1 };
+            const result = await it.ctx.child(agent, { messages, memory: state.memory ?? {} }, { runId: `${threadId}:${turnId}`, name: "turn" });
+            next = { messages: result.messages, memory: result.memory, turns: state.turns + 1 };
           } catch (error) {
-            // A failed turn leaves the conversation as it was; the turn's run holds the error.
-            if (isCairnError(error, "RUN_FAILED") || isCairnError(error, "RUN_CANCELLED")) return state;
-            throw error;
+            // A failed turn leaves the conversation as it was; the turn's run holds the error. A turn id an
+            // earlier message took (sent again under another event id) is dropped: its run has the answer.
+            if (!isCairnError(error, "RUN_FAILED") && !isCairnError(error, "RUN_CANCELLED") && !isCairnError(error, "RUN_CONFLICT")) throw error;
           }
+          // `it.index` counts the messages this run took: a failed turn costs journal too. While the journal
+          // still holds later iterations (taken before the limit was set), replay goes on: it stays exact.
+          if (limit !== undefined && it.index + 1 >= limit && !it.ctx.replaying) {
+            const carried: ThreadInput = { messages: next.messages, turns: next.turns, threadId };
+            if (next.memory !== undefined) carried.memory = next.memory;
+            return it.ctx.continueAsNew(carried);
+          }
+          return next;
         },
         { snapshotEvery: options.snapshotEvery ?? 1 },
       );
@@ -76,7 +131,7 @@ export function defineThread(
  */
 export async function sendToThread(
   engine: Engine,
-  thread: Workflow<{ messages?: Message[] }, ThreadState>,
+  thread: Workflow<ThreadInput, ThreadState>,
   threadId: string,
   prompt: string,
   options: { turnId?: string; timeoutMs?: number } = {},

@@ -37,6 +37,27 @@ export function isTerminalEntry(kind: string): boolean {
   return TERMINAL_KINDS.has(kind);
 }
 
+/** The first run of the continue-as-new chain `runId` belongs to, as its id says: `t` for `t`, `t~2`, `t~3`, … */
+export function chainBase(runId: string): string {
+  const match = /^(.*)~(\d+)$/.exec(runId);
+  return match && match[1] ? match[1] : runId;
+}
+
+/** The id of the run that continues `runId` (`ctx.continueAsNew`): `<runId>~2`, then `<base>~3`, `<base>~4`, … */
+export function nextRunId(runId: string): string {
+  const match = /^(.*)~(\d+)$/.exec(runId);
+  if (match && match[1]) return `${match[1]}~${Number(match[2]) + 1}`;
+  return `${runId}~2`;
+}
+
+/**
+ * The run that continues `run`, when it ended with `run.continued` (`lastKind` is the kind of its last
+ * journal entry): the stores follow this link to deliver an event sent to a run that continued as new.
+ */
+export function successorOf(run: Pick<RunRecord, "runId" | "status">, lastKind: string | undefined): string | undefined {
+  return run.status === "completed" && lastKind === "run.continued" ? nextRunId(run.runId) : undefined;
+}
+
 /** A run row as stored: a projection of the run's journal plus its lease. Payload fields are encoded. */
 export interface RunRecord {
   runId: string;

@@ -289,8 +289,10 @@ export interface Engine {
   /** A handle on an existing run. */
   handle<O = unknown>(runId: string): RunHandle<O>;
   /**
-   * Delivers an event (buffered until a wait consumes it; idempotent by eventId). With `secret: true`
-   * the payload is a secret (like `secret(payload)`): the run gets it, its views show `"[redacted]"`.
+   * Delivers an event (buffered until a wait consumes it; idempotent by eventId). To a run that continued
+   * as new, it goes to the last run of its chain, and an eventId any run of the chain holds is a
+   * duplicate (docs/live-runs.md). With `secret: true` the payload is a secret (like `secret(payload)`):
+   * the run gets it, its views show `"[redacted]"`.
    */
   sendEvent<T>(
     runId: string,

@@ -1,6 +1,6 @@
 import { RunFinishedError, ValidationError, isCairnError } from "../core/errors.js";
 import { newEntry, type EntryData, type NewEntry } from "../core/journal.js";
-import type { RunRecord } from "../core/run.js";
+import { nextRunId, type RunRecord } from "../core/run.js";
 import { byteLength, decode, encode, serializeError, type SerializedError } from "../core/serialize.js";
 import type { Store } from "../core/store.js";
 
@@ -95,13 +95,6 @@ export function serveRequests(
     }
   };
   void loop().catch(() => {});
-}
-
-/** The id of the run that continues `runId`: `<runId>~2`, then `<base>~3`, `<base>~4`, … */
-export function nextRunId(runId: string): string {
-  const match = /^(.*)~(\d+)$/.exec(runId);
-  if (match && match[1]) return `${match[1]}~${Number(match[2]) + 1}`;
-  return `${runId}~2`;
 }
 
 /** The `run.continued` entry that ends `run` and creates its successor with `input` (validated) and `tags`. */

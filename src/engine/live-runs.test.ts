@@ -155,6 +155,25 @@ describe.each(STORE_KINDS)("live runs on %s", (kind) => {
     expect((await engine.journal("c~3")).length).toBeLessThan(8);
   });
 
+  it("events and requests sent to a run that continued as new reach the last run of its chain", async () => {
+    const relay = defineWorkflow({
+      name: "relay",
+      async run(ctx, input: { n: number }) {
+        ctx.handle("where", () => ctx.runId);
+        if (input.n < 2) return ctx.continueAsNew({ n: input.n + 1 });
+        return { got: await ctx.waitForEvent<string>("note"), runId: ctx.runId };
+      },
+    });
+    const engine = await testEngine(kind, { workflows: [relay] });
+    engine.startWorker(fast);
+    await engine.start(relay, { n: 0 }, { runId: "r" });
+    await waitFor(async () => (await engine.getRun("r~3").catch(() => undefined))?.status === "suspended", { what: "r~3 to wait" });
+    expect(await engine.request("r", "where", null, { requestId: "q1", timeoutMs: 5000 })).toBe("r~3");
+    expect(await engine.sendEvent("r", "note", "hello", { eventId: "n1" })).toEqual({ eventId: "n1", duplicate: false });
+    expect(await engine.sendEvent("r~2", "note", "again", { eventId: "n1" })).toMatchObject({ duplicate: true });
+    expect(await engine.result("r", { timeoutMs: 5000 })).toEqual({ got: "hello", runId: "r~3" });
+  });
+
   it("starts a delayed run only when its time comes, by the injectable clock", async () => {
     const clock = new ManualClock();
     const hello = defineWorkflow({ name: "hello", run: async () => "hi" });

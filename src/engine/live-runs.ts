@@ -8,7 +8,7 @@ import { decode, type SerializedError } from "../core/serialize.js";
 import type { Store } from "../core/store.js";
 import type { ChainStore } from "./live-ops.js";
 import { checkTags } from "../core/tags.js";
-import { checkLiveName, continuedFrom, continuedTo, requestEventType, type RequestEnvelope } from "./live-ops.js";
+import { checkLiveName, continuedFrom, continuedTo, followChain, requestEventType, type RequestEnvelope } from "./live-ops.js";
 
 /**
  * The engine's side of live runs (docs/live-runs.md): start options (tags, deadline, delayed start),
@@ -95,7 +95,7 @@ export interface RequestOptions {
 
 /** What `engine.request` needs of the engine. */
 export interface RequestDeps {
-  store: Pick<Store, "getRunValue" | "getRun">;
+  store: Pick<Store, "getRunValue" | "getRun" | "readJournal">;
   clock: () => number;
   sendEvent(runId: string, type: string, payload: unknown, options: { eventId: string }): Promise<unknown>;
   /** Resolves when something about the run may have changed, or after `ms`. */
@@ -116,6 +116,9 @@ export async function sendRequest<R>(deps: RequestDeps, runId: string, name: str
   if (!Number.isFinite(timeoutMs) || timeoutMs < 0) throw new ValidationError("request: timeoutMs must be a number of milliseconds, 0 or more.");
   const answered = await readReply<R>(deps.store, runId, requestId);
   if (answered) return answered.value;
+  // A run that continued as new: the request goes to the last run of its chain, which replies.
+  const named = await deps.store.getRun(runId);
+  if (named?.status === "completed") runId = (await followChain(deps.store, named)).runId;
   const envelope: RequestEnvelope = { requestId, payload: payload ?? null };
   await deps.sendEvent(runId, requestEventType(name), envelope, { eventId: requestId });
   const deadline = Date.now() + timeoutMs;

@@ -17,7 +17,7 @@ import type { Workflow } from "./workflow.js";
 
 /** What starting runs and sending events need from the engine. */
 export interface RunStarterDeps {
-  store: Pick<Store, "debounceRun" | "sendEvent" | "createRuns" | "listRuns" | "getRun" | "getRunValue">;
+  store: Pick<Store, "debounceRun" | "sendEvent" | "createRuns" | "listRuns" | "getRun" | "getRunValue" | "readJournal">;
   clock: () => number;
   creator: RunCreator;
   pool: WorkerPool;
@@ -93,8 +93,10 @@ export class RunStarter {
     } catch (error) {
       throw new ValidationError(`sendEvent: payload cannot be stored: ${(error as Error).message}`);
     }
-    const { duplicate } = await this.deps.store.sendEvent({ runId, type, eventId, payload: encoded }, this.deps.clock());
-    if (!duplicate) this.deps.pool.notify(runId);
+    const sent = await this.deps.store.sendEvent({ runId, type, eventId, payload: encoded }, this.deps.clock());
+    const duplicate = sent.duplicate;
+    // A run that continued as new passed the event on to the last run of its chain.
+    if (!duplicate) this.deps.pool.notify(sent.runId ?? runId);
     return { eventId, duplicate };
   }
 

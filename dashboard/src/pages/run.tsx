@@ -101,6 +101,16 @@ export function RunPage({ runId }: { runId: string }) {
               <Link href={runPath(r.parentRunId)}>{r.parentRunId}</Link>
             </Fact>
           )}
+          {r.continuedFrom && (
+            <Fact label="continues" title="The run this one continues (ctx.continueAsNew), e.g. a thread's earlier turns">
+              <Link href={runPath(r.continuedFrom)}>{r.continuedFrom}</Link>
+            </Fact>
+          )}
+          {r.continuedTo && (
+            <Fact label="continued as" title="The run that continues this one (ctx.continueAsNew)">
+              <Link href={runPath(r.continuedTo)}>{r.continuedTo}</Link>
+            </Fact>
+          )}
         </div>
       )}
       {r?.status === "suspended" && (

@@ -8,14 +8,15 @@ export interface RetentionStore {
   /**
    * Runs that {@link RetentionStore.deleteRuns} may delete, oldest finished first: status in `query.statuses`
    * (terminal ones only), `finishedAt < query.finishedBefore`, of `query.workflow` if given, and
-   * neither a child whose parent is live nor a parent with a live child.
+   * neither a child whose parent is live nor a parent with a live child, nor a run that continued as new
+   * while its chain has a live run (any live `<base>~<n>`, see `chainBase`).
    */
   listPrunableRuns(query: PruneQuery): Promise<RunRecord[]>;
   /**
    * Deletes runs and every row that belongs to them (journal, inbox, human requests, full-text
    * index), in one transaction. Each run is deleted only if, at delete time, it is still terminal
    * with the `lastSeq` it was selected with (a run retried since then has a longer journal and
-   * survives) and is still prunable (no live parent, no live child). Returns the deleted ids.
+   * survives) and is still prunable (no live parent, no live child, no live run of its chain). Returns the deleted ids.
    */
   deleteRuns(runs: readonly { runId: string; lastSeq: number }[]): Promise<string[]>;
   /**

@@ -127,7 +127,7 @@ export abstract class ComposedStore implements S.Store {
   }
 
   // The inbox and human requests
-  sendEvent(event: S.NewInboxEvent, now: number): Promise<{ duplicate: boolean }> {
+  sendEvent(event: S.NewInboxEvent, now: number): Promise<{ duplicate: boolean; runId?: string }> {
     return this.inbox.sendEvent(event, now);
   }
   pendingEvents(runId: string, type: string, limit?: number): Promise<S.InboxEvent[]> {

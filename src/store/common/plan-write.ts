@@ -34,7 +34,9 @@ export type SideEffect =
   /** `run.retried`: the requests closed when the run finished are pending again (the retried run waits on them). */
   | { kind: "reopen-humans"; runId: string }
   /** `agent.messages`: insert the agent's message rows and upsert its tool call rows (common/agent-rows.ts). */
-  | { kind: "agent-rows"; rows: AgentRowsWrite };
+  | { kind: "agent-rows"; rows: AgentRowsWrite }
+  /** `run.continued`: the run's unconsumed inbox rows move to the run that continues it (after this write's consumptions). */
+  | { kind: "move-inbox"; fromRunId: string; toRunId: string };
 
 /** A human request as the SQL stores insert it, in column order (options as JSON text). */
 export function humanRequestRow(r: HumanRequest): unknown[] {
@@ -223,7 +225,11 @@ function entrySideEffects(run: RunState, entry: NewEntry, seq: number, now: numb
       if (!isTerminalEntry(entry.kind) || !isTerminal(run.status)) return [];
       const close: SideEffect = { kind: "close-humans", runId: run.runId, reason: run.status, at: now };
       const effects: SideEffect[] = [close];
-      if (entry.kind === "run.continued") effects.push({ kind: "create-run", run: continuedRun(run, entry.data as EntryData["run.continued"]) });
+      if (entry.kind === "run.continued") {
+        const next = continuedRun(run, entry.data as EntryData["run.continued"]);
+        // Events sent but not yet taken are the new run's to take: nothing sent is lost.
+        effects.push({ kind: "create-run", run: next }, { kind: "move-inbox", fromRunId: run.runId, toRunId: next.runId });
+      }
       // The run that continues this one keeps its parent: the parent is woken when the chain ends.
       else if (run.parentRunId !== null) effects.push({ kind: "wake", runId: run.parentRunId });
       return effects;

@@ -20,16 +20,28 @@ export const PER_RUN_TABLES = [
   "tool_calls",
 ] as const;
 
+/** `r.run_id` without its trailing digits (`t~` for `t~12`). */
+const TRIMMED = "rtrim(r.run_id, '0123456789')";
+/** `chainBase(r.run_id)` (core/run.ts) in SQL both stores speak: the id before a trailing `~<digits>`. */
+const CHAIN_BASE = `(CASE WHEN ${TRIMMED} <> r.run_id AND length(${TRIMMED}) > 1 AND substr(${TRIMMED}, length(${TRIMMED}), 1) = '~'
+  THEN substr(${TRIMMED}, 1, length(${TRIMMED}) - 1) ELSE r.run_id END)`;
+
 /**
  * SQL condition on `runs AS r`: a terminal run whose parent (if any) is finished or gone, whose
- * children are all finished and whose outbox messages are all delivered or dead. A child is kept
- * while its parent may still read its row; a parent is kept while a child may still wake it; a run
- * is kept while a message of its is still to be delivered. Uses no parameters, so both SQL stores share it.
+ * children are all finished, whose outbox messages are all delivered or dead, and, when it continued
+ * as new, whose chain has no live run. A child is kept while its parent may still read its row; a
+ * parent is kept while a child may still wake it; a run is kept while a message of its is still to be
+ * delivered; a continued run is kept while events sent to its id are passed along the chain to a live
+ * run (`Store.sendEvent`), so that id keeps reaching it (the chain's runs are `<base>~<n>`: any live run
+ * with such an id keeps it, which errs on keeping). Uses no parameters, so both SQL stores share it.
  */
 export const PRUNABLE_SQL = `r.status IN ${TERMINAL_STATUSES_SQL}
   AND NOT EXISTS (SELECT 1 FROM runs p WHERE p.run_id = r.parent_run_id AND p.status NOT IN ${TERMINAL_STATUSES_SQL})
   AND NOT EXISTS (SELECT 1 FROM runs c WHERE c.parent_run_id = r.run_id AND c.status NOT IN ${TERMINAL_STATUSES_SQL})
-  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.run_id = r.run_id AND o.status = 'pending')`;
+  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.run_id = r.run_id AND o.status = 'pending')
+  AND NOT (EXISTS (SELECT 1 FROM journal j WHERE j.run_id = r.run_id AND j.seq = r.last_seq AND j.kind = 'run.continued')
+    AND EXISTS (SELECT 1 FROM runs n WHERE n.run_id >= ${CHAIN_BASE} || '~' AND n.run_id < ${CHAIN_BASE} || '~~'
+      AND n.status NOT IN ${TERMINAL_STATUSES_SQL}))`;
 
 /** The full-text index rows of a journal: `step.completed` entries with search text. */
 export function journalTexts(journal: readonly JournalEntry[]): { seq: number; opKey: string; text: string }[] {

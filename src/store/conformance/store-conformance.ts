@@ -2,6 +2,7 @@ import { describe } from "vitest";
 import { agentRowsSpec } from "./agent-rows-spec.js";
 import { blobsSpec } from "./blobs-spec.js";
 import { commitSpec } from "./commit-spec.js";
+import { continueSpec } from "./continue-spec.js";
 import { copySpec } from "./copy-spec.js";
 import { flowSpec } from "./flow-spec.js";
 import { deploysSpec } from "./deploys-spec.js";
@@ -56,6 +57,7 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     outboxSpec(store);
     deploysSpec(store);
     liveSpec(store);
+    continueSpec(store);
     liveDeltasSpec(store);
     agentRowsSpec(store);
   });

@@ -1,5 +1,5 @@
 import { IMPORT_CONFLICT_HINT, RunConflictError } from "../../core/errors.js";
-import { isTerminal, type RunRecord } from "../../core/run.js";
+import { chainBase, isTerminal, type RunRecord } from "../../core/run.js";
 import type { PruneQuery, RetentionStore, RunImport } from "../../core/store.js";
 import type { MemoryTables } from "./memory-tables.js";
 import { agentRowsOfEntries } from "../common/agent-rows.js";
@@ -33,7 +33,7 @@ export class MemoryRetention implements RetentionStore {
   }
 }
 
-/** A terminal run that may go: its parent, if any, is finished, and so are all its children. */
+/** A terminal run that may go: its parent, if any, is finished, and so are all its children (and, for a continued run, its chain: common/retention-sql.ts). */
 function prunable(t: MemoryTables, run: RunRecord): boolean {
   if (!isTerminal(run.status)) return false;
   if (run.parentRunId !== null) {
@@ -42,6 +42,10 @@ function prunable(t: MemoryTables, run: RunRecord): boolean {
   }
   for (const other of t.runs.values()) if (other.parentRunId === run.runId && !isTerminal(other.status)) return false;
   for (const message of t.outbox.values()) if (message.runId === run.runId && message.status === "pending") return false;
+  if (t.journal.get(run.runId)?.at(-1)?.kind === "run.continued") {
+    const prefix = `${chainBase(run.runId)}~`;
+    for (const other of t.runs.values()) if (other.runId >= prefix && other.runId < `${prefix}~` && !isTerminal(other.status)) return false;
+  }
   return true;
 }
 

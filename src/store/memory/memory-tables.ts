@@ -142,6 +142,29 @@ export class MemoryTables {
     });
   }
 
+  /** Moves a continued run's unconsumed inbox rows to the run that continues it, ids (so arrival order) kept. */
+  moveInbox(fromRunId: string, toRunId: string): void {
+    const from = this.inboxByRun.get(fromRunId) ?? [];
+    const moving = from.filter((id) => this.inbox.get(id)?.consumedSeq === null);
+    if (moving.length === 0) return;
+    this.putIn(
+      this.inboxByRun,
+      fromRunId,
+      from.filter((id) => !moving.includes(id)),
+    );
+    this.putIn(
+      this.inboxByRun,
+      toRunId,
+      [...(this.inboxByRun.get(toRunId) ?? []), ...moving].sort((a, b) => a - b),
+    );
+    for (const id of moving) {
+      const row = this.inbox.get(id)!;
+      this.putInbox({ ...row, runId: toRunId });
+      this.putIn(this.inboxKeys, inboxKey(fromRunId, row.eventId), undefined);
+      this.putIn(this.inboxKeys, inboxKey(toRunId, row.eventId), id);
+    }
+  }
+
   /** Forgets the `(runId, eventId)` key of a deleted inbox row (retention). */
   forgetInboxKey(runId: string, eventId: string): void {
     this.inboxKeys.delete(inboxKey(runId, eventId));

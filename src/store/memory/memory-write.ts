@@ -105,6 +105,9 @@ export class MemoryWriter {
       case "agent-rows":
         applyAgentRows(this.t, effect.rows);
         return;
+      case "move-inbox":
+        this.t.moveInbox(effect.fromRunId, effect.toRunId);
+        return;
       case "reopen-humans":
         for (const request of this.t.humansOf(effect.runId)) {
           if (request.status !== "closed") continue;

@@ -22,3 +22,7 @@ export const PENDING_EVENTS = sql(
   `SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = $1 AND type = $2 AND consumed_seq IS NULL ORDER BY id LIMIT $3`,
 );
 export const LIST_INBOX = sql("list_inbox", `SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = $1 ORDER BY id`);
+/** The kind of a run's entry at a seq: its last entry says whether it continued as new. */
+export const ENTRY_KIND = sql("entry_kind", "SELECT kind FROM journal WHERE run_id = $1 AND seq = $2");
+/** A continued run's unconsumed events go to the run that continues it (ids, so arrival order, kept). */
+export const MOVE_INBOX = sql("move_inbox", "UPDATE inbox SET run_id = $1 WHERE run_id = $2 AND consumed_seq IS NULL");

@@ -3,7 +3,7 @@ import type { RunRecord } from "../../core/run.js";
 import type { CopiedEntry, NewRun } from "../../core/store.js";
 import { checkConsumable, humanRequestRow, planEntries, type SideEffect } from "../common/plan-write.js";
 import { copiedRun, newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
-import { CONSUME_INBOX, LOCK_INBOX } from "./postgres-inbox-queries.js";
+import { CONSUME_INBOX, LOCK_INBOX, MOVE_INBOX } from "./postgres-inbox-queries.js";
 import { ANSWER_HUMAN, CLOSE_HUMANS, EXTEND_HUMAN, INSERT_HUMAN, REOPEN_HUMANS } from "./postgres-human-requests-queries.js";
 import { INSERT_ENTRIES, INSERT_TEXT } from "./postgres-journal-queries.js";
 import { INSERT_RUN, INSERT_RUNS, LOCK_STATES, UPDATE_STATES } from "./postgres-runs-queries.js";
@@ -32,6 +32,8 @@ export class WriteSession {
   private readonly created = new Set<string>();
   private readonly entries: JournalEntry[] = [];
   private readonly consumed: Consume[] = [];
+  /** Continued runs whose unconsumed inbox rows move to their successor at flush, after the consumptions. */
+  private readonly moves: Extract<SideEffect, { kind: "move-inbox" }>[] = [];
   /** Runs that finished in this transaction, with their final status: their pending requests close at flush. */
   private readonly closing = new Map<string, string>();
 
@@ -149,11 +151,12 @@ export class WriteSession {
 
   /**
    * Writes what the session changed: consumed inbox rows (checked first: a bad consumption
-   * throws and rolls the whole transaction back), run rows, journal entries (named for the journal
+   * throws and rolls the whole transaction back), the rest of a continued run's inbox moved on, run rows, journal entries (named for the journal
    * notice); and asks for a wake-up NOTIFY when a run it touched is runnable now or within {@link WAKE_HORIZON_MS}.
    */
   async flush(): Promise<void> {
     if (this.consumed.length > 0) await this.consume();
+    for (const move of this.moves) await this.tx.query(MOVE_INBOX, [move.toRunId, move.fromRunId]);
     if (this.changed.size > 0) {
       const runs = [...this.changed].flatMap((runId) => this.states.get(runId) ?? []);
       await this.tx.query(UPDATE_STATES, stateArrays(runs));
@@ -203,6 +206,9 @@ export class WriteSession {
       case "reopen-humans":
         this.closing.delete(effect.runId);
         await this.tx.query(REOPEN_HUMANS, [effect.runId]);
+        return;
+      case "move-inbox":
+        this.moves.push(effect);
         return;
       case "insert-outbox":
         // Dispatchers listen on the workers' wake-up channel: the NOTIFY goes out with the commit.

@@ -6,6 +6,7 @@ import { checkConsumable, humanRequestRow, planEntries, type SideEffect } from "
 import { newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
 import { INSERT_BLOB } from "./sqlite-blobs-queries.js";
 import type { SqliteConnection } from "./sqlite-connection.js";
+import { MOVE_INBOX } from "./sqlite-inbox-queries.js";
 import { runParams, stateParams, toRun, toState, type InboxRow, type StateRow } from "./sqlite-rows.js";
 import { SqliteAgentRows } from "./sqlite-agent-rows.js";
 
@@ -124,6 +125,9 @@ export class SqliteWriter {
         return;
       case "agent-rows":
         this.agentRows.apply(effect.rows);
+        return;
+      case "move-inbox":
+        q.prepared(MOVE_INBOX).run(effect.toRunId, effect.fromRunId);
         return;
     }
   }
