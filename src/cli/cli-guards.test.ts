@@ -37,6 +37,21 @@ describe("the CLI refuses what it would otherwise get silently wrong", () => {
     expect(existsSync(created)).toBe(true);
   });
 
+  it("cairn serve on a taken port says so and how to pick another", async () => {
+    const { createServer } = await import("node:net");
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const result = await runCli(["serve", "--port", String(port), "--store", `sqlite:${join(dir, "serve.db")}`], { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("EADDRINUSE");
+      expect(result.stderr).toMatch(/--port <n> \(--port 0 picks a free one\)/);
+    } finally {
+      taken.close();
+    }
+  });
+
   it("a second live token with a taken name is refused, naming the one that has it", async () => {
     const store = `sqlite:${join(dir, "tokens.db")}`;
     const first = await runCli(["token", "create", "--name", "deploy", "--scope", "read", "--json", "--store", store], { cwd: dir });

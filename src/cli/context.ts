@@ -10,6 +10,8 @@ import type { AuditStore, RunStore, TokenStore } from "../core/store.js";
 import { recordAudit } from "./audit.js";
 import type { Workflow } from "../engine/workflow.js";
 import { defaultStoreUrl } from "../store/open-store.js";
+import { isPostgresUrl, resolvePostgresConfig } from "../store/postgres/postgres-config.js";
+import { probePostgresSchemaVersion } from "../store/postgres/postgres-open.js";
 
 /** Options every command that touches the store takes. */
 export interface StoreOptions {
@@ -38,11 +40,19 @@ export interface WithEngineOptions {
 }
 
 /**
- * Refuses a `sqlite:` store whose file does not exist: a command that only reads or acts on existing
- * runs would otherwise create an empty database at a mistyped path (or in the wrong directory) and
- * report "no runs".
+ * Refuses a store that does not exist: a `sqlite:` file that is not there, or a `postgres://` schema
+ * with no Cairn store in it. A command that only reads or acts on existing runs would otherwise
+ * create an empty store at a mistyped path or schema (or in the wrong directory) and report "no runs".
  */
-export function requireExistingStore(url: string): void {
+export async function requireExistingStore(url: string): Promise<void> {
+  if (isPostgresUrl(url)) {
+    const config = resolvePostgresConfig(url);
+    if ((await probePostgresSchemaVersion(config)) > 0) return;
+    throw new UsageError(
+      `No Cairn store in schema "${config.schema}" at ${config.displayUrl}. Check --store (or CAIRN_STORE) and its ?schema= parameter; ` +
+        `\`${CLI} migrate --store ${shellQuote(url)}\` creates an empty store, and \`${CLI} worker\`, \`dev\` and \`start\` create one as needed.`,
+    );
+  }
   if (!url.startsWith("sqlite:")) return;
   const path = url.slice("sqlite:".length);
   if (path === ":memory:" || path.trim() === "" || path.startsWith("//")) return;
@@ -75,7 +85,7 @@ export function commandContext(store: TokenStore & AuditStore & Pick<RunStore, "
 
 /**
  * Opens an engine on the store, runs `use`, and closes the engine whatever happens.
- * A `sqlite:` file that does not exist is refused unless `create` is set (see {@link requireExistingStore}).
+ * A store that does not exist is refused unless `create` is set (see {@link requireExistingStore}).
  * @example await withEngine(opts, [], (engine) => engine.getRun(runId));
  */
 export async function withEngine<T>(
@@ -84,7 +94,7 @@ export async function withEngine<T>(
   use: (engine: Engine, cli: CommandContext) => Promise<T>,
   { create = false }: WithEngineOptions = {},
 ): Promise<T> {
-  if (!create) requireExistingStore(options.store);
+  if (!create) await requireExistingStore(options.store);
   // The queues the modules declare: createEngine refuses a workflow that joins an undeclared queue.
   const specs = (options as { workflows?: string[] }).workflows;
   const queues = specs && specs.length > 0 ? (await loadModuleEngineOptions(specs)).queues : undefined;

@@ -19,6 +19,8 @@ export class UsageError extends Error {
 }
 
 const CONNECTION_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT", "ECONNRESET", "EAI_AGAIN"]);
+/** PostgreSQL refusing the connection itself: no such database (3D000), role or password (28000, 28P01). */
+const LOGIN_CODES = new Set(["3D000", "28000", "28P01"]);
 
 /**
  * Prints `error` for a person on stderr and returns the exit code to use.
@@ -44,6 +46,10 @@ export function reportError(error: unknown): number {
     const code = (error as { code?: unknown } | null)?.code;
     if (typeof code === "string" && CONNECTION_CODES.has(code))
       process.stderr.write("The store could not be reached: check --store (or CAIRN_STORE) and that the database server is running and accepts connections.\n");
+    if (typeof code === "string" && LOGIN_CODES.has(code))
+      process.stderr.write("The database server refused the store URL: check the database, user and password in --store (or CAIRN_STORE).\n");
+    if (code === "EADDRINUSE")
+      process.stderr.write("The port is taken by another process: pick another with --port <n> (--port 0 picks a free one), or stop the other process.\n");
   }
   if (process.env.CAIRN_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   return EXIT_FAILURE;

@@ -213,7 +213,7 @@ export class SchemaTooNewError extends CairnError {
 /** A human request id is unknown. */
 export class HumanRequestNotFoundError extends CairnError {
   constructor(readonly requestId: string) {
-    super("HUMAN_REQUEST_NOT_FOUND", `Human request "${requestId}" does not exist.`);
+    super("HUMAN_REQUEST_NOT_FOUND", `Human request "${requestId}" does not exist. List them with \`cairn human-requests --all\` (ids are <runId>:<op key>).`);
   }
 }
 

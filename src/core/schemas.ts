@@ -61,7 +61,12 @@ export const cancelReasonSchema = z.string().max(10_000, "must be at most 10000 
 /** An answer to a human request (`engine.respondToHuman`, `POST /human-requests/:id/answer`). */
 export const humanAnswerSchema = z
   .object({
-    action: z.enum(["retry", "skip", "fail", "answer"]),
+    action: z.enum(["retry", "skip", "fail", "answer"], {
+      error: (issue) =>
+        issue.input === undefined
+          ? 'missing: "answer" (with an option, e.g. {"action":"answer","option":"approve"}), or "retry", "skip" or "fail" for a "did this happen?" request'
+          : 'must be "answer", "retry", "skip" or "fail"',
+    }),
     option: z.string().min(1).max(256).optional(),
     value: z.unknown().optional(),
     message: z.string().max(10_000).optional(),

@@ -62,7 +62,10 @@ export function registerDashboardRoutes(app: Hono, dir: string): void {
     // A missing asset is a 404; any other path is a view of the app, even one with a dot in it
     // (a run id such as `release-v2.3.0` or a scheduled run's `….000Z`).
     if (isAssetPath(relative)) {
-      return c.json({ error: { code: "ROUTE_NOT_FOUND", message: `No dashboard file ${c.req.path}. Rebuild the dashboard with \`npm run build\`.` } }, 404);
+      const hint = inside
+        ? " A page open since an earlier build asks for its old files: reload it. If the dashboard itself does not load, build it with `npm run build`."
+        : "";
+      return c.json({ error: { code: "ROUTE_NOT_FOUND", message: `No dashboard file ${c.req.path}.${hint}` } }, 404);
     }
     return fileResponse(join(root, "index.html"), CONTENT_TYPES[".html"]!, "no-cache", c.req.header("accept-encoding"));
   });

@@ -1,5 +1,12 @@
 import type { Command } from "commander";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import Database from "better-sqlite3";
 import { openStore } from "../../store/open-store.js";
+import { isPostgresUrl, resolvePostgresConfig } from "../../store/postgres/postgres-config.js";
+import { probePostgresSchemaVersion } from "../../store/postgres/postgres-open.js";
+import { PostgresStore } from "../../store/postgres/postgres-store.js";
+import { schemaVersion } from "../../store/sqlite/sqlite-migrations.js";
 import { SqliteStore } from "../../store/sqlite/sqlite-store.js";
 import { CLI, jsonOption, print, printJson, storeOption, type JsonOptions, type StoreOptions } from "../context.js";
 
@@ -10,27 +17,53 @@ export function registerMigrateCommand(program: Command): void {
 }
 
 async function migrateStore(options: StoreOptions & JsonOptions): Promise<void> {
+  const before = await versionBefore(options.store);
   const store = await openStore(options.store);
   try {
     await store.migrate();
     const settings = store instanceof SqliteStore ? store.settings() : undefined;
+    const after = settings?.schemaVersion ?? (store instanceof PostgresStore ? (await store.settings()).schemaVersion : null);
     const { runs } = await store.listRuns({ limit: 1 });
     const state = {
       store: store.url,
-      schemaVersion: settings?.schemaVersion ?? null,
+      schemaVersion: after,
+      previousSchemaVersion: before,
       journalMode: settings?.journalMode ?? null,
       synchronous: settings?.synchronous ?? null,
       empty: runs.length === 0,
     };
     if (options.json) return printJson(state);
+    const done =
+      before === null || after === null || before === after
+        ? "is up to date"
+        : before === 0
+          ? `was created (${after} migrations applied)`
+          : `was upgraded from schema version ${before} to ${after}`;
     print(
-      `Store ${store.url} is up to date.`,
-      ...(settings
-        ? [`  schema version  ${settings.schemaVersion}`, `  journal mode    ${settings.journalMode}`, `  synchronous     ${settings.synchronous}`]
-        : []),
+      `Store ${store.url} ${done}.`,
+      ...(after === null ? [] : [`  schema version  ${after}`]),
+      ...(settings ? [`  journal mode    ${settings.journalMode}`, `  synchronous     ${settings.synchronous}`] : []),
       `  runs            ${state.empty ? "none yet" : `some (list them with: ${CLI} runs)`}`,
     );
   } finally {
     await store.close();
+  }
+}
+
+/** The store's schema version before migrating (0: no store yet; null: not known, e.g. memory:). */
+async function versionBefore(url: string): Promise<number | null> {
+  if (isPostgresUrl(url)) return probePostgresSchemaVersion(resolvePostgresConfig(url));
+  if (!url.startsWith("sqlite:")) return null;
+  const path = url.slice("sqlite:".length);
+  if (path === ":memory:" || path.trim() === "" || path.startsWith("//")) return null;
+  if (!existsSync(resolve(path))) return 0;
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(resolve(path), { readonly: true, fileMustExist: true });
+    return schemaVersion(db);
+  } catch {
+    return null; // not a database, or not readable: opening the store says what is wrong
+  } finally {
+    db?.close();
   }
 }

@@ -37,6 +37,11 @@ describe("human requests", () => {
     expect(wrong.body.error.code).toBe("INVALID_INPUT");
     expect(wrong.body.error.message).toContain("approve, reject");
 
+    // A body without its action says which field is missing and shows one that works.
+    const noAction = await call("POST", path, { option: "approve" });
+    expect(noAction.status).toBe(400);
+    expect(noAction.body.error.message).toContain('action: missing: "answer" (with an option, e.g. {"action":"answer","option":"approve"})');
+
     const answered = await call("POST", path, { action: "answer", option: "approve", by: "ana" });
     expect(answered.status).toBe(200);
     expect(answered.body.request).toMatchObject({ status: "answered", answer: { action: "answer", option: "approve", by: "ana" } });

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { StoreInvalidError } from "../../core/errors.js";
 import type { PostgresConfig } from "./postgres-config.js";
+import { postgresSchemaVersion } from "./postgres-migrations.js";
 
 const INT8_OID = 20;
 
@@ -81,4 +82,20 @@ export function checkDurability(settings: DurabilitySettings, where: string, all
       "(ALTER SYSTEM / ALTER ROLE / ALTER DATABASE … SET, or the connection's options), or, for throwaway data only, allow it with " +
       "the option allowWeakDurability: true or ?allowWeakDurability=1 on the store URL.",
   );
+}
+
+/**
+ * The schema version of the store a `postgres://` URL names (0: no Cairn schema there), read over one
+ * short-lived connection without creating or migrating anything. For commands that only read: a
+ * mistyped `?schema=` must not leave an empty store behind.
+ */
+export async function probePostgresSchemaVersion(config: PostgresConfig): Promise<number> {
+  const client = new pg.Client(clientConfig(config));
+  client.on("error", () => undefined); // a connection lost after the probe's query is of no interest
+  await client.connect();
+  try {
+    return await postgresSchemaVersion(client, config.schema);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
