@@ -84,8 +84,12 @@ export async function startRestateServer({ onProgress } = {}) {
   child.stdout.on("data", keep);
   child.stderr.on("data", keep);
   const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  // A bench process that ends without calling stop() (an uncaught error) still takes its server down.
-  const killOnExit = () => child.kill("SIGKILL");
+  // A bench process that ends without calling stop() (an uncaught error, run.mjs's SIGINT handler)
+  // still takes its server down and removes its data.
+  const killOnExit = () => {
+    child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  };
   process.once("exit", killOnExit);
   const ingressUrl = `http://127.0.0.1:${ingress}`;
   const adminUrl = `http://127.0.0.1:${admin}`;
