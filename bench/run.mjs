@@ -1,7 +1,7 @@
 // Cairn's benchmark suite: `npm run bench [-- --quick] [-- --only sqlite|postgres|memory] [-- --groups peers,resume]`.
 // Progress on stderr, a table on stdout, everything in bench/out/results.json.
 // Each figure is the median of repeated runs; ratios compare figures measured in this same run.
-// The peers (DBOS, LangGraph.js) are dev dependencies of bench/package.json only: when
+// The peers (DBOS, LangGraph.js, Restate) are dev dependencies of bench/package.json only: when
 // bench/node_modules is missing they are installed with `npm --prefix bench ci` first.
 import { modelStreamCase } from "./cases/model-stream.mjs";
 import { spawnSync } from "node:child_process";
@@ -13,8 +13,8 @@ import { parseArgs } from "node:util";
 import { openStore } from "../dist/src/index.js";
 import { pgCeiling, sqliteCeiling } from "./cases/ceiling.mjs";
 import { overheadCase } from "./cases/overhead.mjs";
-import { dbosThroughputCase, langgraphCase, missingPeers } from "./cases/peers.mjs";
-import { dbosResumeCase, resumeCase } from "./cases/resume.mjs";
+import { dbosThroughputCase, langgraphCase, missingPeers, restateThroughputCase } from "./cases/peers.mjs";
+import { dbosResumeCase, restateResumeCase, resumeCase } from "./cases/resume.mjs";
 import { loopResumeCase, metricName } from "./cases/resume-loop.mjs";
 import { storageCase } from "./cases/storage.mjs";
 import { suspendedCase } from "./cases/suspended.mjs";
@@ -153,7 +153,7 @@ if ((groups.has("peers") || groups.has("resume")) && stores.some((s) => s !== "m
   const reason = ensurePeers();
   if (reason) {
     skipped.peers = reason;
-    process.stderr.write(`peer cases (DBOS, LangGraph.js) skipped: ${reason}\n`);
+    process.stderr.write(`peer cases (DBOS, LangGraph.js, Restate) skipped: ${reason}\n`);
   }
 }
 const tmpDir = mkdtempSync(join(tmpdir(), "cairn-bench-"));
@@ -210,7 +210,7 @@ process.exit(results.some((r) => r.error) ? 1 : 0);
 
 /** One attempt at a case, on a fresh target, with the 1-minute load average as it began and ended. */
 async function runCase(c) {
-  const target = c.target === "database" ? freshDatabase(settings.pgUrl) : freshTarget(c.store, { tmpDir, pgUrl: settings.pgUrl, name: c.id.replaceAll(/[^a-z0-9]+/gi, "-") });
+  const target = c.target === "none" ? { cleanup: async () => {} } : c.target === "database" ? freshDatabase(settings.pgUrl) : freshTarget(c.store, { tmpDir, pgUrl: settings.pgUrl, name: c.id.replaceAll(/[^a-z0-9]+/gi, "-") });
   cleanups.add(target.cleanup);
   const t0 = performance.now();
   const loadAverage = loadavg()[0];
@@ -242,7 +242,7 @@ function planCases(chosen) {
   const throughputHeadline = (r) =>
     `${fmt(r.metrics.stepsPerSec.median)} steps/s, ${fmt(r.metrics.workflowsPerSec.median)} workflows/s (steps/s ${fmt(r.metrics.stepsPerSec.min)}–${fmt(r.metrics.stepsPerSec.max)})`;
   const overheadHeadline = (r) => `p50 ${fmt(r.metrics.p50Ms.median, 3)} ms, p99 ${fmt(r.metrics.p99Ms.median, 3)} ms`;
-  const peerHeadline = (r) => `${fmt(r.metrics.stepsPerSec.median)} ${r.peer === "DBOS Transact" ? "steps" : "nodes"}/s (${fmt(r.metrics.stepsPerSec.min)}–${fmt(r.metrics.stepsPerSec.max)})`;
+  const peerHeadline = (r) => `${fmt(r.metrics.stepsPerSec.median)} ${r.peer === "LangGraph.js" ? "nodes" : "steps"}/s (${fmt(r.metrics.stepsPerSec.min)}–${fmt(r.metrics.stepsPerSec.max)})`;
 
   if (chosen.includes("sqlite")) {
     list.push({
@@ -325,6 +325,17 @@ function planCases(chosen) {
           run: (t, update) => langgraphCase("postgres", { pgUrl: baseUrl(settings.pgUrl), schema: t.schema, ...common, onProgress: update }),
         });
       }
+      // Restate keeps its journal in its own server's log, so one case per concurrency, paired with
+      // Cairn's figure on each store of this run (PostgreSQL's first, for the ratio in the JSON).
+      const cairnStores = storesWith("peers").filter((s) => s === "sqlite" || s === "postgres").reverse();
+      if (cairnStores.length) {
+        list.push({
+          id: `restate.peers.restate.c${concurrency}`, store: "restate", group: "peers", label: `restate ${mode}`, target: "none",
+          describe: { peer: "Restate", checkpointer: "restate-server", concurrency, cairnCase: `${cairnStores[0]}.throughput.c${concurrency}`, cairnCases: cairnStores.map((s) => `${s}.throughput.c${concurrency}`) },
+          headline: peerHeadline,
+          run: (t, update) => restateThroughputCase({ ...common, onProgress: update }),
+        });
+      }
     }
   }
 
@@ -343,6 +354,14 @@ function planCases(chosen) {
         describe: { who: "DBOS Transact" },
         headline: (r) => `launch → step ${fmt(r.metrics.launchToStepMs.median, 0)} ms, replay ${fmt(r.metrics.replayMs.median, 0)} ms`,
         run: (t, update) => dbosResumeCase(t.url, { steps: resumeSteps, reps: dbosResumeReps, onProgress: update }),
+      });
+    }
+    if (store === storesWith("resume").at(-1) && peersOk) {
+      list.push({
+        id: "restate.resume", store: "restate", group: "resume", label: `restate resume ${resumeSteps} steps`, target: "none",
+        describe: { who: "Restate", cairnCases: storesWith("resume").map((s) => `${s}.resume`) },
+        headline: (r) => `attempt → step ${fmt(r.metrics.attemptToStepMs.median, 1)} ms, replay ${fmt(r.metrics.replayMs.median, 1)} ms, kill → step ${fmt(r.metrics.killToStepMs.median, 0)} ms`,
+        run: (t, update) => restateResumeCase({ steps: resumeSteps, reps: dbosResumeReps, onProgress: update }),
       });
     }
     const sizes = loopResumeIterations;
@@ -459,6 +478,25 @@ function addRatios(all) {
         r.cairnStepsPerSec = cairn.metrics.stepsPerSec.median;
         r.cairnOverPeer = r.cairnStepsPerSec / r.metrics.stepsPerSec.median;
       }
+      if (r.cairnCases) {
+        r.cairnByCase = r.cairnCases
+          .map((id) => all.find((x) => x.id === id && !x.error))
+          .filter(Boolean)
+          .map((x) => ({ id: x.id, store: x.store, stepsPerSec: x.metrics.stepsPerSec.median, cairnOverPeer: x.metrics.stepsPerSec.median / r.metrics.stepsPerSec.median }));
+      }
+      continue;
+    }
+    if (r.id === "restate.resume") {
+      r.cairn = r.cairnCases
+        .map((id) => all.find((x) => x.id === id && !x.error))
+        .filter(Boolean)
+        .map((cairn) => ({
+          id: cairn.id,
+          claimToStepMs: cairn.metrics.claimToStepMs.median,
+          replayMs: cairn.metrics.replayMs.median,
+          peerOverCairn: r.metrics.attemptToStepMs.median / cairn.metrics.claimToStepMs.median,
+          replayPeerOverCairn: r.metrics.replayMs.median / cairn.metrics.replayMs.median,
+        }));
       continue;
     }
     if (r.id === "postgres.resume.dbos") {

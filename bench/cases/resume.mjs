@@ -4,14 +4,19 @@
 // process, which claims the run, replays its journal and runs the step again (its intent has no outcome).
 // DBOS: the same workflow under DBOS Transact, SIGKILLed the same way; a new process's DBOS.launch()
 // recovers it (DBOS has no leases: recovery is by executor id at launch).
+// Restate: the same workflow as a Restate workflow whose SDK endpoint process is SIGKILLed the same
+// way; the server (which stays up, as Cairn's store does) retries the invocation by its retry policy,
+// and a new endpoint process on the same port gets the attempt with the journal and replays it.
 import { fileURLToPath } from "node:url";
 import { createEngine, silentLogger } from "../../dist/src/index.js";
 import { startChild } from "../lib/child.mjs";
+import { freePort, startRestateServer } from "../lib/restate-server.mjs";
 import { fmt } from "../lib/stats.mjs";
 import { workflows } from "../workflows.mjs";
 
 const RESUME_WORKER = fileURLToPath(new URL("../resume-worker.mjs", import.meta.url));
 const DBOS_CHILD = fileURLToPath(new URL("../peers/dbos.mjs", import.meta.url));
+const RESTATE_CHILD = fileURLToPath(new URL("../peers/restate.mjs", import.meta.url));
 const BENCH_DIR = fileURLToPath(new URL("..", import.meta.url));
 const TIMEOUT_MS = 120_000;
 
@@ -93,4 +98,51 @@ export async function dbosResumeCase(dbosUrl, { steps, reps, onProgress }) {
     samples.replaySql.push(marks.sqlAtEntered - marks.sqlAtStart);
   }
   return { steps, samples };
+}
+
+/**
+ * Restate's recovery of the same workflow. Per repetition: the invocation attempt arriving at the new
+ * endpoint process → the in-flight step entered again (attemptToStepMs, Cairn's claim → step), of which
+ * attempt → handler restarted (attemptToReplayMs: the journal's transfer and decoding), the replay alone (handler restarted → step), the new process's start → step, the SIGKILL → step (which
+ * includes the server's retry back-off) and the attempt → workflow completed.
+ */
+export async function restateResumeCase({ steps, reps, onProgress }) {
+  const server = await startRestateServer({ onProgress });
+  const samples = { attemptToStepMs: [], attemptToReplayMs: [], attemptToDoneMs: [], replayMs: [], processToStepMs: [], killToStepMs: [], listeningToAttemptMs: [], buildMs: [] };
+  try {
+    const port = await freePort();
+    for (let rep = 1; rep <= reps; rep++) {
+      const env = { BENCH_RESTATE_INGRESS: server.ingressUrl, BENCH_RESTATE_ADMIN: server.adminUrl, BENCH_RESTATE_PORT: String(port), BENCH_WORKFLOW_ID: `resume-${rep}`, BENCH_STEPS: String(steps) };
+      const last = samples.attemptToStepMs.length ? `, last ${fmt(samples.attemptToStepMs.at(-1), 1)} ms` : "";
+      onProgress(`rep ${rep}/${reps}: running ${steps} steps${last}`);
+      const t0 = performance.now();
+      const crash = startChild(RESTATE_CHILD, { args: ["crash"], env, cwd: BENCH_DIR });
+      let killedAt;
+      try {
+        await crash.waitLine((line) => line === "inflight", TIMEOUT_MS);
+      } finally {
+        await crash.kill();
+        killedAt = performance.timeOrigin + performance.now();
+      }
+      samples.buildMs.push(performance.now() - t0);
+      onProgress(`rep ${rep}/${reps}: recovering`);
+      const recover = startChild(RESTATE_CHILD, { args: ["recover"], env, cwd: BENCH_DIR });
+      try {
+        const marks = await recover.result(TIMEOUT_MS);
+        await recover.exited;
+        samples.attemptToStepMs.push(marks.entered - marks.attemptArrived);
+        samples.attemptToReplayMs.push(marks.workflowStarted - marks.attemptArrived);
+        samples.attemptToDoneMs.push(marks.done - marks.attemptArrived);
+        samples.replayMs.push(marks.entered - marks.workflowStarted);
+        samples.processToStepMs.push(marks.entered - marks.processStarted);
+        samples.killToStepMs.push(marks.entered - killedAt);
+        samples.listeningToAttemptMs.push(marks.attemptArrived - marks.listening);
+      } finally {
+        await recover.kill();
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+  return { steps, samples, server: server.version, durability: server.durability };
 }

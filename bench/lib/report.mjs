@@ -1,7 +1,7 @@
 // The stdout report: Markdown tables (so they paste into RESULTS.md as they are).
 import { fmt, signed } from "./stats.mjs";
 
-const STORE_NAMES = { memory: "memory (reference)", sqlite: "SQLite", postgres: "PostgreSQL" };
+const STORE_NAMES = { memory: "memory (reference)", sqlite: "SQLite", postgres: "PostgreSQL", restate: "restate-server (its own log)" };
 
 export function renderTables(report) {
   const { machine, settings, results } = report;
@@ -62,20 +62,29 @@ export function renderTables(report) {
 
   const peerRows = ok.filter((r) => r.group === "peers");
   if (peerRows.length) {
-    lines.push("### 3. Peers on the same work: 10-step workflows (DBOS) and 10-node graphs (LangGraph.js), Cairn's figure from section 2", "");
+    lines.push("### 3. Peers on the same work: 10-step workflows (DBOS, Restate) and 10-node graphs (LangGraph.js), Cairn's figure from section 2", "");
     lines.push(
       "| peer | storage | concurrent | peer steps or nodes/s | min–max | workflows or graphs/s | Cairn steps/s, same run | Cairn ÷ peer | peer SQL statements per step or node | note |",
       "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     );
     for (const r of peerRows) {
       const m = r.metrics;
-      const storage = r.peer === "DBOS Transact" ? "PostgreSQL (system database)" : r.checkpointer === "postgres" ? "PostgresSaver" : `SqliteSaver, synchronous=${r.synchronous ?? (r.checkpointer === "sqlite-full" ? "FULL" : "?")}`;
+      const storage =
+        r.peer === "DBOS Transact"
+          ? "PostgreSQL (system database)"
+          : r.peer === "Restate"
+            ? restateStorage(r)
+            : r.checkpointer === "postgres"
+              ? "PostgresSaver"
+              : `SqliteSaver, synchronous=${r.synchronous ?? (r.checkpointer === "sqlite-full" ? "FULL" : "?")}`;
       const notes = [];
+      if (r.server) notes.push(r.server);
+      if (r.cpuPerStepUs) notes.push(`CPU per step (warm-up included): server ${r.cpuPerStepUs.server === null ? "?" : fmt(r.cpuPerStepUs.server, 0)} µs + SDK process ${fmt(r.cpuPerStepUs.sdkProcess, 0)} µs`);
       if (r.checkpointsPerGraph !== undefined) notes.push(`${fmt(r.checkpointsPerGraph, 0)} checkpoints + ${fmt(r.putWritesPerGraph, 0)} write sets per graph`);
       if (r.poolMax) notes.push(`pool max ${r.poolMax}`);
       notes.push(`${r.runsPerRep} per rep`);
       lines.push(
-        `| ${r.peer} | ${storage} | ${r.concurrency === 1 ? "1 (sequential)" : r.concurrency} | ${fmt(m.stepsPerSec.median)} | ${range(m.stepsPerSec, 0)} | ${fmt(m.workflowsPerSec.median)} | ${r.cairnStepsPerSec ? fmt(r.cairnStepsPerSec) : "–"} | ${r.cairnOverPeer ? `${fmt(r.cairnOverPeer, 1)}×` : "–"} | ${m.sqlPerStep ? fmt(m.sqlPerStep.median, 1) : "–"} | ${notes.join("; ")} |`,
+        `| ${r.peer} | ${storage} | ${r.concurrency === 1 ? "1 (sequential)" : r.concurrency} | ${fmt(m.stepsPerSec.median)} | ${range(m.stepsPerSec, 0)} | ${fmt(m.workflowsPerSec.median)} | ${cairnFigure(r)} | ${cairnRatio(r)} | ${m.sqlPerStep ? fmt(m.sqlPerStep.median, 1) : "–"} | ${notes.join("; ")} |`,
       );
     }
     lines.push("");
@@ -112,6 +121,11 @@ export function renderTables(report) {
         const calls = d ? Object.entries(d.storeCallsClaimToStep).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(", ") + (d.sqlClaimToStep !== null && d.sqlClaimToStep !== undefined ? ` (${d.sqlClaimToStep} SQL statements)` : "") : "";
         lines.push(
           `| Cairn | ${STORE_NAMES[r.store]} | ${fmt(m.claimToStepMs.median, 1)} | ${range(m.claimToStepMs, 1)} | ${fmt(m.claimToDoneMs.median, 1)} | ${fmt(m.replayMs.median, 1)} | ${fmt(m.engineToStepMs.median, 0)} | ${reads} | store calls claim → step: ${calls}; ${d?.entriesAtCrash ?? "?"} entries at the crash; ${m.claimToStepMs.samples.length} reps |`,
+        );
+      } else if (r.who === "Restate") {
+        const vs = (r.cairn ?? []).map((c) => `${STORE_NAMES[c.id.split(".")[0]]} ${fmt(c.peerOverCairn, 1)}× / ${fmt(c.replayPeerOverCairn, 1)}×`).join(", ");
+        lines.push(
+          `| Restate | ${restateStorage(r)} | ${fmt(m.attemptToStepMs.median, 1)} (attempt arrived → step) | ${range(m.attemptToStepMs, 1)} | ${fmt(m.attemptToDoneMs.median, 1)} | ${fmt(m.replayMs.median, 1)} | ${fmt(m.processToStepMs.median, 0)} | – | SIGKILL → step ${fmt(m.killToStepMs.median, 0)} ms (the server retries after ${r.durability?.retryInitialInterval ?? "?"}, doubling); the new process listened ${fmt(m.listeningToAttemptMs.median, 0)} ms before the attempt arrived${vs ? `; attempt → step and replay ÷ Cairn's claim → step and replay: ${vs}` : ""}; ${m.attemptToStepMs.samples.length} reps |`,
         );
       } else {
         lines.push(
@@ -254,6 +268,17 @@ export function targetRows(results) {
   }
   ratioRow("≥ 5× LangGraph.js (SQLite checkpointer, synchronous=FULL) node executions/s, sequential", "sqlite.throughput.c1", "sqlite.peers.langgraph-sqlite-full.c1", 5, "nodes");
   ratioRow("≥ 10× LangGraph.js (SQLite checkpointer, synchronous=FULL) node executions/s, 32 concurrent", "sqlite.throughput.c32", "sqlite.peers.langgraph-sqlite-full.c32", 10, "nodes");
+  // Restate (issue: stronger peers): Cairn ≥ 2× at equal or stronger durability (both fsync each acknowledged step).
+  for (const concurrency of [1, 32]) {
+    const peer = get(`restate.peers.restate.c${concurrency}`);
+    for (const c of peer?.cairnByCase ?? []) {
+      rows.push({
+        target: `${STORE_NAMES[c.store]}: ≥ 2× Restate's steps/s, ${concurrency === 1 ? "sequential" : `${concurrency} concurrent`}`,
+        measured: `Cairn ${fmt(c.stepsPerSec)} steps/s vs ${fmt(peer.metrics.stepsPerSec.median)} steps/s: ${fmt(c.cairnOverPeer, 1)}×`,
+        verdict: verdict(c.cairnOverPeer >= 2, c.cairnOverPeer >= 2 ? `${fmt(c.cairnOverPeer / 2, 2)}× the bar` : c.cairnOverPeer < 1 ? `Restate wins, ${fmt(1 / c.cairnOverPeer, 2)}× Cairn` : `short by ${fmt(2 / c.cairnOverPeer, 2)}×`),
+      });
+    }
+  }
   const seq = get("sqlite.throughput.c1");
   if (seq?.metrics.ratioToProbe) {
     const ratio = seq.metrics.ratioToProbe.median;
@@ -314,4 +339,22 @@ export function targetRows(results) {
     });
   }
   return rows;
+}
+
+/** A Restate row's storage: the server's log and whether its WAL is fsynced (read from --dump-config). */
+function restateStorage(r) {
+  const d = r.durability;
+  if (!d) return "restate-server";
+  return `restate-server log (${d.logProvider} loglet, replication ${d.replication}; WAL fsync ${d.logServerWalFsync ? "on" : "OFF"})`;
+}
+
+/** Cairn's steps/s beside a peer: one figure, or one per store for a peer paired with several (Restate). */
+function cairnFigure(r) {
+  if (r.cairnByCase?.length) return r.cairnByCase.map((c) => `${STORE_NAMES[c.store]} ${fmt(c.stepsPerSec)}`).join(", ");
+  return r.cairnStepsPerSec ? fmt(r.cairnStepsPerSec) : "–";
+}
+
+function cairnRatio(r) {
+  if (r.cairnByCase?.length) return r.cairnByCase.map((c) => `${fmt(c.cairnOverPeer, 1)}×`).join(", ");
+  return r.cairnOverPeer ? `${fmt(r.cairnOverPeer, 1)}×` : "–";
 }
