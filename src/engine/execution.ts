@@ -65,6 +65,12 @@ export class Execution implements EndingExecution {
     private readonly host: ExecutionHost,
     readonly run: RunRecord,
     readonly workflow: Workflow<any, any>,
+    /**
+     * Created by this process already claimed by this worker (engine.start with a free local slot):
+     * its journal is `run.created` and `run.claimed` from pending, which replay and the resume
+     * facts ignore, so it starts without reading them back.
+     */
+    private readonly fresh = false,
   ) {
     this.runId = run.runId;
     this.epoch = run.leaseEpoch;
@@ -95,7 +101,7 @@ export class Execution implements EndingExecution {
     try {
       // The store's read skips what checkpoints supersede; the engine narrows it again on the
       // decoded entries, so replay never depends on how a checkpoint was stored.
-      this.index(await resumeView(await this.host.store.readJournalForResume(this.runId)));
+      this.index(this.fresh ? [] : await resumeView(await this.host.store.readJournalForResume(this.runId)));
     } catch (error) {
       this.host.logger.log("error", "could not load the journal; abandoning the execution", { runId: this.runId, error: serializeError(error) });
       this.abandon(error);

@@ -176,7 +176,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
   /** Settles a reservation: runs the run created claimed by this worker, or (undefined: not created) frees the slot. */
   adopt(run: RunRecord | undefined): void {
     this.reserved -= 1;
-    if (run) this.launch(run);
+    if (run) this.launch(run, true);
     else this.kick();
     if (this.reserved === 0) this.reservationsSettled?.();
   }
@@ -378,10 +378,11 @@ export class WorkerImpl implements Worker, ExecutionHost {
     return all.filter((w) => !this.isDrained(`${w.name}@${w.version}`));
   }
 
-  private launch(run: RunRecord): void {
+  /** `fresh`: created claimed by this worker just now (see {@link Execution}), so its journal is not read back. */
+  private launch(run: RunRecord, fresh = false): void {
     const workflow = this.deps.workflows.get(`${run.workflow}@${run.version}`);
     if (!workflow) return; // cannot happen: claims are filtered by registered versions
-    const execution = new Execution(this, run, workflow);
+    const execution = new Execution(this, run, workflow, fresh);
     this.executions.set(run.runId, execution);
     this.workflowOf.set(run.runId, run.workflow);
     const launchedAt = this.clock();
