@@ -18,7 +18,11 @@ export const PER_RUN_TABLES = [
   "run_deadlines",
   "agent_messages",
   "tool_calls",
+  "journal_compactions",
 ] as const;
+
+/** The checkpoint kinds as an SQL list, matching the partial index `journal_checkpoint_idx` (migration 0003). */
+export const CHECKPOINT_KINDS_SQL = "('loop.snapshot', 'loop.completed')";
 
 /**
  * SQL condition on `runs AS r`: a terminal run whose parent (if any) is finished or gone, whose
