@@ -87,10 +87,20 @@ export function isRemovable(entry: Pick<JournalEntry, "kind" | "opKey">): boolea
  * exactly what {@link readForResume} skips, checked twice: on the journal up to the checkpoint (so the
  * checkpoint really covers them) and on the whole journal (so no later entry needs them). The
  * checkpoint, the entries after it, `run.created`, the seqs it keeps (other ops' entries, open human
- * requests and children, saga registrations) always stay. Undefined when no such checkpoint exists.
+ * requests and children, saga registrations) always stay. With `keepCheckpoints` n > 1, the n - 1
+ * newest checkpoints of the run (of any of its loops) are not used, so a fork can still cut at or
+ * between them. Undefined when no such checkpoint exists.
  */
-export async function planCompaction(journal: readonly JournalEntry[], checkpointBefore: number, checkedSeq = 0): Promise<CompactionPlan | undefined> {
-  const checkpoint = journal.findLast((entry) => entry.seq > checkedSeq && entry.at < checkpointBefore && isCheckpoint(entry.kind));
+export async function planCompaction(
+  journal: readonly JournalEntry[],
+  checkpointBefore: number,
+  checkedSeq = 0,
+  keepCheckpoints = 1,
+): Promise<CompactionPlan | undefined> {
+  // The newest `keepCheckpoints - 1` checkpoints keep what lies between them (forkable), whatever their age.
+  const checkpoints = journal.filter((entry) => isCheckpoint(entry.kind));
+  const eligible = checkpoints.slice(0, Math.max(0, checkpoints.length - (keepCheckpoints - 1)));
+  const checkpoint = eligible.findLast((entry) => entry.seq > checkedSeq && entry.at < checkpointBefore);
   if (!checkpoint) return undefined;
   const upTo = journal.filter((entry) => entry.seq <= checkpoint.seq);
   const [covered, needed] = await Promise.all([seqsNeeded(upTo), seqsNeeded(journal)]);

@@ -41,6 +41,7 @@ export const pruneOptionsSchema = z
     batchSize: z.number().int().min(1).max(10_000).default(100),
     dryRun: z.boolean().default(false),
     archiveDir: z.string().min(1).optional(),
+    keepSnapshots: z.number().int().min(1).max(10_000).default(1),
   })
   .strict();
 
@@ -84,6 +85,7 @@ export const compactOptionsSchema = z
     batchSize: z.number().int().min(1).max(10_000).default(100),
     dryRun: z.boolean().default(false),
     archiveDir: z.string().min(1).optional(),
+    keepSnapshots: z.number().int().min(1).max(10_000).default(1),
   })
   .strict();
 
@@ -107,6 +109,11 @@ export interface CompactOptions {
   batchSize?: number;
   /** Only count what would go; change nothing. */
   dryRun?: boolean;
+  /**
+   * Leave this many of each run's newest loop checkpoints (snapshots or completions, of any loop)
+   * and what lies between them, so a fork can still cut there. Default 1: only the newest.
+   */
+  keepSnapshots?: number;
   /**
    * Write the entries of each run before deleting them to `<dir>/<runId>.compacted-<checkpointSeq>.json`
    * (format `cairn.compacted-entries`, for audit and debugging: they cannot be put back into the run).
@@ -140,6 +147,7 @@ export const retentionPolicySchema = z
     batchSize: z.number().int().min(1).max(10_000).default(100),
     archiveDir: z.string().min(1).optional(),
     compactLoopsAfter: durationSchema.optional(),
+    keepSnapshots: z.number().int().min(1).max(10_000).optional(),
   })
   .strict()
   .refine((p) => p.completedAfter !== undefined || p.failedAfter !== undefined || p.cancelledAfter !== undefined || p.compactLoopsAfter !== undefined, {
@@ -174,6 +182,8 @@ export interface RetentionPolicy {
    * Resume, replay, export and fork keep working (see docs/operations/retention.md). Default: never.
    */
   compactLoopsAfter?: Duration;
+  /** With `compactLoopsAfter`: how many of each run's newest loop checkpoints stay with what lies between them (default 1). */
+  keepSnapshots?: number;
 }
 
 /** The statuses each duration of a {@link RetentionPolicy} covers. */

@@ -157,6 +157,29 @@ describe.each(STORE_KINDS)("loop compaction on %s", (kind) => {
     expect(await engine.replay("fork")).toMatchObject({ ok: true });
   });
 
+  it("keepSnapshots leaves the newest checkpoints and what lies between them, so a fork can cut there", async () => {
+    const wf = counter("count-40k", 40, 30, 5, (_key, value) => value);
+    const engine = await testEngine(kind, { workflows: [wf] });
+    const worker = engine.startWorker(fast);
+    await engine.start(wf, undefined, { runId: "src" });
+    await suspendedAt(engine, "src");
+    await worker.stop();
+    const snapshots = async () => (await engine.store.readJournal("src")).filter((e) => e.kind === "loop.snapshot").map((e) => e.seq);
+    const all = await snapshots();
+    expect(all).toHaveLength(6); // after iterations 5, 10, … 30
+    const kept = await engine.compact({ checkpointBefore: 0, keepSnapshots: 3 });
+    expect(kept.entries).toBeGreaterThan(30);
+    expect(await snapshots()).toEqual(all.slice(-3));
+    expect(await engine.getCompaction("src")).toMatchObject({ coveredSeq: all.at(-3) });
+    // A fork between the kept snapshots works; compacting again with the default keeps only the newest.
+    const fork = await engine.fork("src", { atSeq: all.at(-2)! + 1, runId: "fork" });
+    expect(fork.created).toBe(true);
+    const again = await engine.compact({ checkpointBefore: 0, runId: "src" });
+    expect(again.entries).toBeGreaterThan(10);
+    expect(await snapshots()).toEqual(all.slice(-1));
+    await expect(engine.compact({ checkpointBefore: 0, keepSnapshots: 0 })).rejects.toThrow(/compact: keepSnapshots/);
+  });
+
   it("is applied by the retention policy of every worker (compactLoopsAfter), and a bad policy is refused", async () => {
     await expect(testEngine(kind, { retention: { compactLoopsAfter: "soon" as "1h" } })).rejects.toThrow(/retention.*compactLoopsAfter/);
     const wf = counter("count-30", 30, 25, 5, (_key, value) => value);

@@ -40,7 +40,7 @@ export async function compact(store: CompactionStore, options: CompactOptions, n
     for (const candidate of batch) {
       visited += 1;
       const journal = await readAll(store, candidate.runId);
-      const plan = await planCompaction(journal, checkpointBefore, candidate.checkedSeq);
+      const plan = await planCompaction(journal, checkpointBefore, candidate.checkedSeq, opts.keepSnapshots);
       if (!plan) continue;
       if (opts.dryRun) {
         if (plan.seqs.length === 0) continue;

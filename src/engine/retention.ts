@@ -172,6 +172,7 @@ export class RetentionScheduler {
             checkpointBefore: new Date(now - this.policy.compactLoopsAfter),
             batchSize: this.policy.batchSize,
             ...(this.policy.archiveDir ? { archiveDir: this.policy.archiveDir } : {}),
+            ...(this.policy.keepSnapshots === undefined ? {} : { keepSnapshots: this.policy.keepSnapshots }),
           },
           now,
         );

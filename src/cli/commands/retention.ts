@@ -12,6 +12,7 @@ interface PruneCommandOptions extends StoreOptions, JsonOptions {
   workflow?: string;
   dryRun?: boolean;
   archive?: string;
+  keepSnapshots?: number;
   limit?: number;
   batchSize?: number;
 }
@@ -21,6 +22,7 @@ interface CompactCommandOptions extends StoreOptions, JsonOptions {
   run?: string;
   dryRun?: boolean;
   archive?: string;
+  keepSnapshots?: number;
   limit?: number;
   batchSize?: number;
 }
@@ -42,6 +44,7 @@ export interface RetentionCommandOptions {
   retentionInterval?: number;
   retentionArchive?: string;
   retentionCompactLoops?: number;
+  retentionKeepSnapshots?: number;
 }
 
 /** Registers `cairn prune`, `cairn export` and `cairn import`. */
@@ -69,6 +72,7 @@ export function registerRetentionCommands(program: Command): void {
     .option("--run <runId>", "only this run", idArg("run id"))
     .option("--dry-run", "count what would be deleted; change nothing")
     .option("--archive <dir>", "write each run's deleted entries to <dir>/<runId>.compacted-<seq>.json first")
+    .option("--keep-snapshots <n>", "leave each run's n newest loop checkpoints and what lies between them (default 1)", intArg(1, 10_000))
     .option("--limit <n>", "look at most at this many runs", intArg(1))
     .option("--batch-size <n>", "runs listed per query (default 100); each run is compacted in its own transaction", intArg(1, 10_000))
     .addHelpText("after", `\nExamples:\n  ${CLI} compact --checkpoints-before 1h --dry-run\n  ${CLI} compact --checkpoints-before 0s --run thread-42`);
@@ -98,7 +102,8 @@ export function retentionOptions(command: Command): Command {
     .option("--retention-cancelled <duration>", "prune cancelled runs this long after they finished", unitDurationArg)
     .option("--retention-interval <duration>", "time between retention passes (default 1h)", durationArg)
     .option("--retention-archive <dir>", "archive each run to <dir>/<runId>.json before pruning it")
-    .option("--retention-compact-loops <duration>", "compact loops: delete what loop snapshots this old supersede, e.g. 1h", durationArg);
+    .option("--retention-compact-loops <duration>", "compact loops: delete what loop snapshots this old supersede, e.g. 1h", durationArg)
+    .option("--retention-keep-snapshots <n>", "with --retention-compact-loops: leave each run's n newest loop checkpoints (default 1)", intArg(1, 10_000));
 }
 
 /** The retention policy the `--retention-*` options describe, or undefined when none is set. */
@@ -110,6 +115,7 @@ export function retentionFrom(options: RetentionCommandOptions): RetentionPolicy
     interval: options.retentionInterval,
     archiveDir: options.retentionArchive,
     compactLoopsAfter: options.retentionCompactLoops,
+    keepSnapshots: options.retentionKeepSnapshots,
   });
   if (Object.keys(policy).length === 0) return undefined;
   if (
@@ -168,6 +174,7 @@ async function compactRuns(options: CompactCommandOptions): Promise<void> {
         runId: options.run,
         dryRun: options.dryRun ?? false,
         archiveDir: options.archive,
+        keepSnapshots: options.keepSnapshots,
         limit: options.limit,
         batchSize: options.batchSize,
       }) as Parameters<typeof engine.compact>[0],
