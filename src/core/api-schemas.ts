@@ -274,6 +274,10 @@ export const apiRunSchema = z.object({
   tags: z.record(z.string(), z.string()).optional().describe("The run's tags (GET /runs/:id)."),
   continuedFrom: z.string().optional().describe("The run this one continues (ctx.continueAsNew)."),
   continuedTo: z.string().optional().describe("The run this one continued as."),
+  compaction: z
+    .object({ entries: z.number().int(), bytes: z.number().int(), coveredSeq: z.number().int(), checkedSeq: z.number().int(), at: z.number().int() })
+    .optional()
+    .describe("GET /runs/:id, once loop compaction deleted entries: how many (their seqs are gaps below coveredSeq; a fork cuts at coveredSeq or later)."),
 });
 
 /** `POST /runs` */

@@ -107,8 +107,11 @@ export function parseJournalFile(value: unknown, source = "run export"): Journal
   }
   const { run, journal } = parsed.data;
   const entries = journal.map((e) => ({ ...e, runId: e.runId ?? run.runId, kind: e.kind as EntryKind }));
+  // Gaps are allowed after seq 1: a compacted journal lacks the entries its loop checkpoints supersede.
   entries.forEach((entry, i) => {
-    if (entry.seq !== i + 1) throw new ValidationError(`${source}: journal entry ${i} has seq ${entry.seq}; entries must be in seq order from 1 with no gaps.`);
+    if (i === 0 ? entry.seq !== 1 : entry.seq <= entries[i - 1]!.seq) {
+      throw new ValidationError(`${source}: journal entry ${i} has seq ${entry.seq}; entries must be in ascending seq order from 1.`);
+    }
   });
   return { format: JOURNAL_FILE_FORMAT, run, journal: entries };
 }

@@ -41,6 +41,7 @@ export const pruneOptionsSchema = z
     batchSize: z.number().int().min(1).max(10_000).default(100),
     dryRun: z.boolean().default(false),
     archiveDir: z.string().min(1).optional(),
+    keepSnapshots: z.number().int().min(1).max(10_000).default(1),
   })
   .strict();
 
@@ -75,6 +76,66 @@ export interface PruneResult {
   blobsDeleted?: number;
 }
 
+/** Options of `engine.compact` (and `cairn prune --compact-loops`). */
+export const compactOptionsSchema = z
+  .object({
+    checkpointBefore: cutoffSchema,
+    runId: z.string().min(1).max(256).optional(),
+    limit: z.number().int().min(1).optional(),
+    batchSize: z.number().int().min(1).max(10_000).default(100),
+    dryRun: z.boolean().default(false),
+    archiveDir: z.string().min(1).optional(),
+    keepSnapshots: z.number().int().min(1).max(10_000).default(1),
+  })
+  .strict();
+
+/**
+ * What `engine.compact` accepts.
+ * @example
+ * // Delete the loop entries that snapshots written more than an hour ago supersede, in every run:
+ * const { runs, entries, bytes } = await engine.compact({ checkpointBefore: "1h" });
+ */
+export interface CompactOptions {
+  /**
+   * Compact what loop checkpoints (snapshots, completions) written before this supersede: a duration
+   * before now (`"1h"`, `0` for every checkpoint) or an absolute time (Date, `"2026-01-31"`).
+   */
+  checkpointBefore: Duration | Date | string;
+  /** Only this run. */
+  runId?: string;
+  /** At most this many runs in all. Default: no limit. */
+  limit?: number;
+  /** Runs listed per query (each run is compacted in its own short transaction). Default 100. */
+  batchSize?: number;
+  /** Only count what would go; change nothing. */
+  dryRun?: boolean;
+  /**
+   * Leave this many of each run's newest loop checkpoints (snapshots or completions, of any loop)
+   * and what lies between them, so a fork can still cut there. Default 1: only the newest.
+   */
+  keepSnapshots?: number;
+  /**
+   * Write the entries of each run before deleting them to `<dir>/<runId>.compacted-<checkpointSeq>.json`
+   * (format `cairn.compacted-entries`, for audit and debugging: they cannot be put back into the run).
+   */
+  archiveDir?: string;
+}
+
+/** What `engine.compact` did (or, for a dry run, would do). */
+export interface CompactResult {
+  /** Runs whose journal lost entries. */
+  runIds: string[];
+  /** Journal entries deleted. */
+  entries: number;
+  /** Bytes of their stored payloads. */
+  bytes: number;
+  dryRun: boolean;
+  /** Large-payload blobs deleted with the entries (nothing references them any more); absent when none. */
+  blobsDeleted?: number;
+  /** The archive files written (with `archiveDir`). */
+  archived: string[];
+}
+
 /** `createEngine({ retention })`: the automatic policy. */
 export const retentionPolicySchema = z
   .object({
@@ -85,10 +146,12 @@ export const retentionPolicySchema = z
     checkEvery: durationSchema.default(60_000),
     batchSize: z.number().int().min(1).max(10_000).default(100),
     archiveDir: z.string().min(1).optional(),
+    compactLoopsAfter: durationSchema.optional(),
+    keepSnapshots: z.number().int().min(1).max(10_000).optional(),
   })
   .strict()
-  .refine((p) => p.completedAfter !== undefined || p.failedAfter !== undefined || p.cancelledAfter !== undefined, {
-    message: "give at least one of completedAfter, failedAfter, cancelledAfter",
+  .refine((p) => p.completedAfter !== undefined || p.failedAfter !== undefined || p.cancelledAfter !== undefined || p.compactLoopsAfter !== undefined, {
+    message: "give at least one of completedAfter, failedAfter, cancelledAfter, compactLoopsAfter",
   });
 
 /**
@@ -111,8 +174,16 @@ export interface RetentionPolicy {
   checkEvery?: Duration;
   /** Runs deleted per transaction. Default 100. */
   batchSize?: number;
-  /** Archive each run before deleting it, as `cairn prune --archive` does. */
+  /** Archive each run before deleting it, as `cairn prune --archive` does (and compacted entries, as `cairn compact --archive`). */
   archiveDir?: string;
+  /**
+   * Compact loops: once a loop checkpoint (snapshot or completion) is this old, delete the journal
+   * entries it supersedes, in live and finished runs, as `engine.compact({ checkpointBefore })` does.
+   * Resume, replay, export and fork keep working (see docs/operations/retention.md). Default: never.
+   */
+  compactLoopsAfter?: Duration;
+  /** With `compactLoopsAfter`: how many of each run's newest loop checkpoints stay with what lies between them (default 1). */
+  keepSnapshots?: number;
 }
 
 /** The statuses each duration of a {@link RetentionPolicy} covers. */

@@ -59,9 +59,15 @@ const humanSchema = z
   })
   .strict();
 
+const compactionSchema = z
+  .object({ entries: int.min(1), bytes: int.nonnegative(), coveredSeq: int.min(2), checkedSeq: int.min(2), at: time })
+  .strict()
+  .describe("What compaction removed from the journal: its seqs are gaps below coveredSeq.");
+
 /**
  * The schema of a run export file (`cairn export`, `engine.exportRun`): the run row, its whole journal
- * (seqs 1…lastSeq without gaps), its inbox in arrival order and its human requests. Inbox row ids are
+ * (seqs 1…lastSeq without gaps, except the `compaction.entries` entries compaction removed below
+ * `compaction.coveredSeq`), its inbox in arrival order and its human requests. Inbox row ids are
  * not part of the format (the importing store numbers rows itself); full-text index rows are rebuilt
  * from the journal's `step.completed` entries.
  */
@@ -75,15 +81,27 @@ export const runExportSchema = z
     journal: z.array(entrySchema).min(1),
     inbox: z.array(inboxSchema),
     humanRequests: z.array(humanSchema),
+    compaction: compactionSchema.optional(),
   })
   .strict()
   .superRefine((data, issue) => {
+    const compacted = data.compaction?.entries ?? 0;
+    const coveredSeq = data.compaction?.coveredSeq ?? 0;
+    let previous = 0;
     data.journal.forEach((entry, i) => {
-      if (entry.seq !== i + 1)
-        issue.addIssue({ code: "custom", path: ["journal", i, "seq"], message: `expected seq ${i + 1} (seqs run 1, 2, … without gaps)` });
+      // Gaps only where compaction removed entries: below the checkpoint that covers them.
+      if (entry.seq !== previous + 1 && (entry.seq <= previous || entry.seq > coveredSeq)) {
+        const message =
+          compacted > 0
+            ? `expected seq ${previous + 1} (seqs ascend, with gaps only below compaction.coveredSeq ${coveredSeq})`
+            : `expected seq ${previous + 1} (seqs run 1, 2, … without gaps)`;
+        issue.addIssue({ code: "custom", path: ["journal", i, "seq"], message });
+      }
+      previous = entry.seq;
     });
-    if (data.journal.length !== data.run.lastSeq) {
-      issue.addIssue({ code: "custom", path: ["run", "lastSeq"], message: `is ${data.run.lastSeq} but the journal has ${data.journal.length} entries` });
+    if (data.journal.length + compacted !== data.run.lastSeq) {
+      const counted = compacted > 0 ? `${data.journal.length} entries and ${compacted} compacted` : `${data.journal.length} entries`;
+      issue.addIssue({ code: "custom", path: ["run", "lastSeq"], message: `is ${data.run.lastSeq} but the journal has ${counted}` });
     }
     if (data.journal[0] && data.journal[0].kind !== "run.created")
       issue.addIssue({ code: "custom", path: ["journal", 0, "kind"], message: "seq 1 must be run.created" });
@@ -132,6 +150,7 @@ export function toRunExport(data: RunImport, exportedAt: number): RunExport {
     journal: data.journal.map(({ runId: _, ...entry }) => entry),
     inbox: data.inbox.map(({ runId: _, ...event }) => event),
     humanRequests: data.humanRequests.map(({ runId: _, ...request }) => request),
+    ...(data.compaction ? { compaction: { ...data.compaction } } : {}),
   };
 }
 
@@ -159,6 +178,7 @@ export function fromRunExport(data: RunExport, asRunId?: string): RunImport {
       type: event.type.startsWith("human:") ? `human:${rename(event.type.slice(6))}` : event.type,
     })),
     humanRequests: data.humanRequests.map((request) => ({ ...request, runId, requestId: rename(request.requestId) })),
+    ...(data.compaction ? { compaction: { ...data.compaction } } : {}),
   };
 }
 

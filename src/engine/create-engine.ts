@@ -9,7 +9,9 @@ import { defaultStoreUrl, openStore } from "../store/open-store.js";
 import { aesGcmCodecFromEnv } from "../store/payloads/aes-gcm-codec.js";
 import { inlineLimitFromEnv, withPayloads } from "../store/payloads/payload-store.js";
 import type { ListOutboxQuery, OutboxMessage } from "../core/outbox.js";
-import type { ExportOptions, ImportOptions, PruneOptions, PruneResult } from "../core/retention-schemas.js";
+import type { JournalCompaction } from "../core/compaction.js";
+import type { CompactOptions, CompactResult, ExportOptions, ImportOptions, PruneOptions, PruneResult } from "../core/retention-schemas.js";
+import { compact } from "./compaction.js";
 import type { RunExport } from "../core/run-export.js";
 import type { ReplayReport, JournalFile, VersionSummary } from "../core/deploys.js";
 import { check } from "./check-input.js";
@@ -97,6 +99,14 @@ class EngineImpl implements Engine {
   async prune(options: PruneOptions): Promise<PruneResult> {
     this.ensureOpen();
     return prune(this.store, options, this.clock());
+  }
+  async compact(options: CompactOptions): Promise<CompactResult> {
+    this.ensureOpen();
+    return compact(this.store, options, this.clock());
+  }
+  async getCompaction(runId: string): Promise<JournalCompaction | undefined> {
+    this.ensureOpen();
+    return this.store.readCompaction(check(RUN_REF, runId, "getCompaction: runId"));
   }
   async exportRun(runId: string, options: ExportOptions = {}): Promise<RunExport> {
     this.ensureOpen();

@@ -6,7 +6,8 @@ import type { HumanAnswer, EntryKind, WaitDescriptor } from "../core/journal.js"
 import type { RunStatus } from "../core/run.js";
 import type { SerializedError } from "../core/serialize.js";
 import type { HumanRequest, HumanRequestStatus, Store, WorkerRecord } from "../core/store.js";
-import type { ExportOptions, ImportOptions, PruneOptions, PruneResult, RetentionPolicy } from "../core/retention-schemas.js";
+import type { JournalCompaction } from "../core/compaction.js";
+import type { CompactOptions, CompactResult, ExportOptions, ImportOptions, PruneOptions, PruneResult, RetentionPolicy } from "../core/retention-schemas.js";
 import type { RunExport } from "../core/run-export.js";
 import type { ListOutboxQuery, OutboxMessage } from "../core/outbox.js";
 import type { ReplayReport, JournalFile, VersionSummary } from "../core/deploys.js";
@@ -172,6 +173,8 @@ export interface RunInfo {
   continuedFrom?: string;
   /** The run this one continued as, in `getRun`. */
   continuedTo?: string;
+  /** What compaction removed from its journal (`engine.compact`), in `getRun`; absent when nothing was. */
+  compaction?: JournalCompaction;
 }
 
 /** A journal entry as the API shows it (payload decoded). */
@@ -448,6 +451,20 @@ export interface Engine {
    * const { runIds } = await engine.prune({ finishedBefore: "30d", statuses: ["completed"], archiveDir: "archive" });
    */
   prune(options: PruneOptions): Promise<PruneResult>;
+  /**
+   * Compacts loops: deletes the journal entries that loop checkpoints (snapshots, completions) written
+   * before the cutoff supersede, in live and finished runs, one short transaction per run. Resume
+   * reads the same entries as before and replay is unchanged; what stays: `run.created`, checkpoints
+   * and everything after the newest one, entries of other ops, human requests, children, events,
+   * agent messages and the agent's model and tool calls (its transcript and spend). Seqs keep their
+   * numbers; the run's compaction marker (`JournalCompaction`, `engine.getCompaction`) counts what went, and a fork must cut at or
+   * after its `coveredSeq`. See docs/operations/retention.md.
+   * @example
+   * const { runIds, entries, bytes } = await engine.compact({ checkpointBefore: "1h" });
+   */
+  compact(options: CompactOptions): Promise<CompactResult>;
+  /** What compaction removed from a run's journal, or undefined when nothing was (see {@link Engine.compact}). */
+  getCompaction(runId: string): Promise<JournalCompaction | undefined>;
   /**
    * The run with everything needed to restore it (journal, inbox, human requests), as a versioned
    * export file; write it with `JSON.stringify`. Throws RunNotFoundError, or RunNotFinishedError for a

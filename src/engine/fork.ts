@@ -1,3 +1,4 @@
+import type { JournalCompaction } from "../core/compaction.js";
 import { PayloadTooLargeError, ValidationError } from "../core/errors.js";
 import { newEntry, type EntryData, type JournalEntry } from "../core/journal.js";
 import type { RunRecord } from "../core/run.js";
@@ -28,6 +29,8 @@ export interface ForkPlanOptions extends Omit<ForkOptions, "patch"> {
   patch?: ForkPatch;
   /** The version the fork is pinned to (the engine's current one for the workflow); default: the source's. */
   version?: string;
+  /** The source's compaction marker, when entries up to `atSeq` were compacted: the cut must not fall inside the compacted range. */
+  compaction?: JournalCompaction;
 }
 
 /** An edited step outcome for {@link ForkOptions.patch}. */
@@ -42,6 +45,8 @@ export interface ForkPatch {
 export interface ForkPlan {
   copies: CopiedEntry[];
   forked: EntryData["run.forked"];
+  /** The fork's compaction marker, when the copied journal has the source's compaction gaps. */
+  compaction?: JournalCompaction;
 }
 
 /** Op kinds whose open state belongs to the original run and cannot be copied (see {@link planFork}). */
@@ -67,7 +72,9 @@ const OPENERS: Record<string, { closers: string[]; why: string }> = {
  *
  * A cut may fall anywhere a crash could: an intent without its outcome is reconciled by its effect
  * class, as after a crash (with the fork's own idempotency keys, which include its runId). It may not
- * fall inside a child run or an unanswered human request, which belong to the original run.
+ * fall inside a child run or an unanswered human request, which belong to the original run, nor
+ * below the checkpoint that covers a compacted range (`options.compaction`): the fork keeps the
+ * source's seqs, gaps included, and carries its compaction marker.
  * `journal` holds the entries up to `atSeq` at least; `readAfter` reads the later ones, needed only to suggest a better cut.
  * @throws ValidationError for an `atSeq` or `patch` that does not fit the journal.
  */
@@ -79,16 +86,23 @@ export async function planFork(
   now: number,
   maxPayloadBytes: number,
 ): Promise<ForkPlan> {
-  const { atSeq, patch } = options;
+  const { atSeq, patch, compaction } = options;
   const runId = source.runId;
-  if (atSeq > source.lastSeq || journal.length < atSeq) {
+  const kept = journal.filter((entry) => entry.seq <= atSeq);
+  if (atSeq > source.lastSeq || (kept.at(-1)?.seq !== atSeq && !compaction)) {
     throw new ValidationError(`fork: atSeq ${atSeq} is past the end of run "${runId}", whose last entry is seq ${source.lastSeq}.`);
   }
-  const kept = journal.slice(0, atSeq);
-  await checkCut(runId, kept, readAfter);
+  const gaps = atSeq - kept.length;
+  if (gaps > 0 && (!compaction || atSeq < compaction.coveredSeq)) {
+    const from = compaction ? `; fork at seq ${compaction.coveredSeq} or later` : "";
+    throw new ValidationError(
+      `fork: atSeq ${atSeq} falls inside the compacted part of run "${runId}": entries before seq ${compaction?.coveredSeq ?? atSeq} were deleted by compaction (superseded by a loop checkpoint), so the fork could not replay them${from}.`,
+    );
+  }
+  await checkCut(runId, kept, atSeq, readAfter);
   let patched: { seq: number; payload: string } | undefined;
   if (patch) {
-    const target = kept[patch.seq - 1];
+    const target = kept.find((entry) => entry.seq === patch.seq);
     if (patch.seq > atSeq || !target) {
       throw new ValidationError(`fork: patch.seq ${patch.seq} is after atSeq ${atSeq}; only a step result the fork keeps can be patched.`);
     }
@@ -108,6 +122,7 @@ export async function planFork(
     patched = { seq: patch.seq, payload };
   }
   const copies: CopiedEntry[] = kept.slice(1).map((entry) => ({
+    seq: entry.seq,
     kind: entry.kind,
     opKey: entry.opKey,
     payload: entry.seq === patched?.seq ? patched.payload : entry.payload,
@@ -117,13 +132,14 @@ export async function planFork(
   const forked: EntryData["run.forked"] = patched ? { fromRunId: runId, atSeq, patchedSeq: patched.seq } : { fromRunId: runId, atSeq };
   if (options.version !== undefined && options.version !== source.version) forked.fromVersion = source.version;
   const marker = newEntry("run.forked", null, forked);
-  copies.push({ kind: marker.kind, opKey: null, payload: marker.payload, epoch: Math.max(0, ...copies.map((c) => c.epoch)), at: now });
+  copies.push({ seq: atSeq + 1, kind: marker.kind, opKey: null, payload: marker.payload, epoch: Math.max(0, ...copies.map((c) => c.epoch)), at: now });
+  // The fork has the source's gaps below the cut: it carries their marker (what went before atSeq).
+  if (gaps > 0 && compaction) return { copies, forked, compaction: { ...compaction, entries: gaps } };
   return { copies, forked };
 }
 
 /** Refuses a cut inside an op whose open state lives outside the journal (a child run, a human request). */
-async function checkCut(runId: string, kept: readonly JournalEntry[], readAfter: (seq: number) => Promise<JournalEntry[]>): Promise<void> {
-  const atSeq = kept.length;
+async function checkCut(runId: string, kept: readonly JournalEntry[], atSeq: number, readAfter: (seq: number) => Promise<JournalEntry[]>): Promise<void> {
   const open = new Map<string, JournalEntry>();
   for (const entry of kept) {
     if (entry.opKey === null) continue;

@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
 import { RunNotFinishedError, RunNotFoundError, ValidationError } from "../core/errors.js";
@@ -17,6 +17,8 @@ import {
 import { runIdRefSchema, runIdSchema } from "../core/schemas.js";
 import { serializeError } from "../core/serialize.js";
 import type { RetentionStore, Store } from "../core/store.js";
+import { archiveFileName, writeAtomically } from "./archive-files.js";
+import { compact, type CompactionStore } from "./compaction.js";
 import type { EngineLogger } from "./engine.js";
 
 function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
@@ -25,10 +27,7 @@ function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   throw new ValidationError(`${what}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "value"}: ${i.message}`).join("; ")}`);
 }
 
-/** The file an archived run is written to: its id made safe as a file name. */
-export function archiveFileName(runId: string): string {
-  return `${encodeURIComponent(runId).replace(/\./g, "%2E")}.json`;
-}
+export { archiveFileName } from "./archive-files.js";
 
 /**
  * A run's export file (see `core/run-export.ts`). Refuses a live run unless `force`.
@@ -52,13 +51,6 @@ export async function importRun(store: RetentionStore, data: unknown, options: I
   const rows = fromRunExport(parsed, options.as);
   await store.importRun(rows);
   return rows.run;
-}
-
-/** Writes a file atomically: a temporary file renamed over the target, so a crash never leaves half an archive. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(tmp, text, { flag: "wx" });
-  await rename(tmp, path);
 }
 
 /**
@@ -145,7 +137,7 @@ export class RetentionScheduler {
   private stopped = false;
 
   constructor(
-    private readonly store: RetentionStore & Pick<Store, "deleteUnreferencedBlobs">,
+    private readonly store: CompactionStore,
     policy: RetentionPolicy,
     private readonly clock: () => number,
     private readonly logger: EngineLogger,
@@ -172,6 +164,23 @@ export class RetentionScheduler {
   }
 
   private async pass(now: number): Promise<void> {
+    if (this.policy.compactLoopsAfter !== undefined && !this.stopped) {
+      try {
+        const done = await compact(
+          this.store,
+          {
+            checkpointBefore: new Date(now - this.policy.compactLoopsAfter),
+            batchSize: this.policy.batchSize,
+            ...(this.policy.archiveDir ? { archiveDir: this.policy.archiveDir } : {}),
+            ...(this.policy.keepSnapshots === undefined ? {} : { keepSnapshots: this.policy.keepSnapshots }),
+          },
+          now,
+        );
+        if (done.entries > 0) this.logger.log("info", "retention compacted loops", { runs: done.runIds.length, entries: done.entries, bytes: done.bytes });
+      } catch (error) {
+        this.logger.log("warn", "retention compaction failed; it runs again at the next interval", { error: serializeError(error) });
+      }
+    }
     for (const [key, statuses] of Object.entries(POLICY_STATUSES) as [keyof typeof POLICY_STATUSES, readonly RunStatus[]][]) {
       const after = this.policy[key];
       if (after === undefined || this.stopped) continue;

@@ -26,7 +26,7 @@ import type { WorkflowRegistry } from "./workflow-registry.js";
 
 /** What operator actions on runs need from the engine. */
 export interface RunControlDeps {
-  store: Pick<Store, "getRun" | "readJournal" | "controlRun" | "listRuns" | "createRunWithJournal">;
+  store: Pick<Store, "getRun" | "readJournal" | "controlRun" | "listRuns" | "createRunWithJournal" | "readCompaction">;
   clock: () => number;
   pool: WorkerPool;
   views: RunViews;
@@ -93,15 +93,25 @@ export class RunControl {
     check(RUN_REF, runId, "fork: runId");
     const parsed = check(forkBody, options, "fork: options");
     const source = await requireRun(store, runId);
-    const journal = await store.readJournal(runId, { limit: parsed.atSeq });
+    // A compacted journal has gaps: the entries up to atSeq are at most atSeq of them.
+    const journal = (await store.readJournal(runId, { limit: parsed.atSeq })).filter((entry) => entry.seq <= parsed.atSeq);
+    // Read after the journal: a compaction that removed any of these entries has its marker by now.
+    const compaction = journal.length < parsed.atSeq ? await store.readCompaction(runId) : undefined;
     const patch = parsed.patch ? { seq: parsed.patch.seq, result: parsed.patch.result ?? null } : undefined;
     const readAfter = (seq: number) => store.readJournal(runId, { afterSeq: seq });
     // The fork continues under current code: the version this engine runs for the workflow now.
     const version = this.deps.workflows.currentVersion(source.workflow) ?? source.version;
-    const plan = await planFork(source, journal, readAfter, { atSeq: parsed.atSeq, version, ...(patch ? { patch } : {}) }, clock(), this.deps.maxPayloadBytes);
+    const plan = await planFork(
+      source,
+      journal,
+      readAfter,
+      { atSeq: parsed.atSeq, version, ...(patch ? { patch } : {}), ...(compaction ? { compaction } : {}) },
+      clock(),
+      this.deps.maxPayloadBytes,
+    );
     const forkId = parsed.runId ?? randomUUID();
     const newRun = { runId: forkId, workflow: source.workflow, version, input: source.input };
-    const { run, created } = await store.createRunWithJournal(newRun, plan.copies, clock());
+    const { run, created } = await store.createRunWithJournal(newRun, plan.copies, clock(), plan.compaction);
     if (!created) await this.checkSameFork(run, plan.forked, plan.copies);
     else this.deps.pool.kick();
     return { runId: forkId, created };
@@ -112,7 +122,7 @@ export class RunControl {
     const { store } = this.deps;
     const [marker] = await store.readJournal(run.runId, { afterSeq: forked.atSeq, limit: 1 });
     const same = marker?.kind === "run.forked" && marker.payload === encode(forked);
-    const patched = forked.patchedSeq === undefined ? undefined : copies[forked.patchedSeq - 2]?.payload;
+    const patched = forked.patchedSeq === undefined ? undefined : copies.find((copy) => copy.seq === forked.patchedSeq)?.payload;
     const samePatch = patched === undefined || (await store.readJournal(run.runId, { afterSeq: forked.patchedSeq! - 1, limit: 1 }))[0]?.payload === patched;
     if (!same || !samePatch) throw new RunConflictError(run.runId, `and is not this fork of "${forked.fromRunId}" at seq ${forked.atSeq}`);
   }

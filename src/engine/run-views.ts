@@ -52,7 +52,7 @@ export async function requireRun(store: Pick<Store, "getRun">, runId: string): P
  */
 export class RunViews {
   constructor(
-    private readonly store: Pick<Store, "getRun" | "listRuns" | "countRuns" | "readJournal" | "listStuckRuns" | "getRunTags">,
+    private readonly store: Pick<Store, "getRun" | "listRuns" | "countRuns" | "readJournal" | "listStuckRuns" | "getRunTags" | "readCompaction">,
     private readonly secrets: SecretViews,
   ) {}
 
@@ -68,7 +68,8 @@ export class RunViews {
 
   async getRun(runId: string): Promise<RunInfo> {
     const run = await requireRun(this.store, runId);
-    return Object.assign(await this.view(run), await runLinks(this.store, run));
+    const [view, links, compaction] = await Promise.all([this.view(run), runLinks(this.store, run), this.store.readCompaction(runId)]);
+    return Object.assign(view, links, compaction ? { compaction } : {});
   }
 
   async listRuns(options: ListRunsOptions): Promise<{ runs: RunInfo[]; nextCursor?: string }> {

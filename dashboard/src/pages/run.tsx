@@ -75,7 +75,19 @@ export function RunPage({ runId }: { runId: string }) {
           </Fact>
           <Fact label="started">{dateTime(r.createdAt)}</Fact>
           <Fact label={r.finishedAt ? "took" : "running for"}>{duration(runAge(r))}</Fact>
-          <Fact label="entries">{r.entries}</Fact>
+          <Fact label="entries">
+            {r.entries}
+            {r.compaction && (
+              <span
+                className="muted"
+                data-fact="compacted"
+                title={`Deleted by loop compaction: superseded by the loop snapshot at seq ${r.compaction.coveredSeq}; their seqs are gaps`}
+              >
+                {" "}
+                · {r.compaction.entries} compacted
+              </span>
+            )}
+          </Fact>
           <Fact label="model calls">
             {spend.modelCalls} · {spend.inputTokens + spend.outputTokens} tokens
           </Fact>

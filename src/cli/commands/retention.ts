@@ -12,6 +12,17 @@ interface PruneCommandOptions extends StoreOptions, JsonOptions {
   workflow?: string;
   dryRun?: boolean;
   archive?: string;
+  keepSnapshots?: number;
+  limit?: number;
+  batchSize?: number;
+}
+
+interface CompactCommandOptions extends StoreOptions, JsonOptions {
+  checkpointsBefore: string;
+  run?: string;
+  dryRun?: boolean;
+  archive?: string;
+  keepSnapshots?: number;
   limit?: number;
   batchSize?: number;
 }
@@ -32,6 +43,8 @@ export interface RetentionCommandOptions {
   retentionCancelled?: number;
   retentionInterval?: number;
   retentionArchive?: string;
+  retentionCompactLoops?: number;
+  retentionKeepSnapshots?: number;
 }
 
 /** Registers `cairn prune`, `cairn export` and `cairn import`. */
@@ -51,6 +64,19 @@ export function registerRetentionCommands(program: Command): void {
       `\nExamples:\n  ${CLI} prune --completed-before 30d --dry-run\n  ${CLI} prune --completed-before 2026-01-01 --status failed,dead --archive ./archive`,
     );
   storeOption(jsonOption(prune)).action(pruneRuns);
+
+  const compact = program
+    .command("compact")
+    .description("delete the journal entries that loop snapshots supersede (live and finished runs); resume, replay, export and fork keep working")
+    .requiredOption("--checkpoints-before <cutoff>", "what loop checkpoints written before this supersede: a duration before now (1h, 0s) or a date", cutoffArg)
+    .option("--run <runId>", "only this run", idArg("run id"))
+    .option("--dry-run", "count what would be deleted; change nothing")
+    .option("--archive <dir>", "write each run's deleted entries to <dir>/<runId>.compacted-<seq>.json first")
+    .option("--keep-snapshots <n>", "leave each run's n newest loop checkpoints and what lies between them (default 1)", intArg(1, 10_000))
+    .option("--limit <n>", "look at most at this many runs", intArg(1))
+    .option("--batch-size <n>", "runs listed per query (default 100); each run is compacted in its own transaction", intArg(1, 10_000))
+    .addHelpText("after", `\nExamples:\n  ${CLI} compact --checkpoints-before 1h --dry-run\n  ${CLI} compact --checkpoints-before 0s --run thread-42`);
+  storeOption(jsonOption(compact)).action(compactRuns);
 
   const exportCommand = program
     .command("export")
@@ -75,7 +101,9 @@ export function retentionOptions(command: Command): Command {
     .option("--retention-failed <duration>", "prune failed and dead runs this long after they finished, e.g. 90d", unitDurationArg)
     .option("--retention-cancelled <duration>", "prune cancelled runs this long after they finished", unitDurationArg)
     .option("--retention-interval <duration>", "time between retention passes (default 1h)", durationArg)
-    .option("--retention-archive <dir>", "archive each run to <dir>/<runId>.json before pruning it");
+    .option("--retention-archive <dir>", "archive each run to <dir>/<runId>.json before pruning it")
+    .option("--retention-compact-loops <duration>", "compact loops: delete what loop snapshots this old supersede, e.g. 1h", durationArg)
+    .option("--retention-keep-snapshots <n>", "with --retention-compact-loops: leave each run's n newest loop checkpoints (default 1)", intArg(1, 10_000));
 }
 
 /** The retention policy the `--retention-*` options describe, or undefined when none is set. */
@@ -86,10 +114,19 @@ export function retentionFrom(options: RetentionCommandOptions): RetentionPolicy
     cancelledAfter: options.retentionCancelled,
     interval: options.retentionInterval,
     archiveDir: options.retentionArchive,
+    compactLoopsAfter: options.retentionCompactLoops,
+    keepSnapshots: options.retentionKeepSnapshots,
   });
   if (Object.keys(policy).length === 0) return undefined;
-  if (policy.completedAfter === undefined && policy.failedAfter === undefined && policy.cancelledAfter === undefined) {
-    throw new UsageError("--retention-interval and --retention-archive need a policy: add --retention-completed, --retention-failed or --retention-cancelled.");
+  if (
+    policy.completedAfter === undefined &&
+    policy.failedAfter === undefined &&
+    policy.cancelledAfter === undefined &&
+    policy.compactLoopsAfter === undefined
+  ) {
+    throw new UsageError(
+      "--retention-interval and --retention-archive need a policy: add --retention-completed, --retention-failed, --retention-cancelled or --retention-compact-loops.",
+    );
   }
   return policy;
 }
@@ -126,6 +163,37 @@ async function pruneRuns(options: PruneCommandOptions): Promise<void> {
       `Deleted ${result.runIds.length} run(s)${options.archive ? `, archived to ${options.archive}` : ""}.` +
         (result.skipped > 0 ? ` ${result.skipped} changed while pruning (e.g. retried) and were kept.` : ""),
     );
+  });
+}
+
+async function compactRuns(options: CompactCommandOptions): Promise<void> {
+  await withEngine(options, [], async (engine, cli) => {
+    const result = await engine.compact(
+      defined({
+        checkpointBefore: options.checkpointsBefore.trim(),
+        runId: options.run,
+        dryRun: options.dryRun ?? false,
+        archiveDir: options.archive,
+        keepSnapshots: options.keepSnapshots,
+        limit: options.limit,
+        batchSize: options.batchSize,
+      }) as Parameters<typeof engine.compact>[0],
+    );
+    if (!result.dryRun) {
+      await cli.audit("run.compact", options.run ?? null, {
+        checkpointsBefore: options.checkpointsBefore,
+        runs: result.runIds.length,
+        entries: result.entries,
+      });
+    }
+    if (options.json) return printJson(result);
+    const what = `${result.entries} journal entr${result.entries === 1 ? "y" : "ies"} (${result.bytes} bytes) of ${result.runIds.length} run(s)`;
+    if (result.dryRun) {
+      print(...result.runIds);
+      note(`${what} would be deleted (dry run: nothing changed).`);
+      return;
+    }
+    print(`Compacted ${what}${options.archive ? `, archived to ${options.archive}` : ""}.`);
   });
 }
 

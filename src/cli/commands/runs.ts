@@ -1,3 +1,4 @@
+import type { JournalCompaction } from "../../core/compaction.js";
 import type { Command } from "commander";
 import type { RunInfo } from "../../engine/engine.js";
 import { idArg, intArg, statusArg } from "../args.js";
@@ -157,12 +158,21 @@ async function showRun(runId: string, options: ShowOptions): Promise<void> {
     const run = await engine.getRun(runId);
     if (options.json) {
       const journal = await readJournal(engine, runId);
-      printJson({ run, journal, plans: planViews(journal).map((view) => view.state), costs: await readRunCosts(engine, runId, Date.now()) });
+      const compaction = await engine.getCompaction(runId);
+      printJson({
+        run,
+        journal,
+        plans: planViews(journal).map((view) => view.state),
+        costs: await readRunCosts(engine, runId, Date.now()),
+        ...(compaction ? { compaction } : {}),
+      });
       return;
     }
     print(...runBlock(run), "");
     if (!options.follow) {
       const journal = await readJournal(engine, runId);
+      const compaction = await engine.getCompaction(runId);
+      if (compaction) print(compactionLine(compaction), "");
       const agent = agentRunView(journal);
       if (agent.isAgent) print(...agentRunLines(agent), "", "Journal");
       const plans = planTrees(planViews(journal));
@@ -215,4 +225,9 @@ function agentFollower(): Pick<FollowOptions, "onLine" | "onRun"> {
       if (!flush()) print(line);
     },
   };
+}
+
+/** The line `cairn show` prints for a compacted run, so the timeline's gaps are explained. */
+function compactionLine(compaction: JournalCompaction): string {
+  return `${compaction.entries} journal entries compacted (superseded by loop checkpoints, before seq ${compaction.coveredSeq}, ${compaction.bytes} bytes)`;
 }

@@ -1,3 +1,4 @@
+import type { CompactionOutcome, CompactionPlan, JournalCompaction } from "../compaction.js";
 import type { JournalEntry } from "../journal.js";
 import type { RunRecord, RunStatus } from "../run.js";
 import type { HumanRequest } from "./human-requests.js";
@@ -30,13 +31,49 @@ export interface RetentionStore {
    * no side effects. Throws RunConflictError when the run id, or one of its human request ids, exists.
    */
   importRun(data: RunImport): Promise<void>;
+  /**
+   * Runs (live or finished) that have a loop checkpoint written before `query.checkpointBefore`
+   * above the checkpoint their last compaction looked at (`checkedSeq`, 0 for none): the candidates
+   * of `engine.compact`, in run-id order after `query.afterRunId`.
+   */
+  listCompactableRuns(query: CompactQuery): Promise<CompactCandidate[]>;
+  /**
+   * Deletes the journal entries with `plan.seqs` (all below `plan.checkpointSeq`, which must exist)
+   * and records the run's {@link JournalCompaction} in one transaction; seqs are not renumbered and
+   * the run row is not touched, so a worker writing the run meanwhile is unaffected. Counts only
+   * entries it really deleted (two compactions racing count each entry once). The caller decides what
+   * is superseded (`planCompaction` in core/compaction.ts). Undefined when the run does not exist.
+   */
+  compactJournal(runId: string, plan: CompactionPlan, now: number): Promise<CompactionOutcome | undefined>;
+  /** The run's compaction marker, or undefined when none of its entries was ever compacted. */
+  readCompaction(runId: string): Promise<JournalCompaction | undefined>;
+}
+
+/** Filters of {@link RetentionStore.listCompactableRuns}. */
+export interface CompactQuery {
+  /** Only checkpoints written strictly before this time (epoch ms). */
+  checkpointBefore: number;
+  /** Continue after this run id (paging). */
+  afterRunId?: string;
+  /** Only this run. */
+  runId?: string;
+  /** At most this many runs. */
+  limit: number;
+}
+/** One candidate of {@link RetentionStore.listCompactableRuns}. */
+export interface CompactCandidate {
+  runId: string;
+  /** The newest checkpoint its last compaction looked at, 0 for none. */
+  checkedSeq: number;
 }
 
 /** The rows of one run, as {@link Store.readRunRows} reads them and {@link Store.importRun} inserts them. */
 export interface RunImport {
   run: RunRecord;
-  /** The whole journal, seq 1…lastSeq. */
+  /** The whole journal, seq 1…lastSeq, less the entries compaction removed (see `compaction`). */
   journal: JournalEntry[];
+  /** What compaction removed from the journal; absent for a run never compacted. */
+  compaction?: JournalCompaction;
   /** Inbox rows in arrival order; an importing store gives them new ids. */
   inbox: Omit<InboxEvent, "id">[];
   humanRequests: HumanRequest[];

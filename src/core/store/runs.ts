@@ -1,3 +1,4 @@
+import type { JournalCompaction } from "../compaction.js";
 import type { QueueStat, RunFlow } from "../flow-control.js";
 import type { EntryKind, JournalEntry } from "../journal.js";
 import type { RunRecord, RunStatus } from "../run.js";
@@ -26,9 +27,16 @@ export interface RunStore {
    * (no inbox row is consumed, no child run or human request is created), except that
    * `step.completed` search text is indexed so `searchJournal` finds it in the new run too.
    * The row is `pending`, unclaimed, at `leaseEpoch` = the highest epoch among `entries`
-   * (so later claims keep epochs increasing), `lastSeq = entries.length + 1`. `run.claimFor` is ignored.
+   * (so later claims keep epochs increasing), `lastSeq` = the last entry's seq. `run.claimFor` is ignored.
+   * Entries with a `seq` keep it (a copy of a compacted journal): then `compaction` is the new run's
+   * compaction marker, stored in the same transaction.
    */
-  createRunWithJournal(run: NewRun, entries: readonly CopiedEntry[], now: number): Promise<{ run: RunRecord; created: boolean }>;
+  createRunWithJournal(
+    run: NewRun,
+    entries: readonly CopiedEntry[],
+    now: number,
+    compaction?: JournalCompaction,
+  ): Promise<{ run: RunRecord; created: boolean }>;
   /**
    * Debounced start (flow control). If a run of `run.workflow` with debounce key `key` exists that was never
    * claimed (suspended at epoch 0, waiting for its start), appends `run.debounced { input, startAt }` to it,
@@ -64,6 +72,8 @@ export interface RunStore {
 
 /** A journal entry to copy into a new run by {@link Store.createRunWithJournal}: everything but its run and seq. */
 export type CopiedEntry = Omit<JournalEntry, "runId" | "seq"> & {
+  /** The entry's seq in the new journal; default: the one after the previous entry. Given when copying a compacted journal, whose seqs have gaps. */
+  seq?: number;
   /** The entry's decoded data, when the caller has it: stores project `agent.messages` rows from it (its payload may be a blob reference). */
   data?: unknown;
 };

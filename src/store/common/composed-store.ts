@@ -1,3 +1,4 @@
+import type { CompactionOutcome, CompactionPlan, JournalCompaction } from "../../core/compaction.js";
 import type { QueueStat } from "../../core/flow-control.js";
 import type { DrainedVersion, VersionCount } from "../../core/deploys.js";
 import type { HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
@@ -79,8 +80,13 @@ export abstract class ComposedStore implements S.Store {
   createRuns(runs: readonly S.NewRun[], now: number): Promise<{ run: RunRecord; created: boolean }[]> {
     return this.runs.createRuns(runs, now);
   }
-  createRunWithJournal(run: S.NewRun, entries: readonly S.CopiedEntry[], now: number): Promise<{ run: RunRecord; created: boolean }> {
-    return this.runs.createRunWithJournal(run, entries, now);
+  createRunWithJournal(
+    run: S.NewRun,
+    entries: readonly S.CopiedEntry[],
+    now: number,
+    compaction?: JournalCompaction,
+  ): Promise<{ run: RunRecord; created: boolean }> {
+    return this.runs.createRunWithJournal(run, entries, now, compaction);
   }
   debounceRun(run: S.NewRun, key: string, startAt: number, now: number): Promise<{ run: RunRecord; created: boolean }> {
     return this.runs.debounceRun(run, key, startAt, now);
@@ -218,6 +224,15 @@ export abstract class ComposedStore implements S.Store {
   }
   importRun(data: S.RunImport): Promise<void> {
     return this.retention.importRun(data);
+  }
+  listCompactableRuns(query: S.CompactQuery): Promise<S.CompactCandidate[]> {
+    return this.retention.listCompactableRuns(query);
+  }
+  compactJournal(runId: string, plan: CompactionPlan, now: number): Promise<CompactionOutcome | undefined> {
+    return this.retention.compactJournal(runId, plan, now);
+  }
+  readCompaction(runId: string): Promise<JournalCompaction | undefined> {
+    return this.retention.readCompaction(runId);
   }
 
   // Schedules

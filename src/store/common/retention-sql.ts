@@ -18,6 +18,7 @@ export const PER_RUN_TABLES = [
   "run_deadlines",
   "agent_messages",
   "tool_calls",
+  "journal_compactions",
 ] as const;
 
 /** `r.run_id` without its trailing digits (`t~` for `t~12`). */
@@ -25,6 +26,8 @@ const TRIMMED = "rtrim(r.run_id, '0123456789')";
 /** `chainBase(r.run_id)` (core/run.ts) in SQL both stores speak: the id before a trailing `~<digits>`. */
 const CHAIN_BASE = `(CASE WHEN ${TRIMMED} <> r.run_id AND length(${TRIMMED}) > 1 AND substr(${TRIMMED}, length(${TRIMMED}), 1) = '~'
   THEN substr(${TRIMMED}, 1, length(${TRIMMED}) - 1) ELSE r.run_id END)`;
+/** The checkpoint kinds as an SQL list, matching the partial index `journal_checkpoint_idx` (migration 0003). */
+export const CHECKPOINT_KINDS_SQL = "('loop.snapshot', 'loop.completed')";
 
 /**
  * SQL condition on `runs AS r`: a terminal run whose parent (if any) is finished or gone, whose

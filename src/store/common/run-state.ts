@@ -97,7 +97,8 @@ export function copiedRun(run: NewRun, copies: readonly CopiedEntry[], now: numb
   const texts: CopiedRun["texts"] = [];
   let epoch = 0;
   for (const copy of copies) {
-    const seq = entries.length + 1;
+    const seq = copy.seq ?? entries.at(-1)!.seq + 1;
+    if (seq <= entries.at(-1)!.seq) throw new ValidationError(`The copied entries of run "${run.runId}" must have ascending seqs above 1 (got ${seq}).`);
     entries.push({ runId: run.runId, seq, kind: copy.kind, opKey: copy.opKey, payload: copy.payload, epoch: copy.epoch, at: copy.at });
     epoch = Math.max(epoch, copy.epoch);
     if (copy.kind !== "step.completed") continue;
@@ -118,7 +119,7 @@ export function copiedRun(run: NewRun, copies: readonly CopiedEntry[], now: numb
   } catch (error) {
     throw new ValidationError(`A copied agent.messages entry of run "${run.runId}" is not an encoded payload (${(error as Error).message}).`);
   }
-  return { run: { ...pendingRecord(run, now), leaseEpoch: epoch, lastSeq: entries.length }, entries, texts, agentRows };
+  return { run: { ...pendingRecord(run, now), leaseEpoch: epoch, lastSeq: entries.at(-1)!.seq }, entries, texts, agentRows };
 }
 
 /**

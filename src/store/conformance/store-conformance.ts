@@ -3,6 +3,7 @@ import { agentRowsSpec } from "./agent-rows-spec.js";
 import { blobsSpec } from "./blobs-spec.js";
 import { commitSpec } from "./commit-spec.js";
 import { continueSpec } from "./continue-spec.js";
+import { compactionSpec } from "./compaction-spec.js";
 import { copySpec } from "./copy-spec.js";
 import { flowSpec } from "./flow-spec.js";
 import { deploysSpec } from "./deploys-spec.js";
@@ -50,6 +51,7 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     securitySpec(store);
     copySpec(store);
     retentionSpec(store);
+    compactionSpec(store);
     schedulesSpec(store);
     blobsSpec(store);
     sagaSpec(store);

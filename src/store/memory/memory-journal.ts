@@ -1,3 +1,4 @@
+import { indexOfSeq } from "./memory-compaction.js";
 import type { JournalEntry } from "../../core/journal.js";
 import { isCheckpoint, readForResume } from "../../core/resume.js";
 import type { CommitResult, JournalStore, JournalTextHit, RunWrite } from "../../core/store.js";
@@ -20,7 +21,11 @@ export class MemoryJournal implements JournalStore {
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
     const hits: (JournalTextHit & { score: number })[] = [];
-    for (const entry of this.w.t.journal.get(runId) ?? []) {
+    // Compacted step results stay searchable (the index outlives the entries, as in the SQL stores).
+    const compacted = [...this.w.t.compactedTextKeys]
+      .filter(([key]) => key.startsWith(`${runId}\0`))
+      .map(([key, opKey]) => ({ kind: "step.completed", seq: Number(key.slice(runId.length + 1)), opKey }));
+    for (const entry of [...compacted, ...(this.w.t.journal.get(runId) ?? [])]) {
       if (entry.kind !== "step.completed") continue;
       // The index, not the payload: a payload may be offloaded or encrypted (withPayloads).
       const text = this.w.t.texts.get(`${runId}\0${entry.seq}`);
@@ -35,15 +40,19 @@ export class MemoryJournal implements JournalStore {
 
   /** See {@link Store.readJournalForResume}. */
   async readJournalForResume(runId: string): Promise<JournalEntry[]> {
-    // seq n sits at index n - 1: the journal has no gaps.
+    // In seq order, with gaps once compacted: found by binary search.
     const journal = this.w.t.journal.get(runId) ?? [];
     return readForResume({
       latestCheckpointBelow: async (below) => {
-        for (let i = Math.min(below - 1, journal.length) - 1; i >= 0; i--) if (isCheckpoint(journal[i]!.kind)) return { ...journal[i]! };
+        for (let i = indexOfSeq(journal, below) - 1; i >= 0; i--) if (isCheckpoint(journal[i]!.kind)) return { ...journal[i]! };
         return undefined;
       },
-      range: async (from, below) => journal.slice(from - 1, Math.min(below - 1, journal.length)).map((entry) => ({ ...entry })),
-      seqs: async (seqs) => seqs.flatMap((seq) => (journal[seq - 1] ? [{ ...journal[seq - 1]! }] : [])),
+      range: async (from, below) => journal.slice(indexOfSeq(journal, from), indexOfSeq(journal, below)).map((entry) => ({ ...entry })),
+      seqs: async (seqs) =>
+        seqs.flatMap((seq) => {
+          const entry = journal[indexOfSeq(journal, seq)];
+          return entry?.seq === seq ? [{ ...entry }] : [];
+        }),
     });
   }
 

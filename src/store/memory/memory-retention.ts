@@ -1,6 +1,8 @@
 import { IMPORT_CONFLICT_HINT, RunConflictError } from "../../core/errors.js";
 import { chainBase, isTerminal, type RunRecord } from "../../core/run.js";
-import type { PruneQuery, RetentionStore, RunImport } from "../../core/store.js";
+import type { CompactionOutcome, CompactionPlan, JournalCompaction } from "../../core/compaction.js";
+import type { CompactCandidate, CompactQuery, PruneQuery, RetentionStore, RunImport } from "../../core/store.js";
+import { compactRows, insertMarker, listCompactable, readMarker } from "./memory-compaction.js";
 import type { MemoryTables } from "./memory-tables.js";
 import { agentRowsOfEntries } from "../common/agent-rows.js";
 import { applyAgentRows } from "./memory-agent-rows.js";
@@ -30,6 +32,21 @@ export class MemoryRetention implements RetentionStore {
   /** See {@link Store.importRun}. */
   async importRun(data: RunImport): Promise<void> {
     importRows(this.w.t, data);
+  }
+
+  /** See {@link Store.listCompactableRuns}. */
+  async listCompactableRuns(query: CompactQuery): Promise<CompactCandidate[]> {
+    return listCompactable(this.w.t, query);
+  }
+
+  /** See {@link Store.compactJournal}. */
+  async compactJournal(runId: string, plan: CompactionPlan, now: number): Promise<CompactionOutcome | undefined> {
+    return compactRows(this.w.t, runId, plan, now);
+  }
+
+  /** See {@link Store.readCompaction}. */
+  async readCompaction(runId: string): Promise<JournalCompaction | undefined> {
+    return readMarker(this.w.t, runId);
   }
 }
 
@@ -77,6 +94,8 @@ export function deleteRunRows(t: MemoryTables, runs: readonly { runId: string; l
     t.journal.delete(runId);
     t.agentMessages.delete(runId);
     t.toolCalls.delete(runId);
+    t.compactions.delete(runId);
+    for (const key of t.compactedTextKeys.keys()) if (key.startsWith(`${runId}\0`)) t.compactedTextKeys.delete(key);
     for (const id of t.inboxByRun.get(runId) ?? []) {
       const event = t.inbox.get(id);
       t.inbox.delete(id);
@@ -93,6 +112,7 @@ export function deleteRunRows(t: MemoryTables, runs: readonly { runId: string; l
 export function readRows(t: MemoryTables, runId: string): RunImport | undefined {
   const run = t.runs.get(runId);
   if (!run) return undefined;
+  const compaction = readMarker(t, runId);
   return {
     run: { ...run },
     journal: (t.journal.get(runId) ?? []).map((entry) => ({ ...entry })),
@@ -101,6 +121,7 @@ export function readRows(t: MemoryTables, runId: string): RunImport | undefined 
       return event;
     }),
     humanRequests: [...t.humans.values()].filter((r) => r.runId === runId).sort((a, b) => a.createdAt - b.createdAt || (a.requestId < b.requestId ? -1 : 1)),
+    ...(compaction ? { compaction } : {}),
   };
 }
 
@@ -117,6 +138,7 @@ export function importRows(t: MemoryTables, data: RunImport): void {
     t.append(data.journal.map((entry) => ({ ...entry })));
     for (const event of data.inbox) t.insertInbox({ ...event });
     for (const request of data.humanRequests) t.putHuman({ ...request });
+    insertMarker(t, data.run.runId, data.compaction);
     for (const rows of agentRowsOfEntries(data.run.runId, data.journal)) applyAgentRows(t, rows);
   });
 }

@@ -1,3 +1,5 @@
+import type { JournalCompaction } from "../../core/compaction.js";
+import { insertMarker } from "./memory-compaction.js";
 import type { QueueStat } from "../../core/flow-control.js";
 import { isSystemWorkflow, type RunRecord } from "../../core/run.js";
 import type { CopiedEntry, ListRunsQuery, NewRun, RunCount, RunEntriesQuery, RunEntry, RunFilter, RunPage, RunStore } from "../../core/store.js";
@@ -33,7 +35,12 @@ export class MemoryRuns implements RunStore {
   }
 
   /** See {@link Store.createRunWithJournal}. */
-  async createRunWithJournal(run: NewRun, entries: readonly CopiedEntry[], now: number): Promise<{ run: RunRecord; created: boolean }> {
+  async createRunWithJournal(
+    run: NewRun,
+    entries: readonly CopiedEntry[],
+    now: number,
+    compaction?: JournalCompaction,
+  ): Promise<{ run: RunRecord; created: boolean }> {
     const t = this.w.t;
     return t.atomic(() => {
       const existing = t.runs.get(run.runId);
@@ -44,6 +51,7 @@ export class MemoryRuns implements RunStore {
       t.putRun(copied.run);
       t.append(copied.entries);
       for (const rows of copied.agentRows) applyAgentRows(t, rows);
+      insertMarker(t, run.runId, compaction);
       return { run: { ...copied.run }, created: true };
     });
   }

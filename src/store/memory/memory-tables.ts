@@ -1,3 +1,4 @@
+import type { JournalCompaction } from "../../core/compaction.js";
 import type { JournalEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
 import type { OutboxMessage } from "../../core/outbox.js";
@@ -23,6 +24,10 @@ export class MemoryTables {
   /** Agent message rows by run, then seq (inserted in seq order), and tool call rows by run, then idempotency key (memory-agent-rows.ts). */
   readonly agentMessages = new Map<string, Map<number, AgentMessageRow>>();
   readonly toolCalls = new Map<string, Map<string, ToolCallRow>>();
+  /** Op keys of compacted `step.completed` entries with indexed text, by `runId\0seq`: the search index outlives them, as in the SQL stores. */
+  readonly compactedTextKeys = new Map<string, string>();
+  /** Compaction markers by run (`journal_compactions`); a marker with `entries: 0` only records the checkpoint looked at. */
+  readonly compactions = new Map<string, JournalCompaction>();
   /** Content-addressed payloads by hash; `usedAt` is the last write that referenced each. */
   readonly blobs = new Map<string, PayloadBlob & { usedAt: number }>();
   /** Outbox messages by message id, in insertion (id) order. */

@@ -1,3 +1,4 @@
+import type { JournalCompaction } from "../../core/compaction.js";
 import { isCairnError, ValidationError } from "../../core/errors.js";
 import type { EntryData, EntryKind, HumanAnswer, JournalEntry, NewEntry } from "../../core/journal.js";
 import { PayloadCorruptError, PayloadKeyMissingError } from "../../core/payload-errors.js";
@@ -114,14 +115,14 @@ class PayloadStore implements Partial<Store> {
     return Promise.all(results.map(async (result) => ({ ...result, run: await this.resolveRun(result.run) })));
   }
 
-  async createRunWithJournal(run: NewRun, entries: readonly CopiedEntry[], now: number) {
+  async createRunWithJournal(run: NewRun, entries: readonly CopiedEntry[], now: number, compaction?: JournalCompaction) {
     const blobs: PayloadBlob[] = [...(run.blobs ?? [])];
     const stored = { ...run, input: await this.put(run.input, blobs) };
     const copies = await Promise.all(
       entries.map(async (entry) => ({ ...entry, payload: await this.put(entry.payload, blobs), ...(await this.agentRowData(entry)) })),
     );
     if (blobs.length > 0) stored.blobs = blobs;
-    const result = await this.inner.createRunWithJournal(stored, copies, now);
+    const result = await this.inner.createRunWithJournal(stored, copies, now, compaction);
     return { ...result, run: await this.resolveRun(result.run) };
   }
 
@@ -200,7 +201,7 @@ class PayloadStore implements Partial<Store> {
       this.resolveInbox(rows.inbox as InboxEvent[]),
       this.resolveHumans(rows.humanRequests),
     ]);
-    return { run, journal, inbox: inbox as RunImport["inbox"], humanRequests };
+    return { run, journal, inbox: inbox as RunImport["inbox"], humanRequests, ...(rows.compaction ? { compaction: rows.compaction } : {}) };
   };
 
   /** Imported payloads are sealed with this store's codec; they stay inline (the import path writes no blobs). */
@@ -218,7 +219,7 @@ class PayloadStore implements Partial<Store> {
         ...(request.context === undefined ? {} : { context: (await seal(request.context))! }),
       })),
     );
-    return this.inner.importRun({ run, journal, inbox, humanRequests } as RunImport);
+    return this.inner.importRun({ run, journal, inbox, humanRequests, ...(rows.compaction ? { compaction: rows.compaction } : {}) } as RunImport);
   };
 
   claimOutbox = async (request: Parameters<Store["claimOutbox"]>[0]) => this.resolveOutbox(await this.inner.claimOutbox(request));

@@ -1,6 +1,8 @@
 import { IMPORT_CONFLICT_HINT, RunConflictError } from "../../core/errors.js";
 import { isTerminal, TERMINAL_STATUSES, type RunRecord } from "../../core/run.js";
-import type { PruneQuery, RetentionStore, RunImport } from "../../core/store.js";
+import type { CompactionOutcome, CompactionPlan, JournalCompaction } from "../../core/compaction.js";
+import type { CompactCandidate, CompactQuery, PruneQuery, RetentionStore, RunImport } from "../../core/store.js";
+import { compactRows, insertMarker, listCompactable, readMarker } from "./postgres-compaction.js";
 import { humanRequestRow } from "../common/plan-write.js";
 import { agentRowsOfEntries } from "../common/agent-rows.js";
 import { applyAgentRows } from "./postgres-agent-rows.js";
@@ -49,6 +51,21 @@ export class PostgresRetention implements RetentionStore {
   async importRun(data: RunImport): Promise<void> {
     await this.db.tx(0, (tx) => importRows(tx, data));
   }
+
+  /** See {@link Store.listCompactableRuns}. */
+  async listCompactableRuns(query: CompactQuery): Promise<CompactCandidate[]> {
+    return listCompactable((text, values) => this.db.query(text, values), query);
+  }
+
+  /** See {@link Store.compactJournal}. */
+  async compactJournal(runId: string, plan: CompactionPlan, now: number): Promise<CompactionOutcome | undefined> {
+    return this.db.tx(0, (tx) => compactRows(tx, runId, plan, now));
+  }
+
+  /** See {@link Store.readCompaction}. */
+  async readCompaction(runId: string): Promise<JournalCompaction | undefined> {
+    return readMarker({ query: (text, values) => this.db.query(text, values) }, runId);
+  }
 }
 
 /** Runs one statement outside a transaction (the store's pooled query). */
@@ -83,7 +100,8 @@ export async function readRows(tx: Tx, runId: string): Promise<RunImport | undef
   const journal = (await tx.query<EntryRow>(READ_RUN_JOURNAL, [runId])).map(toEntry);
   const inbox = (await tx.query<InboxRow>(READ_RUN_INBOX, [runId])).map(({ id: _, ...event }) => event);
   const humanRequests = (await tx.query<HumanRow>(READ_RUN_HUMANS, [runId])).map(toHuman);
-  return { run: toRun(row), journal, inbox, humanRequests };
+  const compaction = await readMarker(tx, runId);
+  return { run: toRun(row), journal, inbox, humanRequests, ...(compaction ? { compaction } : {}) };
 }
 
 /** See `Store.importRun`, inside the caller's transaction: any error rolls all of it back. */
@@ -100,6 +118,7 @@ export async function importRows(tx: Tx, data: RunImport): Promise<void> {
   for (const e of data.inbox) {
     await tx.query(IMPORT_INBOX, [run.runId, e.type, e.eventId, e.payload, e.consumedSeq, e.receivedAt]);
   }
+  await insertMarker(tx, run.runId, data.compaction);
   for (const r of data.humanRequests) {
     await tx.query(IMPORT_HUMAN, humanRequestRow({ ...r, runId: run.runId }));
   }

@@ -1,3 +1,4 @@
+import type { JournalCompaction } from "../../core/compaction.js";
 import type { QueueStat } from "../../core/flow-control.js";
 import { RunNotFoundError } from "../../core/errors.js";
 import type { RunRecord } from "../../core/run.js";
@@ -56,10 +57,15 @@ export class PostgresRuns implements RunStore {
   }
 
   /** See {@link Store.createRunWithJournal}. */
-  async createRunWithJournal(run: NewRun, entries: readonly CopiedEntry[], now: number): Promise<{ run: RunRecord; created: boolean }> {
+  async createRunWithJournal(
+    run: NewRun,
+    entries: readonly CopiedEntry[],
+    now: number,
+    compaction?: JournalCompaction,
+  ): Promise<{ run: RunRecord; created: boolean }> {
     return this.db.tx(now, async (tx) => {
       const session = new WriteSession(tx);
-      const record = await session.createRunWithJournal(run, entries);
+      const record = await session.createRunWithJournal(run, entries, compaction);
       if (record) {
         await insertBlobs(tx, run.blobs);
         await session.flush();

@@ -149,6 +149,7 @@ describe.skipIf(!available)("postgres", () => {
         "human_requests",
         "inbox",
         "journal",
+        "journal_compactions",
         "journal_listeners",
         "journal_text",
         "live_deltas",

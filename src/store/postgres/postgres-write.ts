@@ -1,3 +1,5 @@
+import type { JournalCompaction } from "../../core/compaction.js";
+import { insertMarker } from "./postgres-compaction.js";
 import type { JournalEntry, NewEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
 import type { CopiedEntry, NewRun } from "../../core/store.js";
@@ -94,7 +96,7 @@ export class WriteSession {
    * Inserts a run with a copied journal (see `Store.createRunWithJournal`) unless a run with that id exists.
    * @returns the new row, or undefined when the id was taken.
    */
-  async createRunWithJournal(run: NewRun, copies: readonly CopiedEntry[]): Promise<RunRecord | undefined> {
+  async createRunWithJournal(run: NewRun, copies: readonly CopiedEntry[], compaction?: JournalCompaction): Promise<RunRecord | undefined> {
     if (this.states.has(run.runId)) return undefined;
     const copied = copiedRun(run, copies, this.now);
     const inserted = await this.tx.query(INSERT_RUN, runValues(copied.run));
@@ -105,6 +107,7 @@ export class WriteSession {
     this.entries.push(...copied.entries);
     for (const t of copied.texts) await this.tx.query(INSERT_TEXT, [run.runId, t.seq, t.opKey, t.text]);
     for (const rows of copied.agentRows) await applyAgentRows(this.tx, rows);
+    await insertMarker(this.tx, run.runId, compaction);
     return copied.run;
   }
 

@@ -2,7 +2,9 @@ import type Database from "better-sqlite3";
 import { IMPORT_CONFLICT_HINT, RunConflictError } from "../../core/errors.js";
 import type { RunRecord } from "../../core/run.js";
 import { TERMINAL_STATUSES } from "../../core/run.js";
-import type { PruneQuery, RetentionStore, RunImport } from "../../core/store.js";
+import type { CompactionOutcome, CompactionPlan, JournalCompaction } from "../../core/compaction.js";
+import type { CompactCandidate, CompactQuery, PruneQuery, RetentionStore, RunImport } from "../../core/store.js";
+import { compactRows, insertMarker, listCompactable, readMarker } from "./sqlite-compaction.js";
 import { humanRequestRow } from "../common/plan-write.js";
 import { agentRowsOfEntries } from "../common/agent-rows.js";
 import { SqliteAgentRows } from "./sqlite-agent-rows.js";
@@ -53,6 +55,24 @@ export class SqliteRetention implements RetentionStore {
     void this.c.q;
     importRows(this.c.db, data);
   }
+
+  /** See {@link Store.listCompactableRuns}. */
+  async listCompactableRuns(query: CompactQuery): Promise<CompactCandidate[]> {
+    void this.c.q;
+    return listCompactable(this.c.db, query);
+  }
+
+  /** See {@link Store.compactJournal}. */
+  async compactJournal(runId: string, plan: CompactionPlan, now: number): Promise<CompactionOutcome | undefined> {
+    void this.c.q;
+    return compactRows(this.c.db, runId, plan, now);
+  }
+
+  /** See {@link Store.readCompaction}. */
+  async readCompaction(runId: string): Promise<JournalCompaction | undefined> {
+    void this.c.q;
+    return readMarker(this.c.db, runId);
+  }
 }
 
 /** See `Store.listPrunableRuns`; served by `runs_finished_idx` (migration 0012). */
@@ -89,7 +109,8 @@ export function readRows(db: Database.Database, runId: string): RunImport | unde
     const journal = (db.prepare(READ_RUN_JOURNAL).all(runId) as EntryRow[]).map(toEntry);
     const inbox = (db.prepare(READ_RUN_INBOX).all(runId) as InboxRow[]).map(({ id: _, ...event }) => event);
     const humanRequests = (db.prepare(READ_RUN_HUMANS).all(runId) as HumanRow[]).map(toHuman);
-    return { run: toRun(row), journal, inbox, humanRequests };
+    const compaction = readMarker(db, runId);
+    return { run: toRun(row), journal, inbox, humanRequests, ...(compaction ? { compaction } : {}) };
   })();
 }
 
@@ -115,6 +136,7 @@ export function importRows(db: Database.Database, data: RunImport): void {
     for (const r of data.humanRequests) request.run(...humanRequestRow({ ...r, runId: run.runId }));
     const text = db.prepare(IMPORT_JOURNAL_TEXT);
     for (const t of journalTexts(data.journal)) text.run(t.text, run.runId, t.seq, t.opKey);
+    insertMarker(db, run.runId, data.compaction);
     const agentRows = new SqliteAgentRows(db);
     for (const rows of agentRowsOfEntries(run.runId, data.journal)) agentRows.apply(rows);
   }).immediate();

@@ -1,3 +1,5 @@
+import type { JournalCompaction } from "../../core/compaction.js";
+import { insertMarker } from "./sqlite-compaction.js";
 import type { QueueStat } from "../../core/flow-control.js";
 import type { RunRecord } from "../../core/run.js";
 import type { CopiedEntry, ListRunsQuery, NewRun, RunCount, RunEntriesQuery, RunEntry, RunFilter, RunPage, RunStore } from "../../core/store.js";
@@ -38,7 +40,12 @@ export class SqliteRuns implements RunStore {
   }
 
   /** See {@link Store.createRunWithJournal}. */
-  async createRunWithJournal(run: NewRun, entries: readonly CopiedEntry[], now: number): Promise<{ run: RunRecord; created: boolean }> {
+  async createRunWithJournal(
+    run: NewRun,
+    entries: readonly CopiedEntry[],
+    now: number,
+    compaction?: JournalCompaction,
+  ): Promise<{ run: RunRecord; created: boolean }> {
     return this.c.immediate(() => {
       const existing = this.w.loadRun(run.runId);
       if (existing) return { run: existing, created: false };
@@ -48,6 +55,7 @@ export class SqliteRuns implements RunStore {
       this.w.insertEntries(copied.entries);
       for (const t of copied.texts) this.c.q.insertText.run(t.text, run.runId, t.seq, t.opKey);
       for (const rows of copied.agentRows) this.w.agentRows.apply(rows);
+      insertMarker(this.c.db, run.runId, compaction);
       return { run: copied.run, created: true };
     });
   }

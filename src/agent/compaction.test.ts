@@ -1,0 +1,137 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { sharedEngines, STORE_KINDS } from "../../test/support/engines.js";
+import type { Engine } from "../engine/engine.js";
+import { waitFor } from "../testing/wait-for.js";
+import { defineAgent } from "./agent.js";
+import type { ModelRequest } from "./model/model.js";
+import { ScriptedModel } from "./model/scripted.js";
+import type { Message } from "./model/schemas.js";
+import { defineTool } from "./tool.js";
+import { agentRunView } from "./transcript-view.js";
+
+const TURNS = 24;
+const SUMMARY_PROMPT = "test-summary";
+
+function lastToolText(messages: Message[]): string | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === "tool") return m.content.at(-1)?.content ?? null;
+  }
+  return null;
+}
+
+/** (As in agent-rows.test.ts.) An agent of TURNS tool turns (a ~200-character result each) and a last call that needs approval; its window is summarized every few turns. */
+function makeAgent(name: string) {
+  const requests: ModelRequest[] = [];
+  const lookup = defineTool({
+    name: "lookup",
+    description: "Looks something up.",
+    input: z.object({ q: z.string() }),
+    effect: "idempotent",
+    run: ({ q }) => `${"found ".repeat(30)}(${q})`,
+  });
+  const publish = defineTool({
+    name: "publish",
+    description: "Publishes the answer.",
+    input: z.object({ text: z.string() }),
+    effect: "idempotent",
+    approval: true,
+    run: () => "published",
+  });
+  const reply = (request: ModelRequest) => {
+    requests.push(request);
+    if (request.system === SUMMARY_PROMPT) return { content: `Summary of ${JSON.stringify(request.messages).length} characters.` };
+    const last = lastToolText(request.messages);
+    if (last === "published") return { content: "Done." };
+    const done = last === null ? 0 : Number(/#(\d+)\)/.exec(last)?.[1] ?? "0");
+    if (done >= TURNS) return { content: [{ type: "tool_use" as const, id: "call_pub", name: "publish", input: { text: "answer" } }] };
+    return {
+      content: [
+        { type: "text" as const, text: `Turn ${done + 1}.` },
+        { type: "tool_use" as const, id: `call_${done + 1}`, name: "lookup", input: { q: `item #${done + 1}` } },
+      ],
+    };
+  };
+  const model = new ScriptedModel(
+    Array.from({ length: 200 }, () => reply),
+    { cursor: "calls" },
+  );
+  const agent = defineAgent({
+    name,
+    model,
+    system: "You look things up.",
+    tools: [lookup, publish],
+    context: { windowTokens: 1000, summarizeAt: 0.5, keepRecent: 4, summaryPrompt: SUMMARY_PROMPT },
+    maxTokens: 100,
+  });
+  return { agent, requests };
+}
+
+async function suspended(engine: Engine, runId: string) {
+  await waitFor(async () => (await engine.getRun(runId)).status === "suspended", { what: `${runId} to wait for its approval`, timeoutMs: 60_000 });
+}
+
+async function approve(engine: Engine, runId: string) {
+  const [request] = await engine.listHumanRequests({ status: "pending", runId });
+  await engine.respondToHuman(request!.requestId, { action: "answer", option: "approve", by: "ada" });
+}
+
+const rowsOf = async (engine: Engine, runId: string) => (await engine.store.readAgentMessages(runId)).map((r) => [r.seq, r.turn, r.role, r.kind, r.content]);
+const callsOf = async (engine: Engine, runId: string) =>
+  (await engine.store.listToolCalls(runId)).map((c) => [c.idempotencyKey.replace(/^[^:]+:/, ""), c.status, c.args, c.result]);
+
+describe.each(STORE_KINDS)("compaction of an agent run on %s", (kind) => {
+  it("compacted mid-conversation: rows, transcript and spend stay whole, and a resume elsewhere sends the model what the live twin sends", async () => {
+    const live = makeAgent("compact-live");
+    const compacted = makeAgent("compact-resumed");
+    const [one, two] = await sharedEngines(kind, [live.agent, compacted.agent], [compacted.agent]);
+    const worker = one!.startWorker({ pollInterval: 10 });
+    await one!.start(live.agent, { prompt: "Look everything up." }, { runId: "live" });
+    await one!.start(compacted.agent, { prompt: "Look everything up." }, { runId: "compacted" });
+    await suspended(one!, "live");
+    await suspended(one!, "compacted");
+
+    const before = await one!.store.readJournal("compacted");
+    const viewBefore = agentRunView(await one!.journal("compacted"));
+    const rowsBefore = await rowsOf(one!, "compacted");
+    const done = await one!.compact({ checkpointBefore: 0, runId: "compacted" });
+    const after = await one!.store.readJournal("compacted");
+    const bytes = (entries: typeof before) => entries.reduce((sum, e) => sum + Buffer.byteLength(e.payload), 0);
+    console.log(
+      `[compaction ${kind}] agent of ${TURNS} turns at its approval: ${before.length} entries / ${bytes(before)} B -> ${after.length} entries / ${bytes(after)} B`,
+    );
+    expect(done.entries).toBe(before.length - after.length);
+    expect(done.entries).toBeGreaterThan(TURNS);
+    // What the transcript and the costs are folded from stays: messages, model and tool calls.
+    expect(after.filter((e) => e.kind === "agent.messages")).toHaveLength(before.filter((e) => e.kind === "agent.messages").length);
+    const { coveredSeq } = (await one!.getCompaction("compacted"))!;
+    expect(after.filter((e) => e.kind === "loop.snapshot" && e.seq < coveredSeq)).toEqual([]);
+    expect(agentRunView(await one!.journal("compacted"))).toEqual(viewBefore);
+    expect(await rowsOf(one!, "compacted")).toEqual(rowsBefore);
+    expect(await one!.replay("compacted")).toMatchObject({ ok: true });
+
+    // The live twin goes on where it ran; the compacted run resumes in a fresh engine.
+    await approve(one!, "live");
+    const liveResult = await one!.result<{ text: string; messages: Message[] }>("live", { timeoutMs: 60_000 });
+    await worker.stop({ drain: true });
+    await one!.close();
+    two!.startWorker({ pollInterval: 10 });
+    await approve(two!, "compacted");
+    const result = await two!.result<{ text: string; messages: Message[] }>("compacted", { timeoutMs: 60_000 });
+    expect(result.text).toBe("Done.");
+    expect(result.messages).toEqual(liveResult.messages);
+    expect(compacted.requests.at(-1)!.messages).toEqual(live.requests.at(-1)!.messages);
+    expect(compacted.requests.length).toBe(live.requests.length);
+
+    // The whole conversation, as rows and as `cairn show`'s transcript, is the twin's.
+    expect(await rowsOf(two!, "compacted")).toEqual(await rowsOf(two!, "live"));
+    expect(await callsOf(two!, "compacted")).toEqual(await callsOf(two!, "live"));
+    const [mine, theirs] = [agentRunView(await two!.journal("compacted")), agentRunView(await two!.journal("live"))];
+    // (Tool idempotency keys name the run: compared without it.)
+    const unkeyed = (items: typeof mine.items) => JSON.parse(JSON.stringify(items).replace(/"(live|compacted):tool:/g, '"tool:')) as unknown;
+    expect(unkeyed(mine.items)).toEqual(unkeyed(theirs.items));
+    expect(mine.spend).toEqual(theirs.spend);
+    expect(await two!.replay("compacted")).toMatchObject({ ok: true });
+  });
+});

@@ -1,0 +1,12 @@
+-- Cairn store schema, version 24 (sqlite): compaction of superseded loop entries (engine.compact,
+-- retention.compactLoopsAfter). One row per compacted run: how many journal entries were deleted
+-- (their seqs stay as gaps), the checkpoint that covers them (a fork cuts at it or later) and the
+-- newest checkpoint looked at. A per-run table: pruning a run deletes its row (PER_RUN_TABLES).
+CREATE TABLE journal_compactions (
+  run_id      TEXT NOT NULL PRIMARY KEY REFERENCES runs (run_id),
+  entries     INTEGER NOT NULL,
+  bytes       INTEGER NOT NULL,
+  covered_seq INTEGER NOT NULL,
+  checked_seq INTEGER NOT NULL,
+  at          INTEGER NOT NULL
+);
