@@ -1,81 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { sharedEngines, STORE_KINDS } from "../../test/support/engines.js";
+import { approve, makeAgent, suspended, TURNS } from "../../test/support/tool-turn-agent.js";
 import type { Engine } from "../engine/engine.js";
-import { waitFor } from "../testing/wait-for.js";
-import { defineAgent } from "./agent.js";
-import type { ModelRequest } from "./model/model.js";
-import { ScriptedModel } from "./model/scripted.js";
 import type { Message } from "./model/schemas.js";
-import { defineTool } from "./tool.js";
 import { agentRunView } from "./transcript-view.js";
 
-const TURNS = 24;
-const SUMMARY_PROMPT = "test-summary";
-
-function lastToolText(messages: Message[]): string | null {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role === "tool") return m.content.at(-1)?.content ?? null;
-  }
-  return null;
-}
-
-/** (As in agent-rows.test.ts.) An agent of TURNS tool turns (a ~200-character result each) and a last call that needs approval; its window is summarized every few turns. */
-function makeAgent(name: string) {
-  const requests: ModelRequest[] = [];
-  const lookup = defineTool({
-    name: "lookup",
-    description: "Looks something up.",
-    input: z.object({ q: z.string() }),
-    effect: "idempotent",
-    run: ({ q }) => `${"found ".repeat(30)}(${q})`,
-  });
-  const publish = defineTool({
-    name: "publish",
-    description: "Publishes the answer.",
-    input: z.object({ text: z.string() }),
-    effect: "idempotent",
-    approval: true,
-    run: () => "published",
-  });
-  const reply = (request: ModelRequest) => {
-    requests.push(request);
-    if (request.system === SUMMARY_PROMPT) return { content: `Summary of ${JSON.stringify(request.messages).length} characters.` };
-    const last = lastToolText(request.messages);
-    if (last === "published") return { content: "Done." };
-    const done = last === null ? 0 : Number(/#(\d+)\)/.exec(last)?.[1] ?? "0");
-    if (done >= TURNS) return { content: [{ type: "tool_use" as const, id: "call_pub", name: "publish", input: { text: "answer" } }] };
-    return {
-      content: [
-        { type: "text" as const, text: `Turn ${done + 1}.` },
-        { type: "tool_use" as const, id: `call_${done + 1}`, name: "lookup", input: { q: `item #${done + 1}` } },
-      ],
-    };
-  };
-  const model = new ScriptedModel(
-    Array.from({ length: 200 }, () => reply),
-    { cursor: "calls" },
-  );
-  const agent = defineAgent({
-    name,
-    model,
-    system: "You look things up.",
-    tools: [lookup, publish],
-    context: { windowTokens: 1000, summarizeAt: 0.5, keepRecent: 4, summaryPrompt: SUMMARY_PROMPT },
-    maxTokens: 100,
-  });
-  return { agent, requests };
-}
-
-async function suspended(engine: Engine, runId: string) {
-  await waitFor(async () => (await engine.getRun(runId)).status === "suspended", { what: `${runId} to wait for its approval`, timeoutMs: 60_000 });
-}
-
-async function approve(engine: Engine, runId: string) {
-  const [request] = await engine.listHumanRequests({ status: "pending", runId });
-  await engine.respondToHuman(request!.requestId, { action: "answer", option: "approve", by: "ada" });
-}
 
 const rowsOf = async (engine: Engine, runId: string) => (await engine.store.readAgentMessages(runId)).map((r) => [r.seq, r.turn, r.role, r.kind, r.content]);
 const callsOf = async (engine: Engine, runId: string) =>
