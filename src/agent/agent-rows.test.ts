@@ -6,7 +6,6 @@ import { decode } from "../core/serialize.js";
 import type { Message } from "./model/schemas.js";
 import { agentRunView } from "./transcript-view.js";
 
-
 describe.each(STORE_KINDS)("agent message rows on %s", (kind) => {
   it("snapshots refer to the rows instead of carrying the transcript; a resume in another engine sends the model what a live run sends", async () => {
     const live = makeAgent("rows-live");

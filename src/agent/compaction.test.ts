@@ -5,7 +5,6 @@ import type { Engine } from "../engine/engine.js";
 import type { Message } from "./model/schemas.js";
 import { agentRunView } from "./transcript-view.js";
 
-
 const rowsOf = async (engine: Engine, runId: string) => (await engine.store.readAgentMessages(runId)).map((r) => [r.seq, r.turn, r.role, r.kind, r.content]);
 const callsOf = async (engine: Engine, runId: string) =>
   (await engine.store.listToolCalls(runId)).map((c) => [c.idempotencyKey.replace(/^[^:]+:/, ""), c.status, c.args, c.result]);

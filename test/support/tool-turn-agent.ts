@@ -77,4 +77,3 @@ export async function approve(engine: Engine, runId: string) {
   const [request] = await engine.listHumanRequests({ status: "pending", runId });
   await engine.respondToHuman(request!.requestId, { action: "answer", option: "approve", by: "ada" });
 }
-
