@@ -28,7 +28,7 @@ async function statementsDuring(fn: () => Promise<unknown>): Promise<number> {
   } finally {
     pg.Client.prototype.query = original;
   }
-  return sent.filter((text) => /cairn_append|journal|\b(BEGIN|COMMIT|INSERT|UPDATE|DELETE)\b/i.test(text)).length;
+  return sent.filter((text) => /cairn_append|cairn_complete|journal|\b(BEGIN|COMMIT|INSERT|UPDATE|DELETE)\b/i.test(text)).length;
 }
 
 async function heldStore(runIds: string[]): Promise<Store> {
@@ -82,5 +82,47 @@ describe.skipIf(!available)("postgres commit round trips", () => {
     expect((await store.readJournal("a")).map((entry) => entry.seq)).toEqual([1, 2, 3]);
     expect((await store.readJournal("b")).map((entry) => entry.seq)).toEqual([1, 2]);
     expect((await store.getRun("b"))?.lastSeq).toBe(2);
+  });
+  it("completes a top-level run in one statement, with the row, the entries and its open questions as the locking path leaves them", async () => {
+    const store = await heldStore(["fast", "slow", "other"]);
+    for (const runId of ["fast", "slow"]) {
+      const ask = newEntry("human.requested", "ask#0", { requestId: `${runId}:ask#0`, question: "Ship?", options: ["yes"], timeoutAt: null });
+      expect((await store.commit([{ runId, epoch: 1, entries: [ask] }], Date.now()))[0]).toMatchObject({ ok: true });
+    }
+    const finish = (runId: string): RunWrite[] => [
+      { runId, epoch: 1, entries: [newEntry("step.completed", "last#0", { result: 7, attempt: 1 })] },
+      { runId, epoch: 1, entries: [newEntry("run.completed", null, { output: { answer: 7 } })] },
+    ];
+    let fastResults: unknown;
+    const sent = await statementsDuring(async () => (fastResults = await store.commit(finish("fast"), Date.now())));
+    expect(sent).toBe(1);
+    expect(fastResults).toEqual([
+      { ok: true, firstSeq: 4, lastSeq: 4 },
+      { ok: true, firstSeq: 5, lastSeq: 5 },
+    ]);
+    // The same writes through the locking path (a batch of two runs is not a completion alone).
+    const slowResults = await store.commit([...finish("slow"), { runId: "other", epoch: 1, entries: [step("x#0")] }], Date.now());
+    expect(slowResults).toEqual([...(fastResults as unknown[]), { ok: true, firstSeq: 3, lastSeq: 3 }]);
+    const [fast, slow] = [await store.getRun("fast"), await store.getRun("slow")];
+    const comparable = (run: typeof fast) => ({ ...run!, runId: "", updatedAt: 0, finishedAt: run!.finishedAt === null ? null : 1, createdAt: 0 });
+    expect(comparable(fast)).toEqual(comparable(slow));
+    expect(fast).toMatchObject({ status: "completed", output: encode({ answer: 7 }), leaseOwner: null, leaseExpiresAt: null, wakeAt: null, waitingFor: null });
+    expect(await store.getHumanRequest("fast:ask#0")).toMatchObject({ status: "closed", closedReason: "completed", answeredAt: fast!.finishedAt });
+    const kinds = async (runId: string) => (await store.readJournal(runId)).map((entry) => [entry.seq, entry.kind, entry.opKey, entry.epoch]);
+    expect((await kinds("fast")).slice(0, 5)).toEqual(await kinds("slow"));
+  });
+
+  it("leaves a child run's completion (its parent must be woken) and a fenced one to the locking path", async () => {
+    const store = await heldStore(["p"]);
+    const child = newEntry("child.started", "kid#0", { childRunId: "kid", workflow: "wf", version: "1", input: null });
+    await store.commit([{ runId: "p", epoch: 1, entries: [child, newEntry("run.suspended", null, { wakeAt: null, waitingFor: [] })] }], Date.now());
+    const [claimed] = await store.claimRuns({ workerId: "w", now: Date.now(), leaseMs: 60_000, limit: 1, workflows: [{ name: "wf", version: "1" }] });
+    expect(claimed?.runId).toBe("kid");
+    const stale = await store.commit([{ runId: "kid", epoch: claimed!.leaseEpoch + 1, entries: [newEntry("run.completed", null, { output: 1 })] }], Date.now());
+    expect(stale).toEqual([{ ok: false, reason: "lease-lost" }]);
+    const done = await store.commit([{ runId: "kid", epoch: claimed!.leaseEpoch, entries: [newEntry("run.completed", null, { output: 1 })] }], Date.now());
+    expect(done[0]).toMatchObject({ ok: true });
+    expect(await store.getRun("p")).toMatchObject({ status: "suspended" });
+    expect((await store.getRun("p"))!.wakeAt).not.toBeNull();
   });
 });

@@ -43,6 +43,16 @@ export const APPEND_PLAIN_FN = sql(
   `SELECT run_id AS "runId", base FROM cairn_append_plain($1::text[], $2::bigint[], $3::bigint[], $4::bigint,
      $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::text, $11::text)`,
 );
+/**
+ * A top-level run's completion in one statement (migration 0027): $1 run id, $2 epoch, $3 now (NULL:
+ * the database clock), $4 the encoded output, $5–$7 the entries' kinds, op keys and payloads (plain
+ * appends, then run.completed), $8/$9 the journal NOTIFY; answers the seq before the first entry.
+ * Raises {@link NOT_HELD} (writing nothing) for a run with a parent or not held under that epoch.
+ */
+export const COMPLETE_PLAIN_FN = sql(
+  "complete_plain_fn",
+  `SELECT cairn_complete_plain($1::text, $2::bigint, $3::bigint, $4::text, $5::text[], $6::text[], $7::text[], $8::text, $9::text) AS base`,
+);
 /** Raised by {@link APPEND_PLAIN_FN} when some run of the batch is not held under its write's epoch. */
 export const NOT_HELD = "CN001";
 

@@ -1,5 +1,6 @@
 import pg from "pg";
 import type { JournalEntry } from "../../core/journal.js";
+import { projectEntry } from "../../core/run.js";
 import { readForResume } from "../../core/resume.js";
 import type { CommitResult, JournalStore, JournalTextHit, RunWrite } from "../../core/store.js";
 import { acceptedBlobs } from "../common/blob-rows.js";
@@ -10,6 +11,7 @@ import type { PostgresConnection } from "./postgres-connection.js";
 import {
   APPEND_PLAIN,
   APPEND_PLAIN_FN,
+  COMPLETE_PLAIN_FN,
   LATEST_CHECKPOINT,
   NOT_HELD,
   READ_JOURNAL,
@@ -57,6 +59,11 @@ export class PostgresJournal implements JournalStore {
    */
   async commit(writes: RunWrite[], now: number): Promise<CommitResult[]> {
     if (writes.length === 0) return [];
+    const completion = plainCompletion(writes);
+    if (completion) {
+      const results = await this.completePlain(writes, completion, now);
+      if (results) return results;
+    }
     const plain = plainAppends(writes);
     if (plain && !writes.some((write) => write.blobs && write.blobs.length > 0)) {
       const results = await this.appendPlain(writes, plain, now);
@@ -101,6 +108,38 @@ export class PostgresJournal implements JournalStore {
     });
   }
 
+  /** The one-statement completion of a top-level run; undefined (nothing written) when it has a parent or is not held under the epoch. */
+  private async completePlain(writes: readonly RunWrite[], output: string, now: number): Promise<CommitResult[] | undefined> {
+    await this.db.ensureReady();
+    const runner = this.db.runner;
+    const { runId, epoch } = writes[0]!;
+    const notice = runner.journalNotice([runId]);
+    const entries = writes.flatMap((write) => write.entries);
+    let rows: { base: string | number }[];
+    try {
+      rows = await runner.write(COMPLETE_PLAIN_FN, [
+        runId,
+        epoch,
+        runner.nowParam(now),
+        output,
+        entries.map((entry) => entry.kind),
+        entries.map((entry) => entry.opKey),
+        entries.map((entry) => entry.payload),
+        notice.channel,
+        notice.payload,
+      ]);
+    } catch (error) {
+      if (error instanceof pg.DatabaseError && error.code === NOT_HELD) return undefined;
+      throw error;
+    }
+    let next = Number(rows[0]!.base) + 1;
+    return writes.map((write) => {
+      const result: CommitResult = { ok: true, firstSeq: next, lastSeq: next + write.entries.length - 1 };
+      next += write.entries.length;
+      return result;
+    });
+  }
+
   /** The one-statement commit of plain appends; undefined (nothing written) when a run of the batch is not held under its epoch. */
   private async appendPlain(writes: readonly RunWrite[], plain: PlainAppends, now: number): Promise<CommitResult[] | undefined> {
     await this.db.ensureReady();
@@ -120,6 +159,23 @@ export class PostgresJournal implements JournalStore {
       return { ok: true, firstSeq: base + offset + 1, lastSeq: base + offset + write.entries.length };
     });
   }
+}
+
+/**
+ * The encoded output when `writes` are writes of one run under one epoch, plain appends ending in
+ * `run.completed`, without blobs: what {@link COMPLETE_PLAIN_FN} commits in one statement (the row as
+ * `projectEntry` makes it). The committer batches a step's result and the completion as two writes.
+ */
+function plainCompletion(writes: readonly RunWrite[]): string | undefined {
+  const { runId, epoch } = writes[0]!;
+  if (writes.some((write) => write.runId !== runId || write.epoch !== epoch || write.entries.length === 0 || (write.blobs && write.blobs.length > 0))) {
+    return undefined;
+  }
+  const entries = writes.flatMap((write) => write.entries);
+  const last = entries.at(-1)!;
+  if (last.kind !== "run.completed" || !entries.slice(0, -1).every(isPlainAppend)) return undefined;
+  const output = projectEntry(last, 0)?.output;
+  return typeof output === "string" ? output : undefined;
 }
 
 /** A batch of plain appends as {@link APPEND_PLAIN}'s parameters: run ids, epochs, entry counts; then the entries' columns. */
