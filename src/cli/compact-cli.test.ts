@@ -1,31 +1,20 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngine } from "../engine/create-engine.js";
 import { defineWorkflow } from "../engine/define-workflow.js";
 import { silentLogger } from "../engine/logger.js";
 import { waitFor } from "../testing/wait-for.js";
+import { CLI_MAIN, runCli, type CliResult } from "../../test/support/cli.js";
 
 // Drives the compiled CLI (npm run build) against a SQLite store prepared through the library.
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const MAIN = join(ROOT, "dist/src/cli/main.js");
 
 let dir: string;
 let store: string;
 
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args, "--store", store], { cwd: dir, env: { ...process.env, CAIRN_STORE: store } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(...args: string[]): Promise<CliResult> {
+  return runCli([...args, "--store", store], { cwd: dir, env: { CAIRN_STORE: store } });
 }
 
 const looper = defineWorkflow({
@@ -46,7 +35,7 @@ const looper = defineWorkflow({
 });
 
 beforeAll(async () => {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: compile the project first (npm run build), then run the tests.`);
+  if (!existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} is missing: compile the project first (npm run build), then run the tests.`);
   dir = mkdtempSync(join(tmpdir(), "cairn-compact-cli-"));
   store = `sqlite:${join(dir, "x.db")}`;
   const engine = await createEngine({ store, workflows: [looper], logger: silentLogger });

@@ -53,15 +53,20 @@ export async function requireExistingStore(url: string): Promise<void> {
         `\`${CLI} migrate --store ${shellQuote(url)}\` creates an empty store, and \`${CLI} worker\`, \`dev\` and \`start\` create one as needed.`,
     );
   }
-  if (!url.startsWith("sqlite:")) return;
-  const path = url.slice("sqlite:".length);
-  if (path === ":memory:" || path.trim() === "" || path.startsWith("//")) return;
-  const file = resolve(path);
-  if (existsSync(file)) return;
+  const file = sqliteFileOf(url);
+  if (file === undefined || existsSync(file)) return;
   throw new UsageError(
     `No Cairn store at ${file}. Check --store (or CAIRN_STORE) and the directory you run from; ` +
       `\`${CLI} migrate --store ${shellQuote(url)}\` creates an empty store, and \`${CLI} worker\`, \`dev\` and \`start\` create one as needed.`,
   );
+}
+
+/** The file a `sqlite:` store URL names, resolved; undefined for other stores and in-memory SQLite. */
+export function sqliteFileOf(url: string): string | undefined {
+  if (!url.startsWith("sqlite:")) return undefined;
+  const path = url.slice("sqlite:".length);
+  if (path === ":memory:" || path.trim() === "" || path.startsWith("//")) return undefined;
+  return resolve(path);
 }
 
 /**

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sharedEngines, STORE_KINDS, tempDir, testEngine } from "../../test/support/engines.js";
+import { ledger } from "../../test/support/effect-ledger.js";
 import { isCairnError } from "../core/errors.js";
 import type { JournalEntry } from "../core/journal.js";
 import { waitFor } from "../testing/wait-for.js";
@@ -9,21 +10,6 @@ import { defineWorkflow } from "./define-workflow.js";
 import type { Engine } from "./engine.js";
 
 const fast = { pollInterval: 10 };
-
-/** Counts executions of each step function by idempotency key. */
-function ledger() {
-  const runs = new Map<string, number>();
-  return {
-    runs,
-    effect<T>(key: string, value: T): T {
-      runs.set(key, (runs.get(key) ?? 0) + 1);
-      return value;
-    },
-    get maxPerKey() {
-      return Math.max(0, ...runs.values());
-    },
-  };
-}
 
 /** A loop of `count` iterations (a step each, with a ~100-byte result) that waits for "go" at `pauseAt`. */
 function counter(name: string, count: number, pauseAt: number, snapshotEvery: number, effect: (key: string, value: number) => number) {

@@ -1,25 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { deferred, sharedEngines, STORE_KINDS, testEngine } from "../../test/support/engines.js";
+import { ledger } from "../../test/support/effect-ledger.js";
 import { waitFor } from "../testing/wait-for.js";
 import { defineWorkflow } from "./define-workflow.js";
 import type { Engine } from "./engine.js";
 
 const fast = { pollInterval: 10 };
-
-/** Counts executions of each step function by idempotency key. */
-function ledger() {
-  const runs = new Map<string, number>();
-  return {
-    runs,
-    effect<T>(key: string, value: T): T {
-      runs.set(key, (runs.get(key) ?? 0) + 1);
-      return value;
-    },
-    get maxPerKey() {
-      return Math.max(0, ...runs.values());
-    },
-  };
-}
 
 /** A loop that adds i+1 in a step per iteration, then waits for "go" once it reaches `pauseAt`. */
 function counter(name: string, count: number, pauseAt: number, snapshotEvery: number, effect: (key: string, value: number) => number) {

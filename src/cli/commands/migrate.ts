@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import Database from "better-sqlite3";
 import { openStore } from "../../store/open-store.js";
 import { isPostgresUrl, resolvePostgresConfig } from "../../store/postgres/postgres-config.js";
@@ -8,7 +7,7 @@ import { probePostgresSchemaVersion } from "../../store/postgres/postgres-open.j
 import { PostgresStore } from "../../store/postgres/postgres-store.js";
 import { schemaVersion } from "../../store/sqlite/sqlite-migrations.js";
 import { SqliteStore } from "../../store/sqlite/sqlite-store.js";
-import { CLI, jsonOption, print, printJson, storeOption, type JsonOptions, type StoreOptions } from "../context.js";
+import { CLI, jsonOption, print, printJson, sqliteFileOf, storeOption, type JsonOptions, type StoreOptions } from "../context.js";
 
 /** Registers `cairn migrate`. */
 export function registerMigrateCommand(program: Command): void {
@@ -53,13 +52,12 @@ async function migrateStore(options: StoreOptions & JsonOptions): Promise<void> 
 /** The store's schema version before migrating (0: no store yet; null: not known, e.g. memory:). */
 async function versionBefore(url: string): Promise<number | null> {
   if (isPostgresUrl(url)) return probePostgresSchemaVersion(resolvePostgresConfig(url));
-  if (!url.startsWith("sqlite:")) return null;
-  const path = url.slice("sqlite:".length);
-  if (path === ":memory:" || path.trim() === "" || path.startsWith("//")) return null;
-  if (!existsSync(resolve(path))) return 0;
+  const file = sqliteFileOf(url);
+  if (file === undefined) return null;
+  if (!existsSync(file)) return 0;
   let db: Database.Database | undefined;
   try {
-    db = new Database(resolve(path), { readonly: true, fileMustExist: true });
+    db = new Database(file, { readonly: true, fileMustExist: true });
     return schemaVersion(db);
   } catch {
     return null; // not a database, or not readable: opening the store says what is wrong

@@ -167,6 +167,8 @@ export class PostgresJournal implements JournalStore {
  * `projectEntry` makes it). The committer batches a step's result and the completion as two writes.
  */
 function plainCompletion(writes: readonly RunWrite[]): string | undefined {
+  // Most commits are step appends: one look at the batch's last entry settles them.
+  if (writes.at(-1)!.entries.at(-1)?.kind !== "run.completed") return undefined;
   const { runId, epoch } = writes[0]!;
   if (writes.some((write) => write.runId !== runId || write.epoch !== epoch || write.entries.length === 0 || (write.blobs && write.blobs.length > 0))) {
     return undefined;
