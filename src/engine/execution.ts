@@ -35,6 +35,8 @@ export class Execution implements EndingExecution {
   readonly epoch: number;
   /** Resolves once the execution has ended; never rejects. */
   readonly done: Promise<ExecutionEnd>;
+  /** Once ended `completed` by its workflow: the payload of the `run.completed` entry it wrote. */
+  completedPayload: string | undefined;
   /** The run's compensations and resources (engine/saga.ts). */
   readonly saga = new Saga();
   /** How this execution took the run (a step's fresh approval reads it: engine/ops/resume-approval.ts). */
@@ -346,10 +348,11 @@ export class Execution implements EndingExecution {
     this.abortController.abort(reason);
   }
 
-  /** The execution is over: nothing more is written. */
-  end(end: ExecutionEnd): void {
+  /** The execution is over: nothing more is written. See {@link EndingExecution.end}. */
+  end(end: ExecutionEnd, completed?: string): void {
     if (this.phase === "ended") return;
     this.phase = "ended";
+    this.completedPayload = completed;
     this.waits.stop();
     this.finish(end);
   }

@@ -99,7 +99,7 @@ export interface RequestDeps {
   clock: () => number;
   sendEvent(runId: string, type: string, payload: unknown, options: { eventId: string }): Promise<unknown>;
   /** Resolves when something about the run may have changed, or after `ms`. */
-  waitForChange(runId: string, ms: number): Promise<void>;
+  waitForChange(runId: string, ms: number): Promise<unknown>;
 }
 
 /**

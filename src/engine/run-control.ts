@@ -144,7 +144,9 @@ export class RunControl {
       }
       const left = deadline - Date.now();
       if (left <= 0) throw new CairnError("TIMEOUT", `Run "${runId}" is still ${run.status} after ${options.timeoutMs}ms.`);
-      await this.deps.pool.waitForChange(run.runId, Math.min(left, 100));
+      // Completed by an execution in this process: its output is the run.completed entry's, committed.
+      const completed = await this.deps.pool.waitForChange(run.runId, Math.min(left, 100));
+      if (completed !== undefined) return decode<EntryData["run.completed"]>(completed).output as O;
     }
   }
 }

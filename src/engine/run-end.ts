@@ -30,8 +30,11 @@ export interface EndingExecution extends OpScheduler {
   abort(reason: unknown): void;
   /** Appends entries; false (having abandoned the execution if needed) when that failed. */
   tryWrite(entries: NewEntry[]): Promise<boolean>;
-  /** The execution is over: nothing more is written. */
-  end(end: ExecutionEnd): void;
+  /**
+   * The execution is over: nothing more is written. `completed`: the payload of the `run.completed`
+   * entry it wrote, which `result()` waiters in this process read instead of the store.
+   */
+  end(end: ExecutionEnd, completed?: string): void;
   /** Abandons at once (a lost lease). */
   abandon(reason?: unknown): void;
 }
@@ -88,7 +91,7 @@ export class RunEnd {
         return;
       }
       const ok = await exec.tryWrite([entry]);
-      if (ok) exec.end("completed");
+      if (ok) exec.end("completed", entry.payload);
     } else {
       await this.writeFailure(result.error);
     }
@@ -243,7 +246,8 @@ export class RunEnd {
       crashPoint("before-saga-end");
       exec.abort(new Error("workflow finished"));
       const ok = await exec.tryWrite([terminal]);
-      if (ok) exec.end(terminal.kind === "run.completed" ? "completed" : "failed");
+      if (ok && terminal.kind === "run.completed") exec.end("completed", terminal.payload);
+      else if (ok) exec.end("failed");
     } catch (error) {
       exec.onInternalError("saga", error);
     }

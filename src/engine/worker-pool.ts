@@ -77,8 +77,8 @@ export class WorkerPool {
         ...(deps.credentials ? { credentials: deps.credentials } : {}),
         report: () => (deps.observers.active ? deps.observers.report : undefined),
         aroundStep: () => deps.observers.aroundStep(),
-        onExecutionEnd: (runId, end, parentRunId) => {
-          this.finished.emit(runId);
+        onExecutionEnd: (runId, end, parentRunId, completed) => {
+          this.finished.emit(runId, completed);
           // A queued run that ends frees a slot another run of its queue may be waiting for.
           if (deps.queues.length > 0) this.kick();
           if (parentRunId && (end === "completed" || end === "failed")) this.notify(parentRunId);
@@ -160,13 +160,17 @@ export class WorkerPool {
     this.finished.emit(runId);
   }
 
-  /** Resolves when the run may have changed (it ended in this process), or after `ms`. */
-  waitForChange(runId: string, ms: number): Promise<void> {
+  /**
+   * Resolves when the run may have changed (it ended in this process), or after `ms`: with the
+   * payload of the `run.completed` entry when its execution here completed it, so the caller
+   * need not read it back.
+   */
+  waitForChange(runId: string, ms: number): Promise<string | undefined> {
     return new Promise((resolve) => {
-      const done = () => {
+      const done = (completed?: string) => {
         clearTimeout(timer);
         this.finished.off(runId, done);
-        resolve();
+        resolve(completed);
       };
       const timer = setTimeout(done, ms);
       this.finished.on(runId, done);

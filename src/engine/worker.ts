@@ -29,7 +29,7 @@ export interface WorkerDeps {
   /** Declared queues (flow control); empty when none, and claims then name no queue. */
   queues: readonly QueueLimits[];
   /** Called when an execution ends (so `result()` waiters wake at once). */
-  onExecutionEnd(runId: string, end: ExecutionEnd, parentRunId: string | null): void;
+  onExecutionEnd(runId: string, end: ExecutionEnd, parentRunId: string | null, completed?: string): void;
   /** Versions (`name@version`) this engine drained, known before the worker first reads the store. */
   drained?: Iterable<string>;
   /** Dead-letter limit passed to claims (`createEngine({ maxRecoveryAttempts })`); undefined (0 given): off. */
@@ -405,7 +405,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
       // An execution abandoned on a store error still holds the lease: give it back (fenced by the
       // epoch, so this is a no-op if the run was taken over or cancelled) rather than make others wait.
       if (end === "abandoned" && !this.stopping) void this.releaseQuietly(run.runId, run.leaseEpoch);
-      this.deps.onExecutionEnd(run.runId, end, run.parentRunId);
+      this.deps.onExecutionEnd(run.runId, end, run.parentRunId, execution.completedPayload);
       // Look for more work after the tick, not now: whoever waited on this run (result(), a
       // sequential caller's next start, which may take the slot) goes first, and executions
       // ending together share one claim.

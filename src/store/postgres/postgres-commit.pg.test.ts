@@ -28,7 +28,7 @@ async function statementsDuring(fn: () => Promise<unknown>): Promise<number> {
   } finally {
     pg.Client.prototype.query = original;
   }
-  return sent.filter((text) => /cairn_append|cairn_complete|journal|\b(BEGIN|COMMIT|INSERT|UPDATE|DELETE)\b/i.test(text)).length;
+  return sent.filter((text) => /cairn_append|cairn_complete|cairn_create|journal|\b(BEGIN|COMMIT|INSERT|UPDATE|DELETE)\b/i.test(text)).length;
 }
 
 async function heldStore(runIds: string[]): Promise<Store> {
@@ -110,6 +110,53 @@ describe.skipIf(!available)("postgres commit round trips", () => {
     expect(await store.getHumanRequest("fast:ask#0")).toMatchObject({ status: "closed", closedReason: "completed", answeredAt: fast!.finishedAt });
     const kinds = async (runId: string) => (await store.readJournal(runId)).map((entry) => [entry.seq, entry.kind, entry.opKey, entry.epoch]);
     expect((await kinds("fast")).slice(0, 5)).toEqual(await kinds("slow"));
+  });
+
+  it("creates a run, pending or claimed, in one statement, with the row and entries the locking path writes", async () => {
+    const store = await heldStore(["warm"]);
+    const claimFor = { workerId: "w", leaseMs: 60_000 };
+    const run = (runId: string, claimed: boolean) => ({ runId, workflow: "wf", version: "1", input: encode({ n: 1 }), ...(claimed ? { claimFor } : {}) });
+    const entries = async (runId: string) => (await store.readJournal(runId)).map(({ runId: _, at: __, ...entry }) => entry);
+    const comparable = (record: { runId: string; createdAt: number; updatedAt: number; leaseExpiresAt: number | null }) => ({
+      ...record,
+      runId: "",
+      createdAt: 0,
+      updatedAt: 0,
+      leaseExpiresAt: record.leaseExpiresAt === null ? null : record.leaseExpiresAt - record.createdAt,
+    });
+    for (const claimed of [false, true]) {
+      const [fast, slow] = claimed ? ["fast-claimed", "slow-claimed"] : ["fast", "slow"];
+      let created: Awaited<ReturnType<Store["createRun"]>> | undefined;
+      const sent = await statementsDuring(async () => (created = await store.createRun(run(fast, claimed), Date.now())));
+      expect(sent).toBe(1);
+      // A batch repeating an id takes the locking transaction.
+      const [viaLock] = await store.createRuns([run(slow, claimed), run(slow, claimed)], Date.now());
+      expect(created!.created).toBe(true);
+      expect(await store.getRun(fast)).toEqual(created!.run);
+      expect(comparable(created!.run)).toEqual(comparable(viaLock!.run));
+      expect(created!.run.createdAt).toBe(created!.run.updatedAt);
+      if (claimed) expect(created!.run.leaseExpiresAt).toBe(created!.run.createdAt + claimFor.leaseMs);
+      expect(await entries(fast)).toEqual(await entries(slow));
+      expect((await store.readJournal(fast)).every((entry) => entry.at === created!.run.createdAt)).toBe(true);
+      expect((await entries(fast)).map((entry) => entry.kind)).toEqual(claimed ? ["run.created", "run.claimed"] : ["run.created"]);
+    }
+    // A taken id: the existing row, nothing written.
+    const again = await store.createRun({ ...run("fast", true), input: encode({ n: 2 }) }, Date.now());
+    expect(again.created).toBe(false);
+    expect(again.run).toMatchObject({ status: "pending", input: encode({ n: 1 }) });
+    expect(await store.readJournal("fast")).toHaveLength(1);
+    // A batch of new and taken ids: the taken one reads back, the new ones are created in order.
+    const batch = await store.createRuns([run("n1", false), run("fast", false), run("n2", true)], Date.now());
+    expect(batch.map((result) => [result.run.runId, result.created, result.run.status])).toEqual([
+      ["n1", true, "pending"],
+      ["fast", false, "pending"],
+      ["n2", true, "running"],
+    ]);
+    const [next] = await store.claimRuns({ workerId: "w2", now: Date.now(), leaseMs: 60_000, limit: 1, workflows: [{ name: "wf", version: "1" }] });
+    expect(next?.runId).toBe("fast");
+    // A bad input is refused before anything is written.
+    await expect(store.createRun({ ...run("bad", false), input: "not a payload" }, Date.now())).rejects.toThrow(/not an encoded payload/);
+    expect(await store.getRun("bad")).toBeUndefined();
   });
 
   it("leaves a child run's completion (its parent must be woken) and a fenced one to the locking path", async () => {

@@ -106,3 +106,18 @@ export function countRunsQuery(query: RunFilter, statuses: readonly RunStatus[])
   const text = `SELECT workflow, status, COUNT(*) AS count FROM runs ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} GROUP BY workflow, status ORDER BY workflow, status`;
   return { text, values };
 }
+
+/**
+ * Creates plain runs (no queue, tags, deadline, delayed start or blobs) with their first entries in
+ * one statement, its own transaction (`cairn_create_plain`, migration 0028): $1–$11 one array per
+ * run column (ids, workflows, versions, statuses, inputs, parents, parent op keys, lease owners,
+ * lease durations, epochs, last seqs), $12 the time (NULL: the database clock), $13–$17 the entries'
+ * run ids, seqs, kinds, payloads and epochs, $18 the wake-up channel (NULL: none), $19–$20 the
+ * journal NOTIFY. Returns the ids it inserted, each with the time it stamped.
+ */
+export const CREATE_PLAIN_FN = sql(
+  "create_plain_fn",
+  `SELECT created_id AS "runId", created_at_ms AS "at" FROM cairn_create_plain($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+     $6::text[], $7::text[], $8::text[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint,
+     $13::text[], $14::bigint[], $15::text[], $16::text[], $17::bigint[], $18::text, $19::text, $20::text)`,
+);

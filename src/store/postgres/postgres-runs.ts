@@ -10,16 +10,19 @@ import { debounceRun, queueStats } from "./postgres-flow.js";
 import { RUN_ENTRIES_SQL } from "./postgres-run-entries-queries.js";
 import { runEntriesParams, toRunEntries } from "./postgres-run-entries.js";
 import { toRun, type StateRow } from "./postgres-rows.js";
-import { COUNT_RUNS, GET_RUN, GET_RUNS, countRunsQuery, listRunsQuery } from "./postgres-runs-queries.js";
+import { COUNT_RUNS, CREATE_PLAIN_FN, GET_RUN, GET_RUNS, countRunsQuery, listRunsQuery } from "./postgres-runs-queries.js";
 import type { Tx } from "./postgres-tx.js";
-import { WriteSession } from "./postgres-write.js";
+import { runnableSoon, WriteSession } from "./postgres-write.js";
+import { newRunEntries, newRunRecord } from "../common/run-state.js";
 
 /** The {@link RunStore} part of {@link PostgresStore}: creating runs and reading their rows. */
 export class PostgresRuns implements RunStore {
   constructor(private readonly db: PostgresConnection) {}
 
-  /** See {@link Store.createRun}. */
+  /** See {@link Store.createRun}: a plain run ({@link createPlain}) in one round trip. */
   async createRun(run: NewRun, now: number): Promise<{ run: RunRecord; created: boolean }> {
+    const record = (await this.createPlain([run], now))?.[0];
+    if (record) return { run: record, created: true };
     return this.db.tx(now, async (tx) => {
       const session = new WriteSession(tx);
       const record = await session.createRun(run);
@@ -35,6 +38,64 @@ export class PostgresRuns implements RunStore {
   /** See {@link Store.createRuns}. */
   async createRuns(runs: readonly NewRun[], now: number): Promise<{ run: RunRecord; created: boolean }[]> {
     if (runs.length === 0) return [];
+    const plain = await this.createPlain(runs, now);
+    if (plain) {
+      // The ids that were taken: read (or, if gone meanwhile, created) by the general path.
+      const rest = runs.filter((_, i) => !plain[i]);
+      const others = rest.length > 0 ? await this.createRunsLocked(rest, now) : [];
+      let next = 0;
+      return plain.map((record) => (record ? { run: record, created: true } : others[next++]!));
+    }
+    return this.createRunsLocked(runs, now);
+  }
+
+  /**
+   * Creates runs without a queue, tags, deadline, delayed start or blobs (created pending, or
+   * claimed with `claimFor`) with their first entries in one statement and one round trip
+   * ({@link CREATE_PLAIN_FN}), stamped with the statement's time.
+   * @returns for each run, its new row, or undefined when its id was taken; undefined (nothing
+   *   written) when some run is not plain or an id repeats.
+   * @throws ValidationError when a run's input is not an encoded payload (nothing is written).
+   */
+  private async createPlain(runs: readonly NewRun[], now: number): Promise<(RunRecord | undefined)[] | undefined> {
+    if (!runs.every(isPlainRun) || new Set(runs.map((run) => run.runId)).size !== runs.length) return undefined;
+    // Built at time 0 for their columns and to validate the inputs; the statement stamps the times.
+    const shapes = runs.map((run) => ({ record: newRunRecord(run, 0), entries: newRunEntries(run, 0) }));
+    await this.db.ensureReady();
+    const runner = this.db.runner;
+    const notice = runner.journalNotice(runs.map((run) => run.runId));
+    const entries = shapes.flatMap((shape) => shape.entries);
+    const column = <T>(pick: (record: RunRecord, run: NewRun) => T): T[] => shapes.map((shape, i) => pick(shape.record, runs[i]!));
+    const rows = await runner.write<{ runId: string; at: string | number }>(CREATE_PLAIN_FN, [
+      column((r) => r.runId),
+      column((r) => r.workflow),
+      column((r) => r.version),
+      column((r) => r.status),
+      column((r) => r.input),
+      column((r) => r.parentRunId),
+      column((r) => r.parentOpKey),
+      column((r) => r.leaseOwner),
+      column((_, run) => run.claimFor?.leaseMs ?? null),
+      column((r) => r.leaseEpoch),
+      column((r) => r.lastSeq),
+      runner.nowParam(now),
+      entries.map((entry) => entry.runId),
+      entries.map((entry) => entry.seq),
+      entries.map((entry) => entry.kind),
+      entries.map((entry) => entry.payload),
+      entries.map((entry) => entry.epoch),
+      shapes.some((shape) => runnableSoon(shape.record, 0)) ? runner.wakeChannel : null,
+      notice.channel,
+      notice.payload,
+    ]);
+    const stamped = new Map(rows.map((row) => [row.runId, Number(row.at)]));
+    return runs.map((run) => {
+      const at = stamped.get(run.runId);
+      return at === undefined ? undefined : newRunRecord(run, at);
+    });
+  }
+
+  private async createRunsLocked(runs: readonly NewRun[], now: number): Promise<{ run: RunRecord; created: boolean }[]> {
     return this.db.tx(now, async (tx) => {
       const session = new WriteSession(tx);
       const records = await session.createRuns(runs);
@@ -117,6 +178,11 @@ export class PostgresRuns implements RunStore {
     const last = runs[runs.length - 1];
     return rows.length > limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs };
   }
+}
+
+/** A run {@link PostgresRuns.createPlain} creates: no queue, tags, deadline, delayed start or blobs. */
+function isPlainRun(run: NewRun): boolean {
+  return !run.flow && run.tags === undefined && run.deadlineAt === undefined && run.startAt === undefined && (run.blobs?.length ?? 0) === 0;
 }
 
 /** The run's row, read in `tx`. @throws RunNotFoundError when there is none. */

@@ -76,6 +76,11 @@ export class PgRunner {
     private readonly journal?: JournalNotices,
   ) {}
 
+  /** The wake-up channel's name as `pg_notify` takes it (unquoted), for a statement that wakes workers itself. */
+  get wakeChannel(): string {
+    return channelName(this.channel);
+  }
+
   /** `now` for a single statement: the caller's, or NULL so the statement reads the database clock. */
   nowParam(now: number): number | null {
     return this.clock === "database" ? null : now;
