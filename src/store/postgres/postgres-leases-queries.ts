@@ -16,28 +16,35 @@ const TERMINAL = TERMINAL_STATUSES_SQL;
  * queued claim (postgres-flow.ts); their partial indexes hold only unqueued runs.
  * $1/$2 workflow names/versions, $3 limit, $4 now.
  */
-export const CLAIM_CANDIDATES = sql(
-  "claim_candidates",
+const CLAIM_CANDIDATES_TEXT = (now: string, lock: string) =>
   `WITH wanted AS (SELECT w, v FROM unnest($1::text[], $2::text[]) AS t(w, v)),
    pending AS (
      SELECT ${STATE_COLUMNS}, created_at AS claim_key FROM runs
      WHERE status = 'pending' AND queue IS NULL AND (workflow, version) IN (SELECT w, v FROM wanted)
-     ORDER BY created_at, run_id LIMIT $3 FOR UPDATE OF runs SKIP LOCKED),
+     ORDER BY created_at, run_id LIMIT $3 ${lock}),
    due AS (
      SELECT ${STATE_COLUMNS}, wake_at AS claim_key FROM runs
-     WHERE status = 'suspended' AND wake_at IS NOT NULL AND queue IS NULL AND wake_at <= $4 AND (workflow, version) IN (SELECT w, v FROM wanted)
-     ORDER BY wake_at, run_id LIMIT $3 FOR UPDATE OF runs SKIP LOCKED),
+     WHERE status = 'suspended' AND wake_at IS NOT NULL AND queue IS NULL AND wake_at <= ${now} AND (workflow, version) IN (SELECT w, v FROM wanted)
+     ORDER BY wake_at, run_id LIMIT $3 ${lock}),
    expired AS (
      SELECT ${STATE_COLUMNS}, created_at AS claim_key FROM runs
-     WHERE status = 'running' AND lease_expires_at <= $4 AND (workflow, version) IN (SELECT w, v FROM wanted)
-     ORDER BY created_at + 0, run_id LIMIT $3 FOR UPDATE OF runs SKIP LOCKED),
+     WHERE status = 'running' AND lease_expires_at <= ${now} AND (workflow, version) IN (SELECT w, v FROM wanted)
+     ORDER BY created_at + 0, run_id LIMIT $3 ${lock}),
    released AS (
      SELECT ${STATE_COLUMNS}, created_at AS claim_key FROM runs
      WHERE status = 'running' AND lease_expires_at IS NULL AND (workflow, version) IN (SELECT w, v FROM wanted)
-     ORDER BY created_at + 0, run_id LIMIT $3 FOR UPDATE OF runs SKIP LOCKED)
+     ORDER BY created_at + 0, run_id LIMIT $3 ${lock})
    SELECT * FROM (SELECT * FROM pending UNION ALL SELECT * FROM due UNION ALL SELECT * FROM expired UNION ALL SELECT * FROM released) AS c
-   ORDER BY claim_key, "runId" LIMIT $3`,
-);
+   ORDER BY claim_key, "runId" LIMIT $3`;
+export const CLAIM_CANDIDATES = sql("claim_candidates", CLAIM_CANDIDATES_TEXT("$4", "FOR UPDATE OF runs SKIP LOCKED"));
+
+/**
+ * Whether a claim could find anything: {@link CLAIM_CANDIDATES} as one read outside any transaction,
+ * without locking (so it may name a run another claimer is taking), $4 the time (NULL: the database
+ * clock). A worker whose claim finds nothing (the common case after a run ends) pays one round trip
+ * instead of a transaction's three.
+ */
+export const CLAIM_PROBE = sql("claim_probe", CLAIM_CANDIDATES_TEXT(nowParam(4), ""));
 
 /** $1 worker, $2 run ids, $3 epochs, $4 now (NULL: database clock), $5 lease ms. Returns the renewed (runId, epoch) pairs. */
 export const RENEW_LEASES = sql(

@@ -8,7 +8,7 @@ import type { PostgresConnection } from "./postgres-connection.js";
 import { pickQueuedRuns } from "./postgres-flow.js";
 import { CLOSE_HUMANS } from "./postgres-human-requests-queries.js";
 import { INSERT_ENTRIES } from "./postgres-journal-queries.js";
-import { CLAIM_CANDIDATES, GET_RECOVERY_FAILURES, LATEST_ATTEMPT, RENEW_LEASES, SET_RECOVERY_FAILURES } from "./postgres-leases-queries.js";
+import { CLAIM_CANDIDATES, CLAIM_PROBE, GET_RECOVERY_FAILURES, LATEST_ATTEMPT, RENEW_LEASES, SET_RECOVERY_FAILURES } from "./postgres-leases-queries.js";
 import { entryArrays, stateArrays, toEntry, toRun, toState, type EntryRow, type StateRow } from "./postgres-rows.js";
 import { mustGetRun } from "./postgres-runs.js";
 import { UPDATE_STATES, UPDATE_STATES_RETURNING } from "./postgres-runs-queries.js";
@@ -22,9 +22,14 @@ export class PostgresLeases implements LeaseStore {
   /** See {@link Store.claimRuns}. In database-clock mode `request.now` is ignored. */
   async claimRuns(request: ClaimRequest): Promise<RunRecord[]> {
     if (request.limit < 1 || request.workflows.length === 0) return [];
+    const names = request.workflows.map((w) => w.name);
+    const versions = request.workflows.map((w) => w.version);
+    // Queued runs are picked in the transaction (their limits are counted there); otherwise look first.
+    if (!request.queues || request.queues.length === 0) {
+      const probe = await this.db.query(CLAIM_PROBE, [names, versions, 1, this.db.runner.nowParam(request.now)]);
+      if (probe.length === 0) return [];
+    }
     return this.db.tx(request.now, async (tx) => {
-      const names = request.workflows.map((w) => w.name);
-      const versions = request.workflows.map((w) => w.version);
       const found = await tx.query<StateRow & { claim_key: number }>(CLAIM_CANDIDATES, [names, versions, request.limit, tx.now]);
       const timed = { ...request, now: tx.now };
       const rows = found.map(({ claim_key: _, ...row }) => row);
