@@ -57,5 +57,10 @@ describe.each(STORE_KINDS)("result() on %s", (kind) => {
     // The same value the store holds.
     expect((await engine.getRun(run.runId)).output).toEqual(a);
     expect(await run.result()).toEqual(a);
+    // A run this engine executes now is not finished: a quick one's result costs no read at all.
+    const quick = await engine.start(wf, { n: 1 });
+    const before2 = reads();
+    expect(await quick.result({ timeoutMs: 10_000 })).toMatchObject({ n: 2 });
+    expect(reads()).toBe(before2);
   });
 });

@@ -131,6 +131,12 @@ export class RunControl {
   async result<O>(runId: string, options: { timeoutMs?: number }): Promise<O> {
     check(RUN_REF, runId, "result: runId");
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+    // Executing here, so not finished: the first look waits for its end (any end is announced) instead
+    // of reading the row; after 5 s without one it polls the row as below.
+    if (this.deps.pool.holds(runId)) {
+      const completed = await this.deps.pool.waitForChange(runId, Math.max(0, Math.min(deadline - Date.now(), 5_000)));
+      if (completed !== undefined) return decode<EntryData["run.completed"]>(completed).output as O;
+    }
     for (;;) {
       let run = await requireRun(this.deps.store, runId);
       // A run that continued as new: the result is its chain's last run's.

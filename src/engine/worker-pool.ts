@@ -155,6 +155,12 @@ export class WorkerPool {
     for (const worker of this.workers) worker.abandonRun(runId, error);
   }
 
+  /** Whether a worker of this engine is executing the run now (its end will be announced to {@link waitForChange}). */
+  holds(runId: string): boolean {
+    for (const worker of this.workers) if (worker.holds(runId)) return true;
+    return false;
+  }
+
   /** Wakes `result()` waiters of a run that ended here. */
   ended(runId: string): void {
     this.finished.emit(runId);

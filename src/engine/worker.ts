@@ -221,6 +221,12 @@ export class WorkerImpl implements Worker, ExecutionHost {
     this.executions.get(runId)?.recheckWaits();
   }
 
+  /** Whether an execution of the run is live here: the run is not finished until it ends. */
+  holds(runId: string): boolean {
+    const execution = this.executions.get(runId);
+    return execution !== undefined && !execution.isEnded;
+  }
+
   /** Abandon a run held here (it was cancelled elsewhere in this process). */
   abandonRun(runId: string, reason: unknown): void {
     this.executions.get(runId)?.abandon(reason);
