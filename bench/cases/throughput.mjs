@@ -1,6 +1,7 @@
 // Throughput: 10-step workflows of trivial steps, one at a time or with a backlog that workers
 // hold `concurrency` of at once, in this process or in worker processes.
 import { createEngine, silentLogger } from "../../dist/src/index.js";
+import { cpuMeter, isLocalPg } from "../lib/cpu.mjs";
 import { countPgQueries, countStoreCalls, diffCounts } from "../lib/instrument.mjs";
 import { spawnWorkers, stopWorkers } from "../lib/processes.mjs";
 import { fmt, quantile } from "../lib/stats.mjs";
@@ -40,7 +41,7 @@ export async function throughputCase(url, { concurrency, processes = 0, reps, ta
     const minRuns = concurrency === 1 ? 10 : 4 * concurrency;
     const runs = Math.min(maxRuns, Math.max(minRuns, Math.round((targetSec * warmRuns) / (warm.ms / 1000))));
 
-    const samples = { stepsPerSec: [], workflowsPerSec: [], ceilingProbe: [], ratioToProbe: [], latencyP50Ms: [], startPhaseMs: [], sqlPerWorkflow: [], commitP50Ms: [], commitP90Ms: [], commitP99Ms: [] };
+    const samples = { stepsPerSec: [], workflowsPerSec: [], ceilingProbe: [], ratioToProbe: [], latencyP50Ms: [], startPhaseMs: [], sqlPerWorkflow: [], commitP50Ms: [], commitP90Ms: [], commitP99Ms: [], engineCpuUsPerStep: [], serverCpuUsPerStep: [] };
     let calls = null;
     for (let rep = 1; rep <= reps; rep++) {
       onProgress(`rep ${rep}/${reps} (${runs} runs)${samples.stepsPerSec.length ? `, last ${fmt(samples.stepsPerSec.at(-1))} steps/s` : ""}`);
@@ -48,7 +49,12 @@ export async function throughputCase(url, { concurrency, processes = 0, reps, ta
       const before = counter?.snapshot();
       counter?.commitMs();
       const sqlBefore = pgQueries?.snapshot();
+      const cpu = cpuMeter({ server: url.startsWith("postgres") && isLocalPg(url) });
       const timing = await batch(runs, `r${rep}`);
+      const used = cpu.stop(runs * STEPS);
+      // Worker processes' CPU is theirs, not this process's: only the in-process case says what the engine costs.
+      if (processes === 0) samples.engineCpuUsPerStep.push(used.engineUsPerStep);
+      if (used.serverUsPerStep !== null) samples.serverCpuUsPerStep.push(used.serverUsPerStep);
       totalRuns += runs;
       if (counter) {
         const diff = diffCounts(before, counter.snapshot());

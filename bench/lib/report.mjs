@@ -45,6 +45,10 @@ export function renderTables(report) {
       if (m.startPhaseMs && r.store !== "postgres") notes.push(`creating the runs took ${fmt(m.startPhaseMs.median, 0)} ms of ${fmt((r.runsPerRep / m.workflowsPerSec.median) * 1000, 0)}`);
       if (r.ratioToCeiling32 !== undefined) notes.push(`÷ 32-connection ceiling ${fmt(r.ratioToCeiling32, 2)}`);
       if (r.ratioToProbe === undefined && m.ratioToProbe) notes.push(`a step costs ${fmt(1 / m.ratioToProbe.median, 2)} single-row commits`);
+      if (m.engineCpuUsPerStep || m.serverCpuUsPerStep) {
+        const parts = [m.engineCpuUsPerStep ? `engine ${fmt(m.engineCpuUsPerStep.median, 0)}` : null, m.serverCpuUsPerStep ? `PostgreSQL server ${fmt(m.serverCpuUsPerStep.median, 0)}` : null];
+        notes.push(`CPU µs per step: ${parts.filter(Boolean).join(", ")}`);
+      }
       if (r.loadAverageAfter !== undefined) notes.push(`load ${fmt(r.loadAverage, 1)} → ${fmt(r.loadAverageAfter, 1)}${r.attempts ? ` (best of ${r.attempts} attempts)` : ""}`);
       notes.push(`${r.runsPerRep} runs/rep`);
       const calls = r.storeCallsPerWorkflow ?? r.workerProcesses?.storeCallsPerWorkflow;
