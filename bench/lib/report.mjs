@@ -84,6 +84,7 @@ export function renderTables(report) {
       const notes = [];
       if (r.server) notes.push(r.server);
       if (r.cpuPerStepUs) notes.push(`CPU per step (warm-up included): server ${r.cpuPerStepUs.server === null ? "?" : fmt(r.cpuPerStepUs.server, 0)} µs + SDK process ${fmt(r.cpuPerStepUs.sdkProcess, 0)} µs`);
+      if (m.peerCpuUsPerStep) notes.push(`CPU µs per step: peer process ${fmt(m.peerCpuUsPerStep.median, 0)}${m.serverCpuUsPerStep ? `, PostgreSQL server ${fmt(m.serverCpuUsPerStep.median, 0)}` : ""}`);
       if (r.checkpointsPerGraph !== undefined) notes.push(`${fmt(r.checkpointsPerGraph, 0)} checkpoints + ${fmt(r.putWritesPerGraph, 0)} write sets per graph`);
       if (r.poolMax) notes.push(`pool max ${r.poolMax}`);
       notes.push(`${r.runsPerRep} per rep`);

@@ -9,6 +9,7 @@
 // same workflows, so the application version DBOS derives from them matches across processes.
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { exitWithParent, report } from "../lib/child.mjs";
+import { isLocalPg } from "../lib/cpu.mjs";
 import { countPgStatements, settingsFromEnv, throughputLoop } from "./loop.mjs";
 
 exitWithParent();
@@ -51,7 +52,7 @@ if (mode === "throughput") {
       const total = await handle.getResult();
       if (total !== 10) throw new Error(`workflow ${id} returned ${total}, not 10`);
     },
-    { ...settings, steps: 10, counter },
+    { ...settings, steps: 10, counter, serverCpu: isLocalPg(process.env.BENCH_DBOS_URL) },
   );
   await DBOS.shutdown();
   report.result(out);

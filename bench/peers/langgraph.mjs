@@ -9,6 +9,7 @@
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { exitWithParent, report } from "../lib/child.mjs";
 import { countPgStatements, settingsFromEnv, throughputLoop } from "./loop.mjs";
+import { isLocalPg } from "../lib/cpu.mjs";
 
 exitWithParent();
 
@@ -68,7 +69,7 @@ const out = await throughputLoop(
     if (state.n !== NODES) throw new Error(`thread ${id} ended with n = ${state.n}, not ${NODES}`);
     graphs += 1;
   },
-  { ...settings, steps: NODES, label: "nodes", counter },
+  { ...settings, steps: NODES, label: "nodes", counter, serverCpu: kind === "postgres" && isLocalPg(process.env.BENCH_PG_URL) },
 );
 await close();
 report.result({ ...out, ...describe, checkpointsPerGraph: writes.put / graphs, putWritesPerGraph: writes.putWrites / graphs });

@@ -3,13 +3,15 @@
 // another (concurrency 1) or by `concurrency` clients that each start the next execution as soon
 // as their last one finished (a closed loop: at most `concurrency` executions in flight).
 import { report } from "../lib/child.mjs";
+import { cpuMeter } from "../lib/cpu.mjs";
 
 /**
  * runOne(id) executes one 10-step workflow (or 10-node graph) and resolves when it finished.
  * Returns { runsPerRep, samples: { stepsPerSec, workflowsPerSec, sqlPerStep? } }; sqlPerStep when a
- * statement `counter` (see countPgStatements) is given.
+ * statement `counter` (see countPgStatements) is given; peerCpuUsPerStep (this process) and, with
+ * `serverCpu` (a PostgreSQL server on this machine), serverCpuUsPerStep.
  */
-export async function throughputLoop(runOne, { concurrency, reps, targetSec, steps = 10, maxRuns = 20_000, label = "steps", counter = null }) {
+export async function throughputLoop(runOne, { concurrency, reps, targetSec, steps = 10, maxRuns = 20_000, label = "steps", counter = null, serverCpu = false }) {
   const batch = async (n, prefix) => {
     const t0 = performance.now();
     let next = 0;
@@ -28,11 +30,15 @@ export async function throughputLoop(runOne, { concurrency, reps, targetSec, ste
   const warmMs = await batch(warmRuns, "warm");
   const minRuns = concurrency === 1 ? 10 : 4 * concurrency;
   const runs = Math.min(maxRuns, Math.max(minRuns, Math.round((targetSec * warmRuns) / (warmMs / 1000))));
-  const samples = { stepsPerSec: [], workflowsPerSec: [], sqlPerStep: [] };
+  const samples = { stepsPerSec: [], workflowsPerSec: [], sqlPerStep: [], peerCpuUsPerStep: [], serverCpuUsPerStep: [] };
   for (let rep = 1; rep <= reps; rep++) {
     report.progress(`rep ${rep}/${reps} (${runs} runs)${samples.stepsPerSec.length ? `, last ${Math.round(samples.stepsPerSec.at(-1))} ${label}/s` : ""}`);
     const before = counter?.count;
+    const cpu = cpuMeter({ server: serverCpu });
     const ms = await batch(runs, `r${rep}`);
+    const used = cpu.stop(runs * steps);
+    samples.peerCpuUsPerStep.push(used.engineUsPerStep);
+    if (used.serverUsPerStep !== null) samples.serverCpuUsPerStep.push(used.serverUsPerStep);
     samples.stepsPerSec.push((runs * steps) / (ms / 1000));
     samples.workflowsPerSec.push(runs / (ms / 1000));
     if (counter) samples.sqlPerStep.push((counter.count - before) / (runs * steps));
