@@ -69,7 +69,8 @@ export class Execution implements EndingExecution {
     readonly run: RunRecord,
     readonly workflow: Workflow<any, any>,
     /**
-     * Created by this process already claimed by this worker (engine.start with a free local slot):
+     * Created by this process already claimed by this worker (engine.start with a free local slot),
+     * or claimed by it for the first time right after its creation (engine/worker.ts `firstClaim`):
      * its journal is `run.created` and `run.claimed` from pending, which replay and the resume
      * facts ignore, so it starts without reading them back.
      */
