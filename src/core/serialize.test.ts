@@ -63,4 +63,28 @@ describe("the journal codec", () => {
     expect(encode({ input: new StoredText(marker) })).toBe(`{"input":${marker}}`);
     expect(encode(new StoredText(marker))).toBe(marker);
   });
+
+  it("writes plain JSON as JSON.stringify does, and still tags what sits deep inside plain data", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const json = asJson(value);
+        expect(encode(json)).toBe(JSON.stringify(json));
+      }),
+      { numRuns: 300, seed: 17 },
+    );
+    let deep: unknown = new Date(7);
+    for (let i = 0; i < 40; i++) deep = i % 2 ? { d: deep } : [deep];
+    expect(decode(encode(deep))).toStrictEqual(deep);
+    const holes = [1, , 3]; // eslint-disable-line no-sparse-arrays
+    expect(encode({ a: [1, undefined], b: holes, c: { d: 1n, e: -Infinity }, f: [{ $cairn: "date", v: 1 }] })).toBe(
+      '{"a":[1,{"$cairn":"undef"}],"b":[1,{"$cairn":"undef"},3],"c":{"d":{"$cairn":"bigint","v":"1"},"e":{"$cairn":"num","v":"-Infinity"}},' +
+        '"f":[{"$cairn":"esc","v":[["$cairn","date"],["v",1]]}]}',
+    );
+    const withToJson = Object.assign([1], { toJSON: () => ({ when: new Date(3) }) });
+    expect(decode(encode({ x: withToJson }))).toStrictEqual({ x: { when: new Date(3) } });
+    expect(encode(Object.assign(Object.create(null) as object, { a: 1 }))).toBe('{"a":1}');
+    const cycle: Record<string, unknown> = { a: 1 };
+    cycle.self = { cycle };
+    expect(() => encode(cycle)).toThrow(TypeError);
+  });
 });

@@ -123,7 +123,49 @@ export function encode(value: unknown): string {
   if (typeof value === "function" || typeof value === "symbol") {
     throw new TypeError(`Cannot store a ${typeof value} in the journal: return plain data (JSON, Date, Map, Set, bigint).`);
   }
-  return needsTagging(value) || typeof value === "object" ? JSON.stringify(value, replacer) : JSON.stringify(value);
+  if (typeof value === "object" && value !== null) return isPlainJson(value, 0) ? JSON.stringify(value) : JSON.stringify(value, replacer);
+  return needsTagging(value) ? JSON.stringify(value, replacer) : JSON.stringify(value);
+}
+
+/** Nesting past which {@link isPlainJson} stops looking (and the replacer, which also reports cycles, takes over). */
+const PLAIN_DEPTH = 32;
+
+/**
+ * True when `value` is data the replacer would leave as it is: strings, booleans, null, finite numbers,
+ * and arrays (without holes or `undefined`) and plain objects (no other prototype, no own `$cairn` key)
+ * of them, without a `toJSON`. JSON.stringify without the replacer writes such a value exactly as with
+ * it, and faster: the replacer is a call back into JavaScript for every key.
+ */
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object": {
+      if (value === null) return true;
+      if (depth >= PLAIN_DEPTH) return false;
+      if (Array.isArray(value)) {
+        if ((value as { toJSON?: unknown }).toJSON !== undefined) return false;
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          if (item === undefined || !isPlainJson(item, depth + 1)) return false;
+        }
+        return true;
+      }
+      const proto: unknown = Object.getPrototypeOf(value);
+      if ((proto !== Object.prototype && proto !== null) || Object.prototype.hasOwnProperty.call(value, TAG)) return false;
+      for (const key in value) {
+        if (!Object.prototype.hasOwnProperty.call(value, key)) return false;
+        const item = (value as Record<string, unknown>)[key];
+        if (item === undefined || !isPlainJson(item, depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 /** Decodes a value written by {@link encode}. */

@@ -26,6 +26,10 @@ export interface OpExecution {
   readonly epoch: number;
   /** Aborted when the execution is abandoned. */
   readonly signal: AbortSignal;
+  /** The abort's reason once the execution was aborted (as `signal` would say, without making one). */
+  readonly abortState: { reason: unknown } | undefined;
+  /** Calls `listener` when the execution is aborted from now on (not if it was already); returns what unregisters it. */
+  onAbort(listener: (reason: unknown) => void): () => void;
   readonly hostRef: ExecutionHost;
   readonly isDraining: boolean;
   readonly isEnded: boolean;

@@ -53,7 +53,10 @@ export class Execution implements EndingExecution {
   /** New ops issued while journaled outcomes are still due: launched once replay catches up. */
   private readonly deferred: (() => void)[] = [];
   private readonly reservedInbox = new Set<number>();
-  private readonly abortController = new AbortController();
+  /** Made when something asks for {@link signal} (most runs never do: an AbortController and its abort event cost more than a step). */
+  private abortController: AbortController | undefined;
+  private aborted: { reason: unknown } | undefined;
+  private readonly abortListeners = new Set<(reason: unknown) => void>();
   private replayRemaining = 0;
   private inflight = 0;
   private readonly idleWaiters: (() => void)[] = [];
@@ -68,7 +71,8 @@ export class Execution implements EndingExecution {
     readonly run: RunRecord,
     readonly workflow: Workflow<any, any>,
     /**
-     * Created by this process already claimed by this worker (engine.start with a free local slot):
+     * Created by this process already claimed by this worker (engine.start with a free local slot),
+     * or claimed by it for the first time right after its creation (engine/worker.ts `firstClaim`):
      * its journal is `run.created` and `run.claimed` from pending, which replay and the resume
      * facts ignore, so it starts without reading them back.
      */
@@ -95,7 +99,21 @@ export class Execution implements EndingExecution {
 
   /** Aborted when the execution is abandoned (lease lost, cancelled, hard stop). */
   get signal(): AbortSignal {
+    if (!this.abortController) {
+      this.abortController = new AbortController();
+      if (this.aborted) this.abortController.abort(this.aborted.reason);
+    }
     return this.abortController.signal;
+  }
+
+  get abortState(): { reason: unknown } | undefined {
+    return this.aborted;
+  }
+
+  onAbort(listener: (reason: unknown) => void): () => void {
+    if (this.aborted) return () => {};
+    this.abortListeners.add(listener);
+    return () => this.abortListeners.delete(listener);
   }
 
   /** Loads the journal and runs the workflow. */
@@ -129,7 +147,7 @@ export class Execution implements EndingExecution {
     if (this.phase === "ended") return;
     this.phase = "ended";
     this.waits.stop();
-    this.abortController.abort(reason ?? new LeaseLostError(this.runId, this.epoch));
+    this.abort(reason ?? new LeaseLostError(this.runId, this.epoch));
     this.finish("abandoned");
   }
 
@@ -343,9 +361,14 @@ export class Execution implements EndingExecution {
     this.abandon(error);
   }
 
-  /** Aborts running steps' signals. */
+  /** Aborts running steps' signals (the first reason stays, as an AbortSignal's does). */
   abort(reason: unknown): void {
-    this.abortController.abort(reason);
+    if (this.aborted) return;
+    this.aborted = { reason };
+    this.abortController?.abort(reason);
+    const listeners = [...this.abortListeners];
+    this.abortListeners.clear();
+    for (const listener of listeners) listener(reason);
   }
 
   /** The execution is over: nothing more is written. See {@link EndingExecution.end}. */

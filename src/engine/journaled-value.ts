@@ -19,5 +19,21 @@ export function journaledValue<K extends EntryKind>(
   const entry = newEntry(kind, opKey, data);
   const bytes = byteLength(entry.payload);
   if (bytes > limit) throw new PayloadTooLargeError(what, bytes, limit);
-  return { entry, value: pick(decode<EntryData[K]>(entry.payload)) };
+  const value = pick(data);
+  // A primitive comes back from the journal as itself (-0 is written as 0): no need to decode it.
+  return { entry, value: isSelfDecoding(value) ? value : pick(decode<EntryData[K]>(entry.payload)) };
+}
+
+/** True for values that decode from their encoding as the very same value. */
+function isSelfDecoding(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+    case "undefined":
+      return true;
+    case "number":
+      return Number.isFinite(value) && !Object.is(value, -0);
+    default:
+      return value === null;
+  }
 }

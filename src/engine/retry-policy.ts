@@ -24,13 +24,21 @@ const policySchema = z
 
 /** Applies defaults and validates; throws ValidationError naming the bad field. */
 export function resolveRetryPolicy(opKey: string, policy: RetryPolicy | undefined): ResolvedRetryPolicy {
-  const parsed = policySchema.safeParse(policy ?? {});
+  // No policy (most steps): the schema's defaults, parsed once, not on every step.
+  if (policy === undefined) return { ...DEFAULT_POLICY, nonRetryable: [] };
+  return parsePolicy(opKey, policy);
+}
+
+function parsePolicy(opKey: string, policy: RetryPolicy): ResolvedRetryPolicy {
+  const parsed = policySchema.safeParse(policy);
   if (!parsed.success) {
     throw new ValidationError(`Step "${opKey}" retry options: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   }
   const { maxAttempts, initialDelay, maxDelay, backoffFactor, nonRetryable } = parsed.data;
   return { maxAttempts, initialDelayMs: initialDelay, maxDelayMs: maxDelay, backoffFactor, nonRetryable };
 }
+
+const DEFAULT_POLICY: Readonly<ResolvedRetryPolicy> = parsePolicy("", {});
 
 /** Delay before attempt `failedAttempt + 1`: exponential, capped, with "equal jitter" (half fixed, half random). */
 export function backoffDelay(policy: ResolvedRetryPolicy, failedAttempt: number): number {

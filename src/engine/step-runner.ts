@@ -163,22 +163,22 @@ async function runAttempt<T>(
   fn: (info: StepInfo) => Promise<T> | T,
   { idempotencyKey, attempt, timeoutMs, unconfirmed }: { idempotencyKey: string; attempt: number; timeoutMs: number | undefined; unconfirmed: number },
 ): Promise<Attempt> {
-  const parent = execution.signal;
   // Only an attempt with its own timeout needs its own signal; otherwise the execution's signal
-  // (aborted on cancel, lease loss or a hard stop) is the attempt's, which saves a controller per step.
+  // (aborted on cancel, lease loss or a hard stop) is the attempt's, which saves a controller per step,
+  // and is made only if the step's function reads it (Execution.signal).
   const controller = timeoutMs === undefined ? undefined : new AbortController();
-  const signal = controller?.signal ?? parent;
-  const forward = () => controller?.abort(parent.reason);
-  if (controller) parent.addEventListener("abort", forward, { once: true });
+  const stopForwarding = controller && !execution.abortState ? execution.onAbort((reason) => controller.abort(reason)) : undefined;
   let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
+  let stopRacing: (() => void) | undefined;
   try {
     const host = execution.hostRef;
     const info: StepInfo = {
       idempotencyKey,
       attempt,
       unconfirmed,
-      signal,
+      get signal() {
+        return controller ? controller.signal : execution.signal;
+      },
       heartbeat: () => host.heartbeat(execution.runId),
       progress: (data) => host.progress(execution.runId, key, attempt, data),
     };
@@ -197,9 +197,17 @@ async function runAttempt<T>(
     // An aborted attempt settles at once, even if the step's function ignores its signal.
     racers.push(
       new Promise((_, reject) => {
-        if (signal.aborted) return reject(signal.reason);
-        onAbort = () => reject(signal.reason);
-        signal.addEventListener("abort", onAbort, { once: true });
+        if (controller) {
+          const signal = controller.signal;
+          if (signal.aborted) return reject(signal.reason);
+          const onAbort = () => reject(signal.reason);
+          signal.addEventListener("abort", onAbort, { once: true });
+          stopRacing = () => signal.removeEventListener("abort", onAbort);
+          return;
+        }
+        const aborted = execution.abortState;
+        if (aborted) return reject(aborted.reason);
+        stopRacing = execution.onAbort(reject);
       }),
     );
     return { ok: true, value: await Promise.race(racers) };
@@ -207,8 +215,8 @@ async function runAttempt<T>(
     return { ok: false, error };
   } finally {
     if (timer) clearTimeout(timer);
-    if (onAbort) signal.removeEventListener("abort", onAbort);
-    if (controller) parent.removeEventListener("abort", forward);
+    stopRacing?.();
+    stopForwarding?.();
   }
 }
 

@@ -20,6 +20,7 @@ export async function takeStepSlots(execution: OpExecution, key: string, limits:
  * slot frees anyway when this run's lease moves on (the store counts only holders with a live lease).
  */
 export async function releaseStepSlots(execution: OpExecution, key: string, limits: readonly StepFlowLimit[]): Promise<void> {
+  if (limits.length === 0) return;
   const buckets = limits.filter((l) => l.kind === "concurrency").map((l) => l.bucket);
   if (buckets.length === 0) return;
   const host = execution.hostRef;

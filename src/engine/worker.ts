@@ -352,7 +352,7 @@ export class WorkerImpl implements Worker, ExecutionHost {
           continue;
         }
       }
-      for (const run of claimed) this.launch(run);
+      for (const run of claimed) this.launch(run, firstClaim(run));
       if (this.stopping) break;
       if (claimed.length > 0 && claimed.length === limit) continue;
       if (this.kicked && limit > 0) continue;
@@ -471,6 +471,16 @@ export class WorkerImpl implements Worker, ExecutionHost {
       }
     }
   }
+}
+
+/**
+ * True for a run this claim took for the first time straight after its creation: lease epoch 1 and
+ * last seq 2 leave room for nothing but `run.created` (seq 1 of every run) and this claim's
+ * `run.claimed` (any other entry, or an earlier claim, would have moved them). Its execution starts
+ * without reading that journal back, as for a run created claimed (see {@link Execution}).
+ */
+function firstClaim(run: RunRecord): boolean {
+  return run.leaseEpoch === 1 && run.lastSeq === 2;
 }
 
 /** `stopped`: given back by a worker shutting down, not abandoned on an error (see the dead-letter count). */

@@ -146,13 +146,16 @@ export function runCreatedEntry(run: NewRun, now: number): JournalEntry {
   return { runId: run.runId, seq: 1, kind: entry.kind, opKey: null, payload: entry.payload, epoch: 0, at: now };
 }
 
+/** The columns of a run's row that {@link fenceReason} reads, with the seq a plain append follows. */
+export type FenceState = Pick<RunState, "status" | "leaseEpoch" | "lastSeq">;
+
 /**
  * Checks a write against the run's row: missing, terminal, or fenced by a newer epoch. Entries may
  * be appended to a suspended or released run under its epoch (outcomes journaled after the end was
  * decided), but a `run.released` only while the run is running: a release that raced the commit of
  * the execution's suspension (an abandon on a lost renewal, say) must not land after it.
  */
-export function fenceReason(run: RunState | undefined, epoch: number, entries: readonly { kind: string }[] = []): FenceReason | null {
+export function fenceReason(run: FenceState | undefined, epoch: number, entries: readonly { kind: string }[] = []): FenceReason | null {
   if (run === undefined) return "not-found";
   if (isTerminal(run.status)) return "finished";
   if (run.leaseEpoch !== epoch) return "lease-lost";

@@ -2,8 +2,8 @@ import type { JournalEntry } from "../../core/journal.js";
 import { readForResume } from "../../core/resume.js";
 import type { CommitResult, JournalStore, JournalTextHit, RunWrite } from "../../core/store.js";
 import { acceptedBlobs } from "../common/blob-rows.js";
-import { isPlainAppend, planEntries } from "../common/plan-write.js";
-import { fenceReason, type RunState } from "../common/run-state.js";
+import { isPlainAppend } from "../common/plan-write.js";
+import { fenceReason, type FenceState } from "../common/run-state.js";
 import { queryTerms } from "../common/search-terms.js";
 import type { SqliteConnection } from "./sqlite-connection.js";
 import { toEntry, type EntryRow } from "./sqlite-rows.js";
@@ -47,29 +47,33 @@ export class SqliteJournal implements JournalStore {
     if (writes.length === 0) return [];
     return this.c.immediate(() => {
       // A step's outcome and the next step's intent come as two writes to one run. Plain appends
-      // (common/plan-write isPlainAppend) keep the run's row here and write it once, at the end or
-      // before any other kind of write, whose side effects may read or change rows.
-      const held = new Map<string, { stored: RunState; run: RunState }>();
+      // (common/plan-write isPlainAppend) change nothing on the run's row but its last seq and update
+      // time: they read only what the fence needs (planEntries would derive the same row and entries),
+      // and the row is written once, at the end or before any other kind of write, whose side
+      // effects may read or change rows.
+      const held = new Map<string, FenceState>();
       const writeHeld = () => {
-        for (const { stored, run } of held.values()) this.w.updateRow(stored, run);
+        for (const [runId, row] of held) this.w.advanceSeq(runId, row.lastSeq, now);
         held.clear();
       };
       const results = writes.map((write): CommitResult => {
-        const plain = write.entries.every(isPlainAppend);
-        if (!plain) writeHeld();
-        const cached = held.get(write.runId);
-        const run = cached ? cached.run : this.w.loadState(write.runId);
-        const refused = fenceReason(run, write.epoch, write.entries);
-        if (refused || !run) return { ok: false, reason: refused ?? "not-found" };
-        const firstSeq = run.lastSeq + 1;
-        if (write.entries.length > 0 && plain) {
-          const plan = planEntries(run, write.epoch, write.entries, now);
-          this.w.insertEntries(plan.entries);
-          held.set(write.runId, { stored: cached?.stored ?? run, run: plan.run });
-        } else if (write.entries.length > 0) {
+        const n = write.entries.length;
+        if (!write.entries.every(isPlainAppend)) {
+          writeHeld();
+          const run = this.w.loadState(write.runId);
+          const refused = fenceReason(run, write.epoch, write.entries);
+          if (refused || !run) return { ok: false, reason: refused ?? "not-found" };
           this.w.applyEntries(run, write.epoch, write.entries, now);
+          return { ok: true, firstSeq: run.lastSeq + 1, lastSeq: run.lastSeq + n };
         }
-        return { ok: true, firstSeq, lastSeq: run.lastSeq + write.entries.length };
+        const row = held.get(write.runId) ?? this.w.loadFence(write.runId);
+        const refused = fenceReason(row, write.epoch, write.entries);
+        if (refused || !row) return { ok: false, reason: refused ?? "not-found" };
+        if (n > 0) {
+          this.w.insertPlain(write.runId, row.lastSeq, write.epoch, write.entries, now);
+          held.set(write.runId, { ...row, lastSeq: row.lastSeq + n });
+        }
+        return { ok: true, firstSeq: row.lastSeq + 1, lastSeq: row.lastSeq + n };
       });
       writeHeld();
       this.w.insertBlobs(acceptedBlobs(writes, results), now);

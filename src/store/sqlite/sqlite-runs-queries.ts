@@ -7,6 +7,8 @@ import { RUN_COLUMNS, STATE_COLUMNS } from "./sqlite-rows.js";
 // The statements of the runs table for the SQLite store (see sqlite-runs.ts): reading, inserting and updating run rows.
 
 export const GET_STATE = `SELECT ${STATE_COLUMNS} FROM runs WHERE run_id = ?`;
+/** What a plain append needs of its run's row (common/run-state `FenceState`). */
+export const GET_FENCE = "SELECT status, lease_epoch AS leaseEpoch, last_seq AS lastSeq FROM runs WHERE run_id = ?";
 export const GET_RUN = `SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`;
 /** Bind with `runParams`. */
 export const INSERT_RUN = `INSERT INTO runs (run_id, workflow, version, status, input, output, error, parent_run_id, parent_op_key, wake_at, waiting_for,

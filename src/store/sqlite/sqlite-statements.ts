@@ -4,7 +4,7 @@ import { ANSWER_HUMAN, CLOSE_HUMANS, EXTEND_HUMAN, GET_HUMAN, INSERT_HUMAN, REOP
 import { INSERT_ENTRY, INSERT_TEXT, LATEST_CHECKPOINT, READ_JOURNAL, READ_JOURNAL_RANGE, READ_JOURNAL_SEQS, SEARCH_TEXT } from "./sqlite-journal-queries.js";
 import { RENEW_LEASE, claimQuery } from "./sqlite-leases-queries.js";
 import { LIST_WORKERS, REMOVE_WORKER, STUCK_RUNS, UPSERT_WORKER } from "./sqlite-operations-queries.js";
-import { ADVANCE_SEQ, COUNT_RUNS, GET_RUN, GET_STATE, INSERT_RUN, UPDATE_STATE } from "./sqlite-runs-queries.js";
+import { ADVANCE_SEQ, COUNT_RUNS, GET_FENCE, GET_RUN, GET_STATE, INSERT_RUN, UPDATE_STATE } from "./sqlite-runs-queries.js";
 
 type Statement = Database.Statement;
 
@@ -15,6 +15,7 @@ type Statement = Database.Statement;
  */
 export class SqliteStatements {
   readonly getState: Statement;
+  readonly getFence: Statement;
   readonly getRun: Statement;
   readonly insertRun: Statement;
   readonly updateState: Statement;
@@ -50,6 +51,7 @@ export class SqliteStatements {
   constructor(private readonly db: Database.Database) {
     this.countRuns = db.prepare(COUNT_RUNS);
     this.getState = db.prepare(GET_STATE);
+    this.getFence = db.prepare(GET_FENCE);
     this.getRun = db.prepare(GET_RUN);
     this.insertRun = db.prepare(INSERT_RUN);
     this.updateState = db.prepare(UPDATE_STATE);

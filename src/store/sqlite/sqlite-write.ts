@@ -3,7 +3,7 @@ import type { JournalEntry, NewEntry } from "../../core/journal.js";
 import type { RunRecord } from "../../core/run.js";
 import type { NewRun, PayloadBlob } from "../../core/store.js";
 import { checkConsumable, humanRequestRow, planEntries, type SideEffect } from "../common/plan-write.js";
-import { newRunEntries, newRunRecord, wakePatch, type RunState } from "../common/run-state.js";
+import { newRunEntries, newRunRecord, wakePatch, type FenceState, type RunState } from "../common/run-state.js";
 import { INSERT_BLOB } from "./sqlite-blobs-queries.js";
 import type { SqliteConnection } from "./sqlite-connection.js";
 import { MOVE_INBOX } from "./sqlite-inbox-queries.js";
@@ -27,6 +27,11 @@ export class SqliteWriter {
   loadState(runId: string): RunState | undefined {
     const row = this.c.q.getState.get(runId) as StateRow | undefined;
     return row && toState(row);
+  }
+
+  /** The columns of the run's row a plain append needs (see SqliteJournal.commit). */
+  loadFence(runId: string): FenceState | undefined {
+    return this.c.q.getFence.get(runId) as FenceState | undefined;
   }
 
   loadRun(runId: string): RunRecord | undefined {
@@ -54,6 +59,17 @@ export class SqliteWriter {
 
   insertEntries(entries: readonly JournalEntry[]): void {
     for (const e of entries) this.c.q.insertEntry.run(e.runId, e.seq, e.kind, e.opKey, e.payload, e.epoch, e.at);
+  }
+
+  /** Inserts plain appends (common/plan-write `isPlainAppend`) after `lastSeq`; the run's row is the caller's to advance. */
+  insertPlain(runId: string, lastSeq: number, epoch: number, entries: readonly NewEntry[], now: number): void {
+    const insert = this.c.q.insertEntry;
+    entries.forEach((e, i) => insert.run(runId, lastSeq + i + 1, e.kind, e.opKey, e.payload, epoch, now));
+  }
+
+  /** Writes the row of a run that only had plain appends: its last seq and update time. */
+  advanceSeq(runId: string, lastSeq: number, now: number): void {
+    this.c.q.advanceSeq.run(lastSeq, now, runId);
   }
 
   /** Appends `entries` with their projections and side effects. `stored` is the row as the database holds it, when `run` already differs from it. */
