@@ -25,8 +25,16 @@ const { positionals, values } = parseArgs({
     dist: { type: "string" },
     synchronous: { type: "string" },
     "pg-url": { type: "string", default: process.env.BENCH_PG_URL ?? process.env.CAIRN_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test" },
+    help: { type: "boolean", short: "h", default: false },
   },
 });
+if (values.help) {
+  process.stdout.write(
+    "node bench/step-cpu.mjs [sqlite|postgres|memory] [--concurrency 1] [--runs 300] [--rounds 5] [--pg-url URL] [--dist DIR] [--synchronous OFF]\n" +
+      "CPU time per workflow step (this process) beside steps/s; --dist loads another build for A/B (see the comment at the top of the file).\n",
+  );
+  process.exit(0);
+}
 const entry = values.dist ? pathToFileURL(join(values.dist, "src/index.js")).href : new URL("../dist/src/index.js", import.meta.url).href;
 const { createEngine, defineWorkflow, openStore, silentLogger } = await import(entry);
 const kind = positionals[0] ?? "sqlite";

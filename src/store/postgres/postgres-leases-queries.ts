@@ -16,35 +16,46 @@ const TERMINAL = TERMINAL_STATUSES_SQL;
  * queued claim (postgres-flow.ts); their partial indexes hold only unqueued runs.
  * $1/$2 workflow names/versions, $3 limit, $4 now.
  */
-const CLAIM_CANDIDATES_TEXT = (now: string, lock: string) =>
+export const CLAIM_CANDIDATES = sql(
+  "claim_candidates",
   `WITH wanted AS (SELECT w, v FROM unnest($1::text[], $2::text[]) AS t(w, v)),
    pending AS (
      SELECT ${STATE_COLUMNS}, created_at AS claim_key FROM runs
      WHERE status = 'pending' AND queue IS NULL AND (workflow, version) IN (SELECT w, v FROM wanted)
-     ORDER BY created_at, run_id LIMIT $3 ${lock}),
+     ORDER BY created_at, run_id LIMIT $3 FOR UPDATE OF runs SKIP LOCKED),
    due AS (
      SELECT ${STATE_COLUMNS}, wake_at AS claim_key FROM runs
-     WHERE status = 'suspended' AND wake_at IS NOT NULL AND queue IS NULL AND wake_at <= ${now} AND (workflow, version) IN (SELECT w, v FROM wanted)
-     ORDER BY wake_at, run_id LIMIT $3 ${lock}),
+     WHERE status = 'suspended' AND wake_at IS NOT NULL AND queue IS NULL AND wake_at <= $4 AND (workflow, version) IN (SELECT w, v FROM wanted)
+     ORDER BY wake_at, run_id LIMIT $3 FOR UPDATE OF runs SKIP LOCKED),
    expired AS (
      SELECT ${STATE_COLUMNS}, created_at AS claim_key FROM runs
-     WHERE status = 'running' AND lease_expires_at <= ${now} AND (workflow, version) IN (SELECT w, v FROM wanted)
-     ORDER BY created_at + 0, run_id LIMIT $3 ${lock}),
+     WHERE status = 'running' AND lease_expires_at <= $4 AND (workflow, version) IN (SELECT w, v FROM wanted)
+     ORDER BY created_at + 0, run_id LIMIT $3 FOR UPDATE OF runs SKIP LOCKED),
    released AS (
      SELECT ${STATE_COLUMNS}, created_at AS claim_key FROM runs
      WHERE status = 'running' AND lease_expires_at IS NULL AND (workflow, version) IN (SELECT w, v FROM wanted)
-     ORDER BY created_at + 0, run_id LIMIT $3 ${lock})
+     ORDER BY created_at + 0, run_id LIMIT $3 FOR UPDATE OF runs SKIP LOCKED)
    SELECT * FROM (SELECT * FROM pending UNION ALL SELECT * FROM due UNION ALL SELECT * FROM expired UNION ALL SELECT * FROM released) AS c
-   ORDER BY claim_key, "runId" LIMIT $3`;
-export const CLAIM_CANDIDATES = sql("claim_candidates", CLAIM_CANDIDATES_TEXT("$4", "FOR UPDATE OF runs SKIP LOCKED"));
+   ORDER BY claim_key, "runId" LIMIT $3`,
+);
 
 /**
- * Whether a claim could find anything: {@link CLAIM_CANDIDATES} as one read outside any transaction,
- * without locking (so it may name a run another claimer is taking), $4 the time (NULL: the database
- * clock). A worker whose claim finds nothing (the common case after a run ends) pays one round trip
- * instead of a transaction's three.
+ * Whether a claim could find anything: one EXISTS per kind of runnable run in {@link CLAIM_CANDIDATES},
+ * each a probe of the same index, as one read outside any transaction and without locks (so it may
+ * name a run another claimer is taking). $1/$2 workflow names/versions, $3 the time (NULL: the
+ * database clock). A worker whose claim finds nothing (the common case after a run ends) pays one
+ * round trip instead of a transaction's three. Returns one row, `found`.
  */
-export const CLAIM_PROBE = sql("claim_probe", CLAIM_CANDIDATES_TEXT(nowParam(4), ""));
+export const CLAIM_PROBE = sql(
+  "claim_probe",
+  `WITH wanted AS (SELECT w, v FROM unnest($1::text[], $2::text[]) AS t(w, v))
+   SELECT EXISTS (SELECT 1 FROM runs WHERE status = 'pending' AND queue IS NULL AND (workflow, version) IN (SELECT w, v FROM wanted))
+     OR EXISTS (SELECT 1 FROM runs WHERE status = 'suspended' AND wake_at IS NOT NULL AND queue IS NULL AND wake_at <= ${nowParam(3)}
+       AND (workflow, version) IN (SELECT w, v FROM wanted))
+     OR EXISTS (SELECT 1 FROM runs WHERE status = 'running' AND lease_expires_at <= ${nowParam(3)} AND (workflow, version) IN (SELECT w, v FROM wanted))
+     OR EXISTS (SELECT 1 FROM runs WHERE status = 'running' AND lease_expires_at IS NULL AND (workflow, version) IN (SELECT w, v FROM wanted))
+     AS found`,
+);
 
 /** $1 worker, $2 run ids, $3 epochs, $4 now (NULL: database clock), $5 lease ms. Returns the renewed (runId, epoch) pairs. */
 export const RENEW_LEASES = sql(

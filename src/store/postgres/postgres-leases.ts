@@ -26,8 +26,8 @@ export class PostgresLeases implements LeaseStore {
     const versions = request.workflows.map((w) => w.version);
     // Queued runs are picked in the transaction (their limits are counted there); otherwise look first.
     if (!request.queues || request.queues.length === 0) {
-      const probe = await this.db.query(CLAIM_PROBE, [names, versions, 1, this.db.runner.nowParam(request.now)]);
-      if (probe.length === 0) return [];
+      const [probe] = await this.db.query<{ found: boolean }>(CLAIM_PROBE, [names, versions, this.db.runner.nowParam(request.now)]);
+      if (!probe?.found) return [];
     }
     return this.db.tx(request.now, async (tx) => {
       const found = await tx.query<StateRow & { claim_key: number }>(CLAIM_CANDIDATES, [names, versions, request.limit, tx.now]);

@@ -33,6 +33,27 @@ export function claimQuery(pairs: number): string {
          ) ORDER BY claimKey, runId LIMIT ?`;
 }
 
+/**
+ * Whether {@link claimQuery} would find anything: one EXISTS per kind of runnable run, each a probe
+ * of the same index, without the sorts that make the claim query cost a few hundred microseconds even
+ * when it finds nothing (an idle worker's poll, a worker looking for more work as each run ends).
+ * Bind it with {@link claimProbeParams}; returns one row, `found` 0 or 1.
+ */
+export function claimProbeQuery(pairs: number): string {
+  const versions = Array.from({ length: pairs }, () => "(workflow = ? AND version = ?)").join(" OR ");
+  const kind = (where: string) => `EXISTS (SELECT 1 FROM runs WHERE ${where} AND (${versions}))`;
+  return `SELECT ${kind("status = 'pending' AND queue IS NULL")}
+           OR ${kind("status = 'suspended' AND queue IS NULL AND wake_at <= ?")}
+           OR ${kind("status = 'running' AND lease_expires_at <= ?")}
+           OR ${kind("status = 'running' AND lease_expires_at IS NULL")} AS found`;
+}
+
+/** Parameters for {@link claimProbeQuery}, in placeholder order. */
+export function claimProbeParams(request: ClaimRequest): unknown[] {
+  const pairs = request.workflows.flatMap((w) => [w.name, w.version]);
+  return [...pairs, request.now, ...pairs, request.now, ...pairs, ...pairs];
+}
+
 /** Parameters for {@link claimQuery}, in placeholder order. */
 export function claimParams(request: ClaimRequest): unknown[] {
   const pairs = request.workflows.flatMap((w) => [w.name, w.version]);

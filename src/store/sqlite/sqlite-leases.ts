@@ -5,7 +5,7 @@ import type { ClaimRequest, LeaseStore, RenewRequest } from "../../core/store.js
 import { recoveryVerdict } from "../common/recovery.js";
 import { claimRun, fenceOut, type RunState } from "../common/run-state.js";
 import type { SqliteConnection } from "./sqlite-connection.js";
-import { GET_RECOVERY_FAILURES, LATEST_ATTEMPT, SET_RECOVERY_FAILURES, claimParams } from "./sqlite-leases-queries.js";
+import { GET_RECOVERY_FAILURES, LATEST_ATTEMPT, SET_RECOVERY_FAILURES, claimParams, claimProbeParams } from "./sqlite-leases-queries.js";
 import { stateParams, toEntry, toState, type EntryRow, type StateRow } from "./sqlite-rows.js";
 import type { SqliteWriter } from "./sqlite-write.js";
 
@@ -22,7 +22,8 @@ export class SqliteLeases implements LeaseStore {
     // An idle worker polls often: look first with a plain read (WAL readers take no lock), and
     // open a write transaction only when there is something to claim.
     const queued = request.queues !== undefined && request.queues.length > 0;
-    if (this.c.q.claim(request.workflows.length).get(...claimParams(request)) === undefined && !(queued && this.c.flow.anyDue(request))) return [];
+    const found = (this.c.q.claimProbe(request.workflows.length).get(...claimProbeParams(request)) as { found: number }).found === 1;
+    if (!found && !(queued && this.c.flow.anyDue(request))) return [];
     return this.c.immediate(() => {
       const found = this.c.q.claim(request.workflows.length).all(...claimParams(request)) as (StateRow & { claimKey: number })[];
       const unqueued = found.map(({ claimKey: _, ...row }) => row);

@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { INSERT_INBOX, GET_INBOX, FIND_INBOX, CONSUME_INBOX, PENDING_EVENTS, LIST_INBOX } from "./sqlite-inbox-queries.js";
 import { ANSWER_HUMAN, CLOSE_HUMANS, EXTEND_HUMAN, GET_HUMAN, INSERT_HUMAN, REOPEN_HUMANS } from "./sqlite-human-requests-queries.js";
 import { INSERT_ENTRY, INSERT_TEXT, LATEST_CHECKPOINT, READ_JOURNAL, READ_JOURNAL_RANGE, READ_JOURNAL_SEQS, SEARCH_TEXT } from "./sqlite-journal-queries.js";
-import { RENEW_LEASE, claimQuery } from "./sqlite-leases-queries.js";
+import { RENEW_LEASE, claimProbeQuery, claimQuery } from "./sqlite-leases-queries.js";
 import { LIST_WORKERS, REMOVE_WORKER, STUCK_RUNS, UPSERT_WORKER } from "./sqlite-operations-queries.js";
 import { ADVANCE_SEQ, COUNT_RUNS, GET_FENCE, GET_RUN, GET_STATE, INSERT_RUN, UPDATE_STATE } from "./sqlite-runs-queries.js";
 
@@ -46,6 +46,7 @@ export class SqliteStatements {
   readonly stuckRuns: Statement;
   readonly countRuns: Statement;
   private readonly claims = new Map<number, Statement>();
+  private readonly probes = new Map<number, Statement>();
   private readonly cache = new Map<string, Statement>();
 
   constructor(private readonly db: Database.Database) {
@@ -88,6 +89,16 @@ export class SqliteStatements {
     if (!statement) {
       statement = this.db.prepare(text);
       this.cache.set(text, statement);
+    }
+    return statement;
+  }
+
+  /** The claim probe for `pairs` (workflow, version) pairs (see `claimProbeQuery`), prepared once per number of pairs. */
+  claimProbe(pairs: number): Statement {
+    let statement = this.probes.get(pairs);
+    if (!statement) {
+      statement = this.db.prepare(claimProbeQuery(pairs));
+      this.probes.set(pairs, statement);
     }
     return statement;
   }
