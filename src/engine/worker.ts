@@ -395,6 +395,8 @@ export class WorkerImpl implements Worker, ExecutionHost {
     this.provenAt.set(run.runId, launchedAt);
     this.deps.report()?.({ type: "execution-started", runId: run.runId, workflow: run.workflow, workerId: this.workerId });
     void execution.done.then((end) => {
+      // Full until this end: runs may be waiting for the slot it frees.
+      const wasFull = this.executions.size + this.reserved >= this.concurrency;
       this.deps.report()?.({
         type: "execution-ended",
         runId: run.runId,
@@ -414,8 +416,12 @@ export class WorkerImpl implements Worker, ExecutionHost {
       this.deps.onExecutionEnd(run.runId, end, run.parentRunId, execution.completedPayload);
       // Look for more work after the tick, not now: whoever waited on this run (result(), a
       // sequential caller's next start, which may take the slot) goes first, and executions
-      // ending together share one claim.
-      if (!this.kickQueued) {
+      // ending together share one claim. A run that finished in a worker with slots to spare frees
+      // none that work was waiting for (the last claim found less than it could take; work since is
+      // announced or polled), so it costs no claim; one that suspended or gave its lease back may be
+      // claimable again itself.
+      const finished = end === "completed" || end === "failed";
+      if (!this.kickQueued && (wasFull || !finished)) {
         this.kickQueued = true;
         setImmediate(() => {
           this.kickQueued = false;
