@@ -66,6 +66,40 @@ describe.skipIf(!available)("postgres commit round trips", () => {
     expect((await store.readJournal("a")).map((entry) => entry.opKey)).toEqual([null, null, "warm#0", "x#0", "y#0", "z#0"]);
   });
 
+  it("commits one run's entries as one plain statement, and refuses a fenced one having written nothing", async () => {
+    const store = await heldStore(["a"]);
+    await store.commit([{ runId: "a", epoch: 1, entries: [step("warm#0")] }], Date.now());
+    let results: unknown;
+    const sent = await statementsDuring(async () => {
+      results = await store.commit(
+        [
+          { runId: "a", epoch: 1, entries: [step("x#0"), step("y#0")] },
+          { runId: "a", epoch: 1, entries: [step("z#0")] },
+        ],
+        Date.now(),
+      );
+    });
+    expect(sent).toBe(1);
+    expect(results).toEqual([
+      { ok: true, firstSeq: 4, lastSeq: 5 },
+      { ok: true, firstSeq: 6, lastSeq: 6 },
+    ]);
+    const journal = await store.readJournal("a");
+    expect(journal.map((entry) => [entry.seq, entry.opKey, entry.epoch])).toEqual([
+      [1, null, 0],
+      [2, null, 1],
+      [3, "warm#0", 1],
+      [4, "x#0", 1],
+      [5, "y#0", 1],
+      [6, "z#0", 1],
+    ]);
+    const run = await store.getRun("a");
+    expect(run).toMatchObject({ lastSeq: 6, updatedAt: journal.at(-1)!.at });
+    expect(await store.commit([{ runId: "a", epoch: 2, entries: [step("late#0")] }], Date.now())).toEqual([{ ok: false, reason: "lease-lost" }]);
+    expect((await store.readJournal("a")).map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect((await store.getRun("a"))?.lastSeq).toBe(6);
+  });
+
   it("writes nothing of a one-statement batch with a fenced write, and refuses only that write", async () => {
     const store = await heldStore(["a", "b"]);
     const results = await store.commit(

@@ -1,5 +1,5 @@
 import { ENTRY_COLUMNS } from "./postgres-rows.js";
-import { sql } from "./postgres-queries.js";
+import { nowParam, sql } from "./postgres-queries.js";
 
 // The statements of the journal for the PostgreSQL store (see postgres-journal.ts): appends, reads and the search index.
 
@@ -31,6 +31,28 @@ export const APPEND_PLAIN = sql(
      JOIN u ON u.run_id = e.run_id
    )
    SELECT run_id AS "runId", base FROM u`,
+);
+
+/**
+ * Plain appends to one run held under epoch $2, as one plain SQL statement that commits by itself:
+ * the row advanced by $3 entries at time $4 (NULL: the database clock), the entries ($5 kinds, $6 op
+ * keys, $7 payloads) inserted after its last seq. A run not held under that epoch matches no row, so
+ * nothing is inserted and no row returns. The commit of a lone run (every sequential step) takes
+ * this instead of {@link APPEND_PLAIN_FN}: a PL/pgSQL call costs the server about 80 µs more CPU per
+ * commit (measured: 323 against 240 µs for two entries).
+ */
+export const APPEND_ONE = sql(
+  "append_one",
+  `WITH u AS (
+     UPDATE runs SET last_seq = last_seq + $3::bigint, updated_at = ${nowParam(4)}
+     WHERE run_id = $1 AND lease_epoch = $2 AND status = 'running' AND lease_owner IS NOT NULL
+     RETURNING last_seq - $3::bigint AS base, lease_epoch AS epoch, updated_at AS at
+   ), e AS (
+     INSERT INTO journal (run_id, seq, kind, op_key, payload, epoch, at)
+     SELECT $1, u.base + w.idx, w.kind, w.op_key, w.payload, u.epoch, u.at
+     FROM u, unnest($5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS w(kind, op_key, payload, idx)
+   )
+   SELECT base FROM u`,
 );
 
 /**

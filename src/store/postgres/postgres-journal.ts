@@ -9,6 +9,7 @@ import { fenceReason } from "../common/run-state.js";
 import { insertBlobs } from "./postgres-blobs.js";
 import type { PostgresConnection } from "./postgres-connection.js";
 import {
+  APPEND_ONE,
   APPEND_PLAIN,
   APPEND_PLAIN_FN,
   COMPLETE_PLAIN_FN,
@@ -145,6 +146,22 @@ export class PostgresJournal implements JournalStore {
     await this.db.ensureReady();
     const runner = this.db.runner;
     const notice = runner.journalNotice(plain.params[0]);
+    if (plain.params[0].length === 1 && notice.payload === null) {
+      // One run, no one listening to it: a plain statement (no rows back: not held, nothing written).
+      const [runId] = plain.params[0];
+      const [row] = await runner.write<{ base: string | number }>(APPEND_ONE, [
+        runId,
+        plain.params[1][0],
+        plain.params[2][0],
+        runner.nowParam(now),
+        plain.entryParams[2],
+        plain.entryParams[3],
+        plain.entryParams[4],
+      ]);
+      if (!row) return undefined;
+      const base = Number(row.base);
+      return writes.map((write, i) => ({ ok: true, firstSeq: base + plain.offsets[i]! + 1, lastSeq: base + plain.offsets[i]! + write.entries.length }));
+    }
     let rows: { runId: string; base: string | number }[];
     try {
       rows = await runner.write(APPEND_PLAIN_FN, [...plain.params, runner.nowParam(now), ...plain.entryParams, notice.channel, notice.payload]);
