@@ -37,8 +37,8 @@ const transport = process.env.BENCH_WDK_TRANSPORT ?? "direct";
 const settings = settingsFromEnv();
 const version = (name) => JSON.parse(readFileSync(join(BENCH_DIR, "node_modules", name, "package.json"), "utf8")).version;
 
-// Everything lives in one temp dir, removed however the process ends (the parent SIGKILLs a child
-// only after its result; a crash still leaves the dir to the OS's tmp cleaning).
+// Everything lives in one temp dir, removed before the result is reported (the parent SIGKILLs the
+// child as soon as it has the result) and otherwise at exit.
 const dir = mkdtempSync(join(tmpdir(), "cairn-bench-wdk-"));
 const cleanup = () => rmSync(dir, { recursive: true, force: true });
 process.on("exit", cleanup);
@@ -155,6 +155,7 @@ if (mode === "throughput") {
   const cpu = process.cpuUsage(before);
   await world.close();
   server.close();
+  cleanup();
   report.result({ ...out, ...describe, cpuPerStepUs: { process: (cpu.user + cpu.system) / (workflows * 10) } });
   process.exit(0);
 } else if (mode === "run") {
@@ -163,6 +164,7 @@ if (mode === "throughput") {
   for (let i = 0; i < n; i++) if ((await runOne()) !== 10) throw new Error("a workflow did not return 10");
   await world.close();
   server.close();
+  cleanup();
   report.result({ workflows: n, ...describe });
   process.exit(0);
 } else {
