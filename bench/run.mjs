@@ -1,7 +1,7 @@
 // Cairn's benchmark suite: `npm run bench [-- --quick] [-- --only sqlite|postgres|memory] [-- --groups peers,resume]`.
 // Progress on stderr, a table on stdout, everything in bench/out/results.json.
 // Each figure is the median of repeated runs; ratios compare figures measured in this same run.
-// The peers (DBOS, LangGraph.js, Restate) are dev dependencies of bench/package.json only: when
+// The peers (DBOS, LangGraph.js, Restate, Vercel's Workflow DevKit) are dev dependencies of bench/package.json only: when
 // bench/node_modules is missing they are installed with `npm --prefix bench ci` first.
 import { modelStreamCase } from "./cases/model-stream.mjs";
 import { spawnSync } from "node:child_process";
@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { openStore } from "../dist/src/index.js";
 import { pgCeiling, sqliteCeiling } from "./cases/ceiling.mjs";
 import { overheadCase } from "./cases/overhead.mjs";
-import { dbosThroughputCase, langgraphCase, missingPeers, restateThroughputCase } from "./cases/peers.mjs";
+import { dbosThroughputCase, langgraphCase, missingPeers, restateThroughputCase, workflowDevkitThroughputCase } from "./cases/peers.mjs";
 import { dbosResumeCase, restateResumeCase, resumeCase } from "./cases/resume.mjs";
 import { loopResumeCase, metricName } from "./cases/resume-loop.mjs";
 import { storageCase } from "./cases/storage.mjs";
@@ -153,7 +153,7 @@ if ((groups.has("peers") || groups.has("resume")) && stores.some((s) => s !== "m
   const reason = ensurePeers();
   if (reason) {
     skipped.peers = reason;
-    process.stderr.write(`peer cases (DBOS, LangGraph.js, Restate) skipped: ${reason}\n`);
+    process.stderr.write(`peer cases (DBOS, LangGraph.js, Restate, Workflow DevKit) skipped: ${reason}\n`);
   }
 }
 const tmpDir = mkdtempSync(join(tmpdir(), "cairn-bench-"));
@@ -334,6 +334,14 @@ function planCases(chosen) {
           describe: { peer: "Restate", checkpointer: "restate-server", concurrency, cairnCase: `${cairnStores[0]}.throughput.c${concurrency}`, cairnCases: cairnStores.map((s) => `${s}.throughput.c${concurrency}`) },
           headline: peerHeadline,
           run: (t, update) => restateThroughputCase({ ...common, onProgress: update }),
+        });
+        // Vercel's Workflow DevKit keeps its state in its local world's files (no fsync: a weaker
+        // durability than Cairn's, stated beside its rows), paired the same way.
+        list.push({
+          id: `workflow-devkit.peers.local-world.c${concurrency}`, store: "workflow-devkit", group: "peers", label: `workflow devkit ${mode}`, target: "none",
+          describe: { peer: "Workflow DevKit", checkpointer: "local-world", concurrency, cairnCase: `${cairnStores[0]}.throughput.c${concurrency}`, cairnCases: cairnStores.map((s) => `${s}.throughput.c${concurrency}`) },
+          headline: peerHeadline,
+          run: (t, update) => workflowDevkitThroughputCase({ ...common, onProgress: update }),
         });
       }
     }

@@ -1,6 +1,8 @@
 // Peers on the same work: DBOS Transact (10-step workflows of trivial steps on the same PostgreSQL),
 // LangGraph.js (a 10-node linear graph with its SQLite and PostgreSQL checkpointers) and Restate
-// (10-step workflows journaled by its own server, bench/lib/restate-server.mjs, on the same disk).
+// (10-step workflows journaled by its own server, bench/lib/restate-server.mjs, on the same disk) and
+// Vercel's Workflow DevKit (10-step workflows built with its SWC plugin, its local world's JSON files
+// in a temp dir on the same disk).
 // Each runs in a child process (bench/peers/*.mjs) with the peer's packages from bench/node_modules,
 // sequentially or with `concurrency` executions in flight (a closed loop of clients, each starting
 // its next workflow or graph when the last one ended).
@@ -15,7 +17,7 @@ const BENCH_DIR = fileURLToPath(new URL("..", import.meta.url));
 const TIMEOUT_MS = 300_000;
 
 /** The packages the peer cases load, all installed by `npm --prefix bench ci`. */
-export const PEER_PACKAGES = ["@dbos-inc/dbos-sdk", "@langchain/langgraph", "@langchain/langgraph-checkpoint-sqlite", "@langchain/langgraph-checkpoint-postgres", "@langchain/core", "better-sqlite3", "pg", "@restatedev/restate-sdk", "@restatedev/restate-server"];
+export const PEER_PACKAGES = ["@dbos-inc/dbos-sdk", "@langchain/langgraph", "@langchain/langgraph-checkpoint-sqlite", "@langchain/langgraph-checkpoint-postgres", "@langchain/core", "better-sqlite3", "pg", "@restatedev/restate-sdk", "@restatedev/restate-server", "workflow", "@workflow/builders", "@workflow/world-local", "@workflow/swc-plugin", "@swc/core"];
 
 /** Why the peers cannot run (a missing package, or no restate-server binary for this platform), or null. */
 export function missingPeers() {
@@ -83,5 +85,32 @@ export async function restateThroughputCase(options) {
     }
   } finally {
     await server.stop();
+  }
+}
+
+/**
+ * The Workflow DevKit's local world, as measured (strace -f -e trace=fsync,fdatasync,sync_file_range,
+ * syncfs,msync over 20 sequential workflows, bench/RESULTS-notes.md): each event, step and run is a
+ * JSON file written to a temp name and renamed into place, never fsynced (nor its directory).
+ */
+export const WDK_DURABILITY = { storage: "JSON files (write + rename)", fsync: false, replication: 1 };
+
+/**
+ * Vercel's Workflow DevKit: 10-step workflows built in a temp dir with its SWC plugin and run on its
+ * local world in a child process (bench/peers/workflow-devkit.mjs). The result carries the versions,
+ * the transport of the world's queue and its durability.
+ */
+export async function workflowDevkitThroughputCase(options) {
+  const child = startChild(join(BENCH_DIR, "peers", "workflow-devkit.mjs"), {
+    args: ["throughput"],
+    cwd: BENCH_DIR,
+    env: { ...env(options), BENCH_WDK_TRANSPORT: options.transport ?? "direct" },
+    onProgress: options.onProgress,
+  });
+  try {
+    const out = await child.result(TIMEOUT_MS);
+    return { ...out, durability: WDK_DURABILITY };
+  } finally {
+    await child.kill();
   }
 }

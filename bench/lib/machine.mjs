@@ -7,7 +7,7 @@ import { withPgClient } from "./pg.mjs";
 import { rootRequire } from "./root-deps.mjs";
 
 const Database = rootRequire("better-sqlite3");
-const PEERS = ["@dbos-inc/dbos-sdk", "@langchain/langgraph", "@langchain/langgraph-checkpoint-sqlite", "@langchain/langgraph-checkpoint-postgres", "@langchain/core", "@restatedev/restate-sdk", "@restatedev/restate-server"];
+const PEERS = ["@dbos-inc/dbos-sdk", "@langchain/langgraph", "@langchain/langgraph-checkpoint-sqlite", "@langchain/langgraph-checkpoint-postgres", "@langchain/core", "@restatedev/restate-sdk", "@restatedev/restate-server", "workflow", "@workflow/core", "@workflow/world-local", "@workflow/builders"];
 
 export async function describeMachine({ pgUrl, wantPg }) {
   const memory = new Database(":memory:");

@@ -1,7 +1,7 @@
 // The stdout report: Markdown tables (so they paste into RESULTS.md as they are).
 import { fmt, signed } from "./stats.mjs";
 
-const STORE_NAMES = { memory: "memory (reference)", sqlite: "SQLite", postgres: "PostgreSQL", restate: "restate-server (its own log)" };
+const STORE_NAMES = { memory: "memory (reference)", sqlite: "SQLite", postgres: "PostgreSQL", restate: "restate-server (its own log)", "workflow-devkit": "Workflow DevKit local world (JSON files)" };
 
 export function renderTables(report) {
   const { machine, settings, results } = report;
@@ -66,7 +66,7 @@ export function renderTables(report) {
 
   const peerRows = ok.filter((r) => r.group === "peers");
   if (peerRows.length) {
-    lines.push("### 3. Peers on the same work: 10-step workflows (DBOS, Restate) and 10-node graphs (LangGraph.js), Cairn's figure from section 2", "");
+    lines.push("### 3. Peers on the same work: 10-step workflows (DBOS, Restate, Workflow DevKit) and 10-node graphs (LangGraph.js), Cairn's figure from section 2", "");
     lines.push(
       "| peer | storage | concurrent | peer steps or nodes/s | min–max | workflows or graphs/s | Cairn steps/s, same run | Cairn ÷ peer | peer SQL statements per step or node | note |",
       "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
@@ -78,13 +78,17 @@ export function renderTables(report) {
           ? "PostgreSQL (system database)"
           : r.peer === "Restate"
             ? restateStorage(r)
-            : r.checkpointer === "postgres"
+            : r.peer === "Workflow DevKit"
+              ? wdkStorage(r)
+              : r.checkpointer === "postgres"
               ? "PostgresSaver"
               : `SqliteSaver, synchronous=${r.synchronous ?? (r.checkpointer === "sqlite-full" ? "FULL" : "?")}`;
       const notes = [];
       if (r.server) notes.push(r.server);
-      if (r.cpuPerStepUs) notes.push(`CPU per step (warm-up included): server ${r.cpuPerStepUs.server === null ? "?" : fmt(r.cpuPerStepUs.server, 0)} µs + SDK process ${fmt(r.cpuPerStepUs.sdkProcess, 0)} µs`);
-      if (m.peerCpuUsPerStep) notes.push(`CPU µs per step: peer process ${fmt(m.peerCpuUsPerStep.median, 0)}${m.serverCpuUsPerStep ? `, PostgreSQL server ${fmt(m.serverCpuUsPerStep.median, 0)}` : ""}`);
+      if (r.versions?.workflow) notes.push(`workflow ${r.versions.workflow} (@workflow/core ${r.versions["@workflow/core"]}, world-local ${r.versions["@workflow/world-local"]}), queue ${r.transport === "http" ? "over HTTP on 127.0.0.1" : "in process"}, build ${fmt(r.buildMs / 1000, 1)} s`);
+      if (r.cpuPerStepUs?.process !== undefined) notes.push(`CPU per step (warm-up included): ${fmt(r.cpuPerStepUs.process, 0)} µs (one process: runtime, world and driver)`);
+      else if (r.cpuPerStepUs) notes.push(`CPU per step (warm-up included): server ${r.cpuPerStepUs.server === null ? "?" : fmt(r.cpuPerStepUs.server, 0)} µs + SDK process ${fmt(r.cpuPerStepUs.sdkProcess, 0)} µs`);
+      if (m.peerCpuUsPerStep && r.cpuPerStepUs?.process === undefined) notes.push(`CPU µs per step: peer process ${fmt(m.peerCpuUsPerStep.median, 0)}${m.serverCpuUsPerStep ? `, PostgreSQL server ${fmt(m.serverCpuUsPerStep.median, 0)}` : ""}`);
       if (r.checkpointsPerGraph !== undefined) notes.push(`${fmt(r.checkpointsPerGraph, 0)} checkpoints + ${fmt(r.putWritesPerGraph, 0)} write sets per graph`);
       if (r.poolMax) notes.push(`pool max ${r.poolMax}`);
       notes.push(`${r.runsPerRep} per rep`);
@@ -284,6 +288,18 @@ export function targetRows(results) {
       });
     }
   }
+  // Vercel's Workflow DevKit (issue: stronger peers): Cairn ≥ 2× at equal or stronger durability (Cairn
+  // fsyncs each commit; the DevKit's local world never fsyncs, so Cairn's durability is the stronger).
+  for (const concurrency of [1, 32]) {
+    const peer = get(`workflow-devkit.peers.local-world.c${concurrency}`);
+    for (const c of peer?.cairnByCase ?? []) {
+      rows.push({
+        target: `${STORE_NAMES[c.store]}: ≥ 2× the Workflow DevKit's steps/s (local world, no fsync), ${concurrency === 1 ? "sequential" : `${concurrency} concurrent`}`,
+        measured: `Cairn ${fmt(c.stepsPerSec)} steps/s vs ${fmt(peer.metrics.stepsPerSec.median)} steps/s: ${fmt(c.cairnOverPeer, 1)}×`,
+        verdict: verdict(c.cairnOverPeer >= 2, c.cairnOverPeer >= 2 ? `${fmt(c.cairnOverPeer / 2, 2)}× the bar` : c.cairnOverPeer < 1 ? `the DevKit wins, ${fmt(1 / c.cairnOverPeer, 2)}× Cairn` : `short by ${fmt(2 / c.cairnOverPeer, 2)}×`),
+      });
+    }
+  }
   const seq = get("sqlite.throughput.c1");
   if (seq?.metrics.ratioToProbe) {
     const ratio = seq.metrics.ratioToProbe.median;
@@ -344,6 +360,13 @@ export function targetRows(results) {
     });
   }
   return rows;
+}
+
+/** A Workflow DevKit row's storage: its local world's files and whether they are fsynced (measured with strace). */
+function wdkStorage(r) {
+  const d = r.durability;
+  if (!d) return "local world";
+  return `local world: ${d.storage}, fsync ${d.fsync ? "on" : "NONE (weaker than Cairn's: a step survives a process crash, not an OS crash or power loss)"}`;
 }
 
 /** A Restate row's storage: the server's log and whether its WAL is fsynced (read from --dump-config). */
