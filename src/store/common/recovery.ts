@@ -18,6 +18,25 @@ function isStoppedRelease(entry: Pick<JournalEntry, "kind" | "payload">): boolea
   return entry.kind === "run.released" && (JSON.parse(entry.payload) as EntryData["run.released"]).stopped === true;
 }
 
+/**
+ * Entries of an attempt a store reads first ({@link attemptPeekSettles}): an attempt that made
+ * progress shows it within its first few entries, and a long run's attempt may hold millions.
+ */
+export const ATTEMPT_PEEK = 64;
+
+/**
+ * Whether the first {@link ATTEMPT_PEEK} entries of an attempt (or fewer: then the whole attempt)
+ * decide the verdict: they are the whole attempt, or one of them is progress (the rest cannot
+ * change a verdict of progress). Otherwise the store reads the whole attempt.
+ */
+export function attemptPeekSettles(peek: readonly Pick<JournalEntry, "kind" | "opKey">[]): boolean {
+  return peek.length < ATTEMPT_PEEK || peek.some(isProgress);
+}
+
+function isProgress(entry: Pick<JournalEntry, "kind" | "opKey">): boolean {
+  return entry.opKey !== null && !NOT_PROGRESS.has(entry.kind);
+}
+
 /** What a re-claim of a run whose last attempt ended abnormally decides. */
 export interface RecoveryVerdict {
   /** Consecutive attempts without progress, the one that just ended included (0 if it made progress). */
@@ -28,7 +47,8 @@ export interface RecoveryVerdict {
 
 /**
  * Decides whether `run` (status `running`, about to be re-claimed) is claimed again or is dead.
- * `attempt` is the journal from the latest `run.claimed` entry on (the attempt that just ended);
+ * `attempt` is the journal from the latest `run.claimed` entry on (the attempt that just ended), or
+ * its first {@link ATTEMPT_PEEK} entries when {@link attemptPeekSettles} says they decide;
  * `stored` is the run's `recovery_failures` column. Progress is any entry of an op other than a
  * step intent or a reconciliation (an outcome, a timer or wait armed, a value recorded, a question asked).
  * The counter continues only across attempts that were themselves recoveries (claimed from `running`),
@@ -43,7 +63,7 @@ export function recoveryVerdict(
   now: number,
 ): RecoveryVerdict {
   const claim = attempt[0]?.kind === "run.claimed" ? attempt[0] : undefined;
-  const progressed = attempt.some((entry) => entry.opKey !== null && !NOT_PROGRESS.has(entry.kind));
+  const progressed = attempt.some(isProgress);
   // A worker shutting down (a rolling deploy's SIGTERM) gave it back on purpose: no failed recovery.
   if (progressed || attempt.some(isStoppedRelease)) return { failures: 0, dead: null };
   const claimedFrom = claim ? (JSON.parse(claim.payload) as EntryData["run.claimed"]).from : "pending";

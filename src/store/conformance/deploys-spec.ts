@@ -126,6 +126,31 @@ export function deploysSpec(store: () => Store): void {
       expect((await mustGet(store(), "r2")).status).toBe("running");
     });
 
+    it("judges a long attempt by all of it: progress after its first entries resets the count, none counts", async () => {
+      // 70 intents (more than the first look reads), then an outcome (r-late) or nothing (r-none).
+      const attempt = (i: number, progress: boolean) => [
+        ...Array.from({ length: 70 }, (_, k) => stepStarted(`a${i}-${k}`)),
+        ...(progress ? [entry("step.completed", `a${i}-69#0`, { result: i, attempt: 1 })] : []),
+      ];
+      for (const [runId, progress] of [
+        ["r-late", true],
+        ["r-none", false],
+      ] as const) {
+        await store().createRun(newRun(runId), T0);
+        let now = T0;
+        const mine = async (workerId: string) => (await store().claimRuns(claim(workerId, now, 2))).find((run) => run.runId === runId);
+        let held = await mine("w0");
+        expect(held).toBeDefined();
+        for (let i = 1; i <= 2 && held; i++) {
+          await commitOk(store(), held, attempt(i, progress), now);
+          now += LEASE + 1;
+          held = await mine(`w${i}`);
+        }
+        // With progress in every attempt the run is re-claimed each time; without, the second recovery kills it.
+        expect((await mustGet(store(), runId)).status).toBe(progress ? "running" : "dead");
+      }
+    });
+
     it("does not count clean suspensions, and never checks without a limit", async () => {
       await store().createRun(newRun("r3"), T0);
       let now = T0;

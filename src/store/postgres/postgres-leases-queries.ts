@@ -66,11 +66,14 @@ export const RENEW_LEASES = sql(
    RETURNING r.run_id AS "runId", r.lease_epoch AS "leaseEpoch"`,
 );
 
-/** The entries of a run's latest attempt: from its newest `run.claimed` on (recovery path only). */
+/**
+ * The entries of a run's latest attempt: from its newest `run.claimed` on (found through
+ * journal_claims_idx), at most $2 of them (NULL: all). Recovery path only.
+ */
 export const LATEST_ATTEMPT = sql(
   "latest_attempt",
   `SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = $1
-     AND seq >= COALESCE((SELECT max(seq) FROM journal WHERE run_id = $1 AND kind = 'run.claimed'), 0) ORDER BY seq`,
+     AND seq >= COALESCE((SELECT max(seq) FROM journal WHERE run_id = $1 AND kind = 'run.claimed'), 0) ORDER BY seq LIMIT $2`,
 );
 
 export const GET_RECOVERY_FAILURES = sql("get_recovery_failures", `SELECT recovery_failures AS n FROM runs WHERE run_id = $1`);

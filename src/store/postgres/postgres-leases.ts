@@ -2,7 +2,7 @@ import { RunNotFoundError } from "../../core/errors.js";
 import type { NewEntry } from "../../core/journal.js";
 import type { RunRecord, RunStatus } from "../../core/run.js";
 import type { ClaimRequest, LeaseStore, RenewRequest } from "../../core/store.js";
-import { recoveryVerdict } from "../common/recovery.js";
+import { ATTEMPT_PEEK, attemptPeekSettles, recoveryVerdict } from "../common/recovery.js";
 import { claimRun, fenceOut, type RunState } from "../common/run-state.js";
 import type { PostgresConnection } from "./postgres-connection.js";
 import { pickQueuedRuns } from "./postgres-flow.js";
@@ -61,7 +61,8 @@ export class PostgresLeases implements LeaseStore {
         keep.push(state);
         continue;
       }
-      const attempt = (await tx.query<EntryRow>(LATEST_ATTEMPT, [state.runId])).map(toEntry);
+      let attempt = (await tx.query<EntryRow>(LATEST_ATTEMPT, [state.runId, ATTEMPT_PEEK])).map(toEntry);
+      if (!attemptPeekSettles(attempt)) attempt = (await tx.query<EntryRow>(LATEST_ATTEMPT, [state.runId, null])).map(toEntry);
       const [stored] = await tx.query<{ n: number }>(GET_RECOVERY_FAILURES, [state.runId]);
       const verdict = recoveryVerdict(state, attempt, Number(stored?.n ?? 0), max, now);
       await tx.query(SET_RECOVERY_FAILURES, [state.runId, verdict.failures]);

@@ -7,9 +7,12 @@ import { ENTRY_COLUMNS, STATE_COLUMNS } from "./sqlite-rows.js";
 export const RENEW_LEASE = `UPDATE runs SET lease_expires_at = ?
        WHERE run_id = ? AND lease_epoch = ? AND lease_owner = ? AND status NOT IN ${TERMINAL_STATUSES_SQL}`;
 
-/** The entries of a run's latest attempt: from its newest `run.claimed` on (recovery path only). */
+/**
+ * The entries of a run's latest attempt: from its newest `run.claimed` on (found through
+ * journal_claims_idx), at most @limit of them (-1: all). Recovery path only.
+ */
 export const LATEST_ATTEMPT = `SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = @id
-           AND seq >= COALESCE((SELECT MAX(seq) FROM journal WHERE run_id = @id AND kind = 'run.claimed'), 0) ORDER BY seq`;
+           AND seq >= COALESCE((SELECT MAX(seq) FROM journal WHERE run_id = @id AND kind = 'run.claimed'), 0) ORDER BY seq LIMIT @limit`;
 export const GET_RECOVERY_FAILURES = "SELECT recovery_failures AS n FROM runs WHERE run_id = ?";
 export const SET_RECOVERY_FAILURES = "UPDATE runs SET recovery_failures = ? WHERE run_id = ?";
 

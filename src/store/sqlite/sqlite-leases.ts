@@ -2,7 +2,7 @@ import { RunNotFoundError } from "../../core/errors.js";
 import type { NewEntry } from "../../core/journal.js";
 import type { RunRecord, RunStatus } from "../../core/run.js";
 import type { ClaimRequest, LeaseStore, RenewRequest } from "../../core/store.js";
-import { recoveryVerdict } from "../common/recovery.js";
+import { ATTEMPT_PEEK, attemptPeekSettles, recoveryVerdict } from "../common/recovery.js";
 import { claimRun, fenceOut, type RunState } from "../common/run-state.js";
 import type { SqliteConnection } from "./sqlite-connection.js";
 import { GET_RECOVERY_FAILURES, LATEST_ATTEMPT, SET_RECOVERY_FAILURES, claimParams, claimProbeParams } from "./sqlite-leases-queries.js";
@@ -45,9 +45,11 @@ export class SqliteLeases implements LeaseStore {
   /** The dead-letter check of a run re-claimed after an abnormal end (see common/recovery.ts); true when it is now dead. */
   private deadOnRecovery(run: RunState, max: number, now: number): boolean {
     const q = this.c.q;
-    const attempt = q.prepared(LATEST_ATTEMPT).all({ id: run.runId }) as EntryRow[];
+    const read = (limit: number) => (q.prepared(LATEST_ATTEMPT).all({ id: run.runId, limit }) as EntryRow[]).map(toEntry);
+    let attempt = read(ATTEMPT_PEEK);
+    if (!attemptPeekSettles(attempt)) attempt = read(-1);
     const stored = q.prepared(GET_RECOVERY_FAILURES).get(run.runId) as { n: number };
-    const verdict = recoveryVerdict(run, attempt.map(toEntry), stored.n, max, now);
+    const verdict = recoveryVerdict(run, attempt, stored.n, max, now);
     q.prepared(SET_RECOVERY_FAILURES).run(verdict.failures, run.runId);
     if (!verdict.dead) return false;
     q.updateState.run(stateParams(verdict.dead.run));

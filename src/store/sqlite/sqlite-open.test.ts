@@ -195,7 +195,7 @@ describe("opening a Cairn store", () => {
     await makeCairnFile(path, 3);
     const raw = new Database(path);
     raw.exec(
-      "DROP TABLE drained_versions; DROP TABLE outbox; DROP TABLE schedules; ALTER TABLE human_requests DROP COLUMN context; DROP TABLE audit_log; DROP TABLE tokens; DROP TABLE journal_text; DROP INDEX journal_checkpoint_idx; DROP INDEX runs_stuck_idx; DROP TABLE workers; DROP TABLE blobs; DROP TABLE step_flow_slots; DROP TABLE step_flow_hits; DROP TABLE step_flow_waiters; DROP TABLE run_tags; DROP TABLE run_values; DROP TABLE run_deadlines; DROP TABLE live_deltas; DROP TABLE live_listeners; DROP TABLE agent_messages; DROP TABLE tool_calls; DROP TABLE journal_compactions; DELETE FROM cairn_migrations WHERE version > 1",
+      "DROP TABLE drained_versions; DROP TABLE outbox; DROP TABLE schedules; ALTER TABLE human_requests DROP COLUMN context; DROP TABLE audit_log; DROP TABLE tokens; DROP TABLE journal_text; DROP INDEX journal_checkpoint_idx; DROP INDEX journal_claims_idx; DROP INDEX runs_stuck_idx; DROP TABLE workers; DROP TABLE blobs; DROP TABLE step_flow_slots; DROP TABLE step_flow_hits; DROP TABLE step_flow_waiters; DROP TABLE run_tags; DROP TABLE run_values; DROP TABLE run_deadlines; DROP TABLE live_deltas; DROP TABLE live_listeners; DROP TABLE agent_messages; DROP TABLE tool_calls; DROP TABLE journal_compactions; DELETE FROM cairn_migrations WHERE version > 1",
     );
     raw.close();
     const store = await openMigrated(path);
