@@ -95,20 +95,19 @@ export class SqliteStatements {
 
   /** The claim probe for `pairs` (workflow, version) pairs (see `claimProbeQuery`), prepared once per number of pairs. */
   claimProbe(pairs: number): Statement {
-    let statement = this.probes.get(pairs);
-    if (!statement) {
-      statement = this.db.prepare(claimProbeQuery(pairs));
-      this.probes.set(pairs, statement);
-    }
-    return statement;
+    return this.perPairs(this.probes, pairs, claimProbeQuery);
   }
 
   /** The claim statement for `pairs` (workflow, version) pairs (see `claimQuery`), prepared once per number of pairs. */
   claim(pairs: number): Statement {
-    let statement = this.claims.get(pairs);
+    return this.perPairs(this.claims, pairs, claimQuery);
+  }
+
+  private perPairs(cache: Map<number, Statement>, pairs: number, text: (pairs: number) => string): Statement {
+    let statement = cache.get(pairs);
     if (!statement) {
-      statement = this.db.prepare(claimQuery(pairs));
-      this.claims.set(pairs, statement);
+      statement = this.db.prepare(text(pairs));
+      cache.set(pairs, statement);
     }
     return statement;
   }
