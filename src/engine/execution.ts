@@ -106,10 +106,12 @@ export class Execution implements EndingExecution {
     return this.abortController.signal;
   }
 
+  /** Set once the execution is aborted, with the first reason (see {@link abort}). */
   get abortState(): { reason: unknown } | undefined {
     return this.aborted;
   }
 
+  /** Calls `listener` once when the execution is aborted (never if it already was); returns its removal. */
   onAbort(listener: (reason: unknown) => void): () => void {
     if (this.aborted) return () => {};
     this.abortListeners.add(listener);

@@ -135,7 +135,7 @@ export class RunControl {
     // of reading the row; after 5 s without one it polls the row as below.
     if (this.deps.pool.holds(runId)) {
       const completed = await this.deps.pool.waitForChange(runId, Math.max(0, Math.min(deadline - Date.now(), 5_000)));
-      if (completed !== undefined) return decode<EntryData["run.completed"]>(completed).output as O;
+      if (completed !== undefined) return outputOf<O>(completed);
     }
     for (;;) {
       let run = await requireRun(this.deps.store, runId);
@@ -152,7 +152,12 @@ export class RunControl {
       if (left <= 0) throw new CairnError("TIMEOUT", `Run "${runId}" is still ${run.status} after ${options.timeoutMs}ms.`);
       // Completed by an execution in this process: its output is the run.completed entry's, committed.
       const completed = await this.deps.pool.waitForChange(run.runId, Math.min(left, 100));
-      if (completed !== undefined) return decode<EntryData["run.completed"]>(completed).output as O;
+      if (completed !== undefined) return outputOf<O>(completed);
     }
   }
+}
+
+/** The output a `run.completed` payload carries (an execution of this process committed it). */
+function outputOf<O>(completed: string): O {
+  return decode<EntryData["run.completed"]>(completed).output as O;
 }
